@@ -1,0 +1,39 @@
+"""An in-memory channel layer that may be written to from any thread.
+
+Embedded mode runs the Celery worker in a thread of the web process. Channels'
+InMemoryChannelLayer keeps asyncio queues that belong to the server's event loop; putting
+into them from the worker thread's own loop would not wake the server's loop. This layer
+remembers the loop its consumers receive on and hops sends over to it.
+"""
+
+import asyncio
+
+from channels.layers import InMemoryChannelLayer
+
+
+class ThreadSafeInMemoryChannelLayer(InMemoryChannelLayer):
+    _home_loop: asyncio.AbstractEventLoop | None = None
+
+    async def receive(self, channel):
+        self._home_loop = asyncio.get_running_loop()
+        return await super().receive(channel)
+
+    async def _at_home(self, coro_fn, *args):
+        home = self._home_loop
+        here = asyncio.get_running_loop()
+        if home is None or home is here or home.is_closed() or not home.is_running():
+            return await coro_fn(*args)
+        future = asyncio.run_coroutine_threadsafe(coro_fn(*args), home)
+        return await asyncio.wrap_future(future)
+
+    async def send(self, channel, message):
+        return await self._at_home(super().send, channel, message)
+
+    async def group_send(self, group, message):
+        return await self._at_home(super().group_send, group, message)
+
+    async def group_add(self, group, channel):
+        return await self._at_home(super().group_add, group, channel)
+
+    async def group_discard(self, group, channel):
+        return await self._at_home(super().group_discard, group, channel)

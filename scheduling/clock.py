@@ -1,0 +1,63 @@
+"""The simulated clock of each cluster: `now` advances by `speed` × wall time while running."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from .models import Cluster
+
+MIN_SPEED, MAX_SPEED = 1.0, 600.0
+
+
+def running_cluster_ids() -> list[int]:
+    return list(Cluster.objects.filter(paused=False).values_list("pk", flat=True))
+
+
+def advance(cluster_id: int, wall_time: datetime) -> bool:
+    """Move the clock to `wall_time`. A compare-and-swap on the anchor makes a repeated or
+    late delivery of the same tick a no-op. Returns whether the clock moved."""
+    from . import services
+
+    cluster = Cluster.objects.filter(pk=cluster_id, paused=False).first()
+    if cluster is None:
+        return False
+    anchor = cluster.clock_anchor
+    if anchor is None:
+        # First tick after a start without anchor: start measuring from here.
+        Cluster.objects.filter(pk=cluster_id, clock_anchor__isnull=True).update(clock_anchor=wall_time)
+        return False
+    elapsed = (wall_time - anchor).total_seconds()
+    if elapsed <= 0:
+        return False
+    with transaction.atomic():
+        moved = Cluster.objects.filter(pk=cluster_id, clock_anchor=anchor, paused=False).update(
+            now=cluster.now + cluster.speed * elapsed, clock_anchor=wall_time
+        )
+        if moved:
+            services._next_revision(cluster_id)
+            services._changed(cluster_id)
+    return bool(moved)
+
+
+def play(cluster: Cluster, speed: float | None = None) -> None:
+    from . import services
+
+    fields = {"paused": False, "clock_anchor": timezone.now()}
+    if speed is not None:
+        fields["speed"] = min(MAX_SPEED, max(MIN_SPEED, float(speed)))
+    with transaction.atomic():
+        Cluster.objects.filter(pk=cluster.pk).update(**fields)
+        services._next_revision(cluster.pk)
+        services._changed(cluster.pk)
+
+
+def pause(cluster: Cluster) -> None:
+    from . import services
+
+    with transaction.atomic():
+        Cluster.objects.filter(pk=cluster.pk).update(paused=True, clock_anchor=None)
+        services._next_revision(cluster.pk)
+        services._changed(cluster.pk)

@@ -1,0 +1,9 @@
+"""EqualPriority (1.11 `core.EqualPriorityMap`): every node scores 1."""
+
+from __future__ import annotations
+
+NAME = "EqualPriority"
+
+
+def equal_priority(pod, ctx, infos) -> list[int]:
+    return [1] * len(infos)

@@ -1,0 +1,55 @@
+"""NodeAffinityPriority (1.11 `priorities/node_affinity.go`).
+
+Map: the sum of `weight` over the pod's `preferredDuringSchedulingIgnoredDuringExecution`
+node-affinity terms whose `preference.matchExpressions` match the node's labels
+(`count += preferredSchedulingTerm.Weight`). Terms with weight 0 are skipped; only
+`matchExpressions` are read (`matchFields` is ignored); an empty `matchExpressions`
+matches nothing (`NodeSelectorRequirementsAsSelector`: `if len(nsm) == 0 { return
+labels.Nothing() }`). A requirement `labels.NewRequirement` rejects (say a value that is
+not a valid label value) makes the priority return an error: `PriorityError`.
+Reduce: `NormalizeReduce(10, false)`.
+"""
+
+from __future__ import annotations
+
+from ..predicates.node_selector import SelectorError, node_selector_requirements_as_selector
+from .normalize import PriorityError, normalize_reduce
+
+NAME = "NodeAffinityPriority"
+
+
+def _preferred_terms(pod) -> list[tuple[int, object]]:
+    """(weight, built selector) of each preferred term with a non-zero weight."""
+    affinity = pod.affinity
+    if affinity is None or affinity.node_affinity is None:
+        return []
+    terms = []
+    for term in affinity.node_affinity.preferred:
+        if term.weight == 0:
+            continue
+        try:
+            # an empty matchExpressions builds labels.Nothing(); matchFields are not read
+            selector = node_selector_requirements_as_selector(term.preference.match_expressions)
+        except SelectorError as e:
+            raise PriorityError(str(e)) from None
+        terms.append((term.weight, selector))
+    return terms
+
+
+def node_affinity_priority(pod, ctx, infos) -> list[int]:
+    if not infos:
+        return []
+    terms = ctx.memo.get("node_affinity")
+    if terms is None:
+        terms = ctx.memo["node_affinity"] = _preferred_terms(pod)
+    if not terms:
+        return [0] * len(infos)
+    counts = []
+    for info in infos:
+        labels = info.node.labels
+        count = 0
+        for weight, selector in terms:
+            if selector.matches(labels):
+                count += weight
+        counts.append(count)
+    return normalize_reduce(counts, 10, reverse=False)

@@ -1,0 +1,47 @@
+"""TaintTolerationPriority (1.11 `priorities/taint_toleration.go`).
+
+Map: the number of the node's `PreferNoSchedule` taints that none of the pod's
+tolerations with an empty or `PreferNoSchedule` effect tolerates (`NoSchedule` and
+`NoExecute` taints are the predicates' business and are ignored here).
+Reduce: `NormalizeReduce(10, reverse=true)`: all counts 0 -> every node 10, otherwise
+`10 - 10 * count / maxCount` (integer division before the subtraction).
+"""
+
+from __future__ import annotations
+
+from ..objects import PREFER_NO_SCHEDULE
+from .normalize import normalize_reduce
+
+NAME = "TaintTolerationPriority"
+
+
+def prefer_no_schedule_tolerations(pod) -> tuple:
+    """getAllTolerationPreferNoSchedule: an empty effect means every effect."""
+    return tuple(t for t in pod.tolerations if not t.effect or t.effect == PREFER_NO_SCHEDULE)
+
+
+def count_intolerable_prefer_no_schedule(taints, tolerations) -> int:
+    n = 0
+    for taint in taints:
+        if taint.effect != PREFER_NO_SCHEDULE:
+            continue
+        for t in tolerations:
+            if t.tolerates(taint):
+                break
+        else:
+            n += 1
+    return n
+
+
+def taint_toleration_priority(pod, ctx, infos) -> list[int]:
+    tolerations = None
+    counts = []
+    for info in infos:
+        taints = info.node.taints
+        if not taints:
+            counts.append(0)
+            continue
+        if tolerations is None:
+            tolerations = prefer_no_schedule_tolerations(pod)
+        counts.append(count_intolerable_prefer_no_schedule(taints, tolerations))
+    return normalize_reduce(counts, 10, reverse=True)

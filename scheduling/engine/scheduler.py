@@ -1,0 +1,407 @@
+"""The generic scheduler of Kubernetes 1.11 (pkg/scheduler/core/generic_scheduler.go).
+
+`schedule()` is one scheduling cycle for one pod: every node through the policy's
+predicates (in the 1.11 order, stopping at the first failure unless
+alwaysCheckAllPredicates), the feasible nodes through the priorities (raw 0..10 each,
+weighted and summed), the best total wins and ties are broken with the `random.Random`
+passed in. It returns everything a user may ask about: the reasons per node, the scores,
+the tie, and the FailedScheduling message (`0/3 nodes are available: 1 Insufficient cpu,
+2 node(s) had taints that the pod didn't tolerate.`).
+
+`run_queue()` is the scheduling queue: the pending pods of one scheduler in queue order
+(priority high to low, then input order), each bound into the NodeInfos so later pods see
+it, preempting when a pod does not fit (engine.preemption).
+
+Decisions where 1.11 and the seed or DESIGN differ:
+* Ties: 1.11.0's selectHost takes the tied nodes round-robin (`lastNodeIndex`); the seed
+  says "one of them is selected at random" and the engine must be reproducible, so we
+  draw `rng.randrange(len(tied))` over the tied nodes in node order (only when more than
+  one node ties, so the random stream does not move otherwise).
+* One feasible node: 1.11 takes it without running the priorities ("When only one node
+  after predicate, just use it"). We do the same (`prioritized` is False), but when
+  `explain` is on we still compute its scores for the user to read; they decide nothing.
+* All nodes are listed (1.11's node lister no longer drops not-ready or unschedulable
+  nodes; the mandatory CheckNodeCondition predicate rejects them), so the message counts
+  every node: `0/3 nodes are available: 1 node(s) were not ready, ...`.
+* Nominated pods: like podFitsOnNode, a node with pods nominated to it (preemptors
+  waiting for their victims to go) is checked twice: first with the nominated pods of
+  equal or higher priority added, then, if that passes, without them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import random
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+
+from .cluster import ClusterState, NodeInfo
+from .context import CycleContext
+from .objects import DEFAULT_SCHEDULER, Pod
+from .policy import Policy
+from . import registry
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .preemption import PreemptionResult
+
+NO_NODES_AVAILABLE = "no nodes available to schedule pods"  # core.ErrNoNodesAvailable
+TOTAL = "total"
+MAX_ATTEMPTS_PER_RUN = 10  # safety net: a pod is tried at most this often in one run_queue
+
+
+@dataclass(frozen=True)
+class Event:
+    """A Kubernetes Event as the simulator reports it."""
+
+    time: float
+    type: str  # Normal | Warning
+    reason: str
+    object: str  # "Pod/<ns>/<name>"
+    message: str
+
+    def to_doc(self) -> dict:
+        return {"time": self.time, "type": self.type, "reason": self.reason, "object": self.object, "message": self.message}
+
+
+@dataclass
+class ScheduleResult:
+    """One scheduling attempt of one pod."""
+
+    pod: Pod
+    node: str | None = None  # the chosen node; None when the pod stays pending
+    filters: dict[str, tuple[str, ...]] = field(default_factory=dict)  # every node, node order; () = fits
+    scores: dict[str, dict[str, int]] = field(default_factory=dict)  # feasible node -> {priority: raw, "total": weighted}
+    tied: tuple[str, ...] = ()  # the nodes that shared the best total (chosen among them)
+    prioritized: bool = False  # False when 1.11 did not run the priorities (one feasible node)
+    message: str | None = None  # FailedScheduling text when node is None
+    preemption: "PreemptionResult | None" = None
+    time: float = 0.0
+
+    @property
+    def scheduled(self) -> bool:
+        return self.node is not None
+
+    def fits(self, node: str) -> bool:
+        return node in self.filters and not self.filters[node]
+
+    @property
+    def feasible(self) -> list[str]:
+        return [n for n, reasons in self.filters.items() if not reasons]
+
+    def events(self) -> list[Event]:
+        """The events 1.11 records for this attempt (scheduler.go: bind, schedule, preempt)."""
+        pod = self.pod
+        obj = f"Pod/{pod.namespace}/{pod.name}"
+        if self.node is not None:
+            return [Event(self.time, "Normal", "Scheduled", obj, f"Successfully assigned {pod.namespace}/{pod.name} to {self.node}")]
+        events = [Event(self.time, "Warning", "FailedScheduling", obj, self.message or "")]
+        pr = self.preemption
+        if pr is not None and pr.nominated_node is not None:
+            for victim in pr.victims:
+                events.append(
+                    Event(
+                        self.time,
+                        "Normal",
+                        "Preempted",
+                        f"Pod/{victim.namespace}/{victim.name}",
+                        f"by {pod.namespace}/{pod.name} on node {pr.nominated_node}",
+                    )
+                )
+        return events
+
+
+# --- one cycle --------------------------------------------------------------------------------
+
+
+def fit_error_message(num_nodes: int, filters: Mapping[str, Sequence[str]]) -> str:
+    """FitError.Error(): reasons counted over nodes, "<count> <reason>" sorted as strings."""
+    counts: Counter[str] = Counter()
+    for reasons in filters.values():
+        counts.update(reasons)
+    histogram = sorted(f"{n} {reason}" for reason, n in counts.items())
+    return f"0/{num_nodes} nodes are available: {', '.join(histogram)}."
+
+
+def run_predicates(pod: Pod, ctx: CycleContext, info: NodeInfo, policy: Policy) -> tuple[str, ...]:
+    """The policy's predicates on one node, in 1.11 order; the failure reasons."""
+    reasons: list[str] = []
+    for entry in policy.predicates:
+        failed = entry.fn(pod, ctx, info)
+        if failed:
+            reasons.extend(failed)
+            if not policy.always_check_all_predicates:
+                break
+    return tuple(reasons)
+
+
+def nominated_pods_for(pod: Pod, node: str, nominated: Mapping[str, Sequence[Pod]] | None) -> list[Pod]:
+    """Pods nominated to `node` other than `pod` (the queue's WaitingPodsForNode)."""
+    if not nominated:
+        return []
+    return [p for p in nominated.get(node, ()) if p.key != pod.key]
+
+
+def pod_fits_on_node(
+    pod: Pod,
+    ctx: CycleContext,
+    info: NodeInfo,
+    policy: Policy,
+    nominated: Mapping[str, Sequence[Pod]] | None = None,
+) -> tuple[str, ...]:
+    """podFitsOnNode: the reasons the pod does not fit `info` (empty: it fits).
+
+    With pods nominated to the node, the first pass adds those of equal or higher priority
+    (to the NodeInfo and to a fresh cycle context, as 1.11 adds them to the predicate
+    metadata); the second pass, only if the first found nothing, runs without them."""
+    waiting = nominated_pods_for(pod, info.name, nominated)
+    if waiting:
+        added = [p for p in waiting if p.priority >= pod.priority]
+        if added:
+            augmented = info.clone()
+            for p in added:
+                augmented.add_pod(dataclasses.replace(p, node_name=info.name))
+            infos = dict(ctx.node_infos)
+            infos[info.name] = augmented
+            reasons = run_predicates(pod, ctx.without(infos), augmented, policy)
+            if reasons:
+                return reasons
+    return run_predicates(pod, ctx, info, policy)
+
+
+def weighted_totals(pod: Pod, ctx: CycleContext, infos: list[NodeInfo], policy: Policy) -> tuple[list[int], list[list[int]]]:
+    """PrioritizeNodes: (weighted total per node, raw scores per priority), in `infos` order.
+
+    No priority configured: EqualPriorityMap, 1 for every node."""
+    if not policy.priorities:
+        return [1] * len(infos), []
+    raws = [entry.fn(pod, ctx, infos) for entry in policy.priorities]
+    totals = [0] * len(infos)
+    for entry, raw in zip(policy.priorities, raws):
+        weight = entry.weight
+        for i, score in enumerate(raw):
+            totals[i] += score * weight
+    return totals, raws
+
+
+def scores_by_node(names: Sequence[str], totals: list[int], raws: list[list[int]], policy: Policy) -> dict[str, dict[str, int]]:
+    """{node: {priority name as written in the policy: raw score, ..., "total": weighted}}."""
+    if not policy.priorities:
+        return {name: {registry.IMPLICIT_PRIORITY: 1, TOTAL: 1} for name in names}
+    out: dict[str, dict[str, int]] = {}
+    for i, name in enumerate(names):
+        row = {entry.name: raw[i] for entry, raw in zip(policy.priorities, raws)}
+        row[TOTAL] = totals[i]
+        out[name] = row
+    return out
+
+
+def prioritize(pod: Pod, ctx: CycleContext, infos: list[NodeInfo], policy: Policy) -> dict[str, dict[str, int]]:
+    """Raw scores per priority and the weighted total, per node."""
+    totals, raws = weighted_totals(pod, ctx, infos, policy)
+    return scores_by_node([info.name for info in infos], totals, raws, policy)
+
+
+def schedule(
+    pod: Pod,
+    state: ClusterState,
+    node_infos: Mapping[str, NodeInfo],
+    policy: Policy,
+    rng: random.Random,
+    *,
+    nominated: Mapping[str, Sequence[Pod]] | None = None,
+    explain: bool = True,
+) -> ScheduleResult:
+    """One scheduling cycle (genericScheduler.Schedule) for `pod` against `node_infos`.
+
+    `explain=False` skips what only a reader needs (the scores of the nodes)."""
+    result = ScheduleResult(pod=pod)
+    if not node_infos:
+        result.message = NO_NODES_AVAILABLE
+        return result
+    ctx = CycleContext(pod, state, dict(node_infos))
+    filters = result.filters
+    feasible: list[NodeInfo] = []
+    names: list[str] = []
+    for name, info in node_infos.items():
+        reasons = pod_fits_on_node(pod, ctx, info, policy, nominated)
+        filters[name] = reasons
+        if not reasons:
+            feasible.append(info)
+            names.append(name)
+    if not feasible:
+        result.message = fit_error_message(len(node_infos), filters)
+        return result
+    if len(feasible) == 1:
+        result.node = names[0]
+        result.tied = (result.node,)
+        if explain:
+            result.scores = prioritize(pod, ctx, feasible, policy)
+        return result
+    result.prioritized = True
+    totals, raws = weighted_totals(pod, ctx, feasible, policy)
+    best = max(totals)
+    result.tied = tuple(name for name, total in zip(names, totals) if total == best)
+    result.node = result.tied[rng.randrange(len(result.tied))] if len(result.tied) > 1 else result.tied[0]
+    if explain:
+        result.scores = scores_by_node(names, totals, raws, policy)
+    return result
+
+
+# --- the queue ----------------------------------------------------------------------------------
+
+
+def is_pending(pod: Pod, scheduler_name: str = DEFAULT_SCHEDULER) -> bool:
+    """Unbound, not terminating, not finished, and asking for this scheduler."""
+    return (
+        not pod.node_name
+        and not pod.is_terminating
+        and pod.phase not in ("Succeeded", "Failed")
+        and pod.scheduler_name == scheduler_name
+    )
+
+
+def scheduler_not_running_message(scheduler_name: str) -> str:
+    """What we tell the user about a pod whose scheduler does not run in the simulation.
+
+    Kubernetes records no event for such a pod (no scheduler picks it up); the simulator
+    shows this text as the pod's message instead of a FailedScheduling one."""
+    return f'no scheduler named "{scheduler_name}" is running: the pod stays Pending until one picks it up'
+
+
+def _required_affinity_matches(waiting: Pod, bound: Pod) -> bool:
+    """getUnschedulablePodsWithMatchingAffinityTerm: does `bound` match one of the
+    required pod-affinity terms of `waiting`?"""
+    affinity = waiting.affinity
+    if affinity is None or affinity.pod_affinity is None:
+        return False
+    for term in affinity.pod_affinity.required:
+        namespaces = term.namespaces or (waiting.namespace,)
+        if bound.namespace not in namespaces:
+            continue
+        if term.label_selector is not None and term.label_selector.matches(bound.labels):
+            return True
+    return False
+
+
+def replace_pod_in_place(info: NodeInfo, old: Pod, new: Pod) -> None:
+    """Swap a pod of a NodeInfo for an updated copy with the same requests and ports,
+    keeping its position (the order of a node's pods is visible to some predicates)."""
+    for i, existing in enumerate(info.pods):
+        if existing.key == old.key:
+            info.pods[i] = new
+            info.generation += 1
+            return
+    raise KeyError(f"pod {old.key} is not on node {info.name}")
+
+
+def run_queue(
+    state: ClusterState,
+    policy: Policy,
+    rng: random.Random,
+    preemption: bool = True,
+    *,
+    scheduler_name: str | None = None,
+    now: float = 0.0,
+    explain: bool = True,
+    node_infos: dict[str, NodeInfo] | None = None,
+) -> list[ScheduleResult]:
+    """Schedule every pending pod of `scheduler_name` (default: the policy's, normally
+    "default-scheduler"), in queue order; one result per attempt.
+
+    Updates `state.pods` in place: a placed pod gets its nodeName (phase Running), a
+    preemptor its nominatedNodeName, a preemption victim its deletionTimestamp (`now`; it
+    stays on its node until the clock ends its grace period). Pods are retried within the
+    run only when 1.11 would move them back to the active queue: a newly bound pod matches
+    one of their required pod-affinity terms (AssignedPodAdded), or a preemption cleared
+    their nomination.
+    """
+    from .preemption import preempt  # preemption builds on pod_fits_on_node
+
+    scheduler_name = scheduler_name or policy.scheduler_name
+    infos = node_infos if node_infos is not None else state.node_infos()
+    preemption = preemption and not policy.disable_preemption
+    index = {pod.key: i for i, pod in enumerate(state.pods)}
+
+    nominated: dict[str, list[Pod]] = defaultdict(list)
+    heap: list[tuple[int, int, str]] = []
+    for i, pod in enumerate(state.pods):
+        if is_pending(pod, scheduler_name):
+            heap.append((-pod.priority, i, pod.key))
+            if pod.nominated_node_name:
+                nominated[pod.nominated_node_name].append(pod)
+    heapq.heapify(heap)
+    unschedulable: set[str] = set()
+    attempts: Counter[str] = Counter()
+    results: list[ScheduleResult] = []
+
+    def current(key: str) -> Pod:
+        return state.pods[index[key]]
+
+    def update(pod: Pod) -> None:
+        state.pods[index[pod.key]] = pod
+
+    def set_nomination(pod: Pod, node: str) -> Pod:
+        if pod.nominated_node_name:
+            nominated[pod.nominated_node_name] = [p for p in nominated[pod.nominated_node_name] if p.key != pod.key]
+        pod = dataclasses.replace(pod, nominated_node_name=node)
+        if node:
+            nominated[node].append(pod)
+        update(pod)
+        return pod
+
+    def requeue(key: str) -> None:
+        if key in unschedulable and attempts[key] < MAX_ATTEMPTS_PER_RUN:
+            unschedulable.discard(key)
+            heapq.heappush(heap, (-current(key).priority, index[key], key))
+
+    while heap:
+        _, _, key = heapq.heappop(heap)
+        pod = current(key)
+        attempts[key] += 1
+        result = schedule(pod, state, infos, policy, rng, nominated=nominated, explain=explain)
+        result.time = now
+        results.append(result)
+        if result.node is not None:
+            if pod.nominated_node_name:
+                pod = set_nomination(pod, "")
+            bound = dataclasses.replace(pod, node_name=result.node, phase="Running")
+            infos[result.node].add_pod(bound)
+            update(bound)
+            for other in sorted(unschedulable, key=index.__getitem__):
+                if _required_affinity_matches(current(other), bound):
+                    requeue(other)
+            continue
+        unschedulable.add(key)
+        if not preemption or not result.filters:  # only a FitError triggers preemption
+            continue
+        outcome = preempt(pod, state, infos, policy, result.filters, nominated=nominated)
+        result.preemption = outcome
+        if outcome is None:
+            continue
+        if outcome.nominated_node is None:
+            if outcome.clear_nomination and pod.nominated_node_name:
+                set_nomination(pod, "")
+            continue
+        set_nomination(pod, outcome.nominated_node)
+        info = infos[outcome.nominated_node]
+        for victim in outcome.victims:
+            # 1.11 deletes a victim again even when it is already terminating; its
+            # deletionTimestamp stays the first one.
+            since = victim.deletion_timestamp if victim.is_terminating else now
+            terminating = dataclasses.replace(victim, deletion_timestamp=since)
+            replace_pod_in_place(info, victim, terminating)
+            update(terminating)
+        for lower in outcome.lower_priority_nominated:
+            set_nomination(current(lower.key), "")
+            requeue(lower.key)
+    return results
+
+
+def last_results(results: Iterable[ScheduleResult]) -> dict[str, ScheduleResult]:
+    """The last attempt of each pod, keyed by "<ns>/<name>"."""
+    last: dict[str, ScheduleResult] = {}
+    for r in results:
+        last[r.pod.key] = r
+    return last

@@ -1,0 +1,195 @@
+"""The cluster store: one row per simulated cluster, one table per Kubernetes kind.
+
+Objects are stored as Kubernetes stores them: a document (`metadata`, `spec`, `status`,
+plus `extra` for the top-level fields of kinds such as PriorityClass and StorageClass),
+with indexed columns for what is queried. `resource_version` is the cluster's revision at
+the object's last write (like etcd's global revision): it increases on every write, and
+services.py refuses a write that names an older one. Write through services.py only.
+"""
+
+from django.db import models
+
+
+class Cluster(models.Model):
+    name = models.SlugField(max_length=63, unique=True)
+    description = models.TextField(blank=True)
+    seed = models.BigIntegerField(default=0, help_text="seed of the scheduler's random tie-breaks")
+    # The simulated clock, in seconds since the cluster was created.
+    now = models.FloatField(default=0.0)
+    speed = models.FloatField(default=1.0)
+    paused = models.BooleanField(default=True)
+    # Wall-clock time at which `now` was last advanced (None while paused).
+    clock_anchor = models.DateTimeField(null=True, blank=True)
+    policy = models.JSONField(null=True, blank=True, help_text="scheduler Policy; null = the default policy")
+    preemption_enabled = models.BooleanField(default=True)
+    revision = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        permissions = [("edit_cluster", "Can change simulated clusters and their objects")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class KubeObject(models.Model):
+    KIND = ""
+    API_VERSION = "v1"
+    NAMESPACED = True
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="+")
+    namespace = models.CharField(max_length=63, blank=True, db_index=True)
+    name = models.CharField(max_length=253)
+    uid = models.CharField(max_length=36)
+    resource_version = models.BigIntegerField()
+    metadata = models.JSONField(default=dict)
+    spec = models.JSONField(default=dict, blank=True)
+    status = models.JSONField(default=dict, blank=True)
+    extra = models.JSONField(default=dict, blank=True)  # other top-level fields (PriorityClass.value, ...)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["namespace", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["cluster", "namespace", "name"], name="%(class)s_unique_name"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.KIND}/{self.namespace}/{self.name}" if self.NAMESPACED else f"{self.KIND}/{self.name}"
+
+    @property
+    def document(self) -> dict:
+        """The object as the API server returns it."""
+        metadata = dict(self.metadata)
+        metadata["resourceVersion"] = str(self.resource_version)
+        doc = {"apiVersion": self.API_VERSION, "kind": self.KIND, "metadata": metadata}
+        doc.update(self.extra)
+        if self.spec:
+            doc["spec"] = self.spec
+        if self.status:
+            doc["status"] = self.status
+        return doc
+
+
+class Namespace(KubeObject):
+    KIND = "Namespace"
+    NAMESPACED = False
+
+
+class Node(KubeObject):
+    KIND = "Node"
+    NAMESPACED = False
+
+
+class Pod(KubeObject):
+    KIND = "Pod"
+    node_name = models.CharField(max_length=253, blank=True, db_index=True)
+    phase = models.CharField(max_length=32, default="Pending", db_index=True)
+
+
+class PriorityClass(KubeObject):
+    KIND = "PriorityClass"
+    API_VERSION = "scheduling.k8s.io/v1beta1"
+    NAMESPACED = False
+
+
+class Service(KubeObject):
+    KIND = "Service"
+
+
+class ReplicationController(KubeObject):
+    KIND = "ReplicationController"
+
+
+class ReplicaSet(KubeObject):
+    KIND = "ReplicaSet"
+    API_VERSION = "apps/v1"
+
+
+class Deployment(KubeObject):
+    KIND = "Deployment"
+    API_VERSION = "apps/v1"
+
+
+class StatefulSet(KubeObject):
+    KIND = "StatefulSet"
+    API_VERSION = "apps/v1"
+
+
+class DaemonSet(KubeObject):
+    KIND = "DaemonSet"
+    API_VERSION = "apps/v1"
+
+
+class PodDisruptionBudget(KubeObject):
+    KIND = "PodDisruptionBudget"
+    API_VERSION = "policy/v1beta1"
+
+
+class PersistentVolume(KubeObject):
+    KIND = "PersistentVolume"
+    NAMESPACED = False
+
+
+class PersistentVolumeClaim(KubeObject):
+    KIND = "PersistentVolumeClaim"
+
+
+class StorageClass(KubeObject):
+    KIND = "StorageClass"
+    API_VERSION = "storage.k8s.io/v1"
+    NAMESPACED = False
+
+
+# Kind name -> model, in the order objects are exported (and applied on import).
+KIND_MODELS: dict[str, type[KubeObject]] = {
+    m.KIND: m
+    for m in (
+        Namespace,
+        PriorityClass,
+        StorageClass,
+        PersistentVolume,
+        Node,
+        Service,
+        PersistentVolumeClaim,
+        PodDisruptionBudget,
+        Deployment,
+        ReplicaSet,
+        ReplicationController,
+        StatefulSet,
+        DaemonSet,
+        Pod,
+    )
+}
+
+
+class Event(models.Model):
+    """A Kubernetes-style event, timed on the cluster's simulated clock."""
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="events")
+    type = models.CharField(max_length=16, default="Normal")  # Normal | Warning
+    reason = models.CharField(max_length=64, db_index=True)
+    involved_kind = models.CharField(max_length=64)
+    involved_namespace = models.CharField(max_length=63, blank=True)
+    involved_name = models.CharField(max_length=253)
+    message = models.TextField()
+    count = models.PositiveIntegerField(default=1)
+    first_time = models.FloatField()
+    last_time = models.FloatField()
+    source = models.CharField(max_length=64, blank=True)  # component: default-scheduler, taint-manager, ...
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["last_time", "id"]
+        indexes = [models.Index(fields=["cluster", "involved_kind", "involved_namespace", "involved_name"])]
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.reason} {self.involved_kind}/{self.involved_name}: {self.message}"
+
+    @property
+    def object_ref(self) -> str:
+        parts = [self.involved_kind, self.involved_namespace, self.involved_name]
+        return "/".join(p for p in parts if p)

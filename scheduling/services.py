@@ -1,0 +1,331 @@
+"""Every write to the cluster store goes through here.
+
+A write validates (kube.py, the API server's rules), runs in a transaction, takes the next
+cluster revision as the object's resource_version, refuses a write that names a stale
+resource_version, and announces the change after commit (broadcast, reconcile work).
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from . import kube
+from .models import KIND_MODELS, Cluster, Event, KubeObject
+
+TOP_LEVEL = ("apiVersion", "kind", "metadata", "spec", "status")
+# Plural resource names as the API server prints them in errors ("nodes \"n1\" ...").
+RESOURCES = {
+    "Namespace": "namespaces",
+    "Node": "nodes",
+    "Pod": "pods",
+    "PriorityClass": "priorityclasses.scheduling.k8s.io",
+    "Service": "services",
+    "ReplicationController": "replicationcontrollers",
+    "ReplicaSet": "replicasets.apps",
+    "Deployment": "deployments.apps",
+    "StatefulSet": "statefulsets.apps",
+    "DaemonSet": "daemonsets.apps",
+    "PodDisruptionBudget": "poddisruptionbudgets.policy",
+    "PersistentVolume": "persistentvolumes",
+    "PersistentVolumeClaim": "persistentvolumeclaims",
+    "StorageClass": "storageclasses.storage.k8s.io",
+}
+
+
+class StoreError(Exception):
+    """A write the store refuses; str() is the message for the user."""
+
+
+class Conflict(StoreError):
+    def __init__(self, kind: str, name: str):
+        super().__init__(
+            f'Operation cannot be fulfilled on {RESOURCES[kind]} "{name}": the object has been modified; '
+            "please apply your changes to the latest version and try again"
+        )
+
+
+class AlreadyExists(StoreError):
+    def __init__(self, kind: str, name: str):
+        super().__init__(f'{RESOURCES[kind]} "{name}" already exists')
+
+
+class NotFound(StoreError):
+    def __init__(self, kind: str, name: str):
+        super().__init__(f'{RESOURCES[kind]} "{name}" not found')
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    created: int
+    replaced: int
+    policy_set: bool
+
+
+# --- clusters ----------------------------------------------------------------------------
+
+
+def create_cluster(name: str, description: str = "", seed: int = 0) -> Cluster:
+    if Cluster.objects.filter(name=name).exists():
+        raise StoreError(f'a cluster named "{name}" already exists')
+    return Cluster.objects.create(name=name, description=description, seed=seed)
+
+
+@transaction.atomic
+def fork_cluster(source: Cluster, name: str, description: str | None = None) -> Cluster:
+    """A deep copy: same objects, versions, clock and policy, under a new name."""
+    if Cluster.objects.filter(name=name).exists():
+        raise StoreError(f'a cluster named "{name}" already exists')
+    source = Cluster.objects.get(pk=source.pk)
+    fork = Cluster.objects.create(
+        name=name,
+        description=source.description if description is None else description,
+        seed=source.seed,
+        now=source.now,
+        speed=source.speed,
+        paused=True,
+        policy=copy.deepcopy(source.policy),
+        preemption_enabled=source.preemption_enabled,
+        revision=source.revision,
+    )
+    for model in KIND_MODELS.values():
+        rows = []
+        for obj in model.objects.filter(cluster=source):
+            obj.pk = None
+            obj.cluster = fork
+            rows.append(obj)
+        model.objects.bulk_create(rows)
+    Event.objects.bulk_create(
+        Event(**{f.name: getattr(e, f.name) for f in Event._meta.fields if f.name not in ("id", "cluster")}, cluster=fork)
+        for e in source.events.all()
+    )
+    return fork
+
+
+def delete_cluster(cluster: Cluster) -> None:
+    cluster.delete()
+
+
+# --- objects -------------------------------------------------------------------------------
+
+
+def _next_revision(cluster_id: int) -> int:
+    """Take the cluster's next revision. Inside a transaction this also serialises writers."""
+    Cluster.objects.filter(pk=cluster_id).update(revision=F("revision") + 1)
+    return Cluster.objects.values_list("revision", flat=True).get(pk=cluster_id)
+
+
+def _fields(doc: dict) -> dict:
+    metadata = {k: v for k, v in (doc.get("metadata") or {}).items() if k != "resourceVersion"}
+    metadata.setdefault("uid", str(uuid.uuid4()))
+    fields = {
+        "namespace": metadata.get("namespace", ""),
+        "name": metadata["name"],
+        "uid": metadata["uid"],
+        "metadata": metadata,
+        "spec": doc.get("spec") or {},
+        "status": doc.get("status") or {},
+        "extra": {k: v for k, v in doc.items() if k not in TOP_LEVEL},
+    }
+    if doc["kind"] == "Pod":
+        fields["node_name"] = fields["spec"].get("nodeName") or ""
+        fields["phase"] = fields["status"].get("phase") or "Pending"
+    return fields
+
+
+def get_object(cluster: Cluster, kind: str, name: str, namespace: str = "") -> KubeObject:
+    model = KIND_MODELS[kind]
+    try:
+        return model.objects.get(cluster=cluster, namespace=namespace if model.NAMESPACED else "", name=name)
+    except model.DoesNotExist:
+        raise NotFound(kind, name) from None
+
+
+def create_object(cluster: Cluster, doc: dict) -> KubeObject:
+    """Create from a checked document (kube.check_documents)."""
+    model = KIND_MODELS[doc["kind"]]
+    fields = _fields(doc)
+    with transaction.atomic():
+        if model.objects.filter(cluster=cluster, namespace=fields["namespace"], name=fields["name"]).exists():
+            raise AlreadyExists(doc["kind"], fields["name"])
+        rv = _next_revision(cluster.pk)
+        try:
+            with transaction.atomic():
+                obj = model.objects.create(cluster=cluster, resource_version=rv, **fields)
+        except IntegrityError:
+            raise AlreadyExists(doc["kind"], fields["name"]) from None
+    _changed(cluster.pk)
+    return obj
+
+
+def replace_object(cluster: Cluster, doc: dict, expected_version: int | None = None) -> KubeObject:
+    """Replace an object's document (like `kubectl replace`).
+
+    With `expected_version` (or a `metadata.resourceVersion` in the document) the write is a
+    compare-and-swap: if the stored object has moved on, `Conflict` is raised and nothing
+    changes."""
+    kind = doc["kind"]
+    model = KIND_MODELS[kind]
+    if expected_version is None and (doc.get("metadata") or {}).get("resourceVersion"):
+        expected_version = int(doc["metadata"]["resourceVersion"])
+    fields = _fields(doc)
+    with transaction.atomic():
+        current = model.objects.filter(cluster=cluster, namespace=fields["namespace"], name=fields["name"]).first()
+        if current is None:
+            raise NotFound(kind, fields["name"])
+        fields["uid"] = current.uid
+        fields["metadata"]["uid"] = current.uid
+        version = current.resource_version if expected_version is None else expected_version
+        rv = _next_revision(cluster.pk)
+        updated = model.objects.filter(pk=current.pk, resource_version=version).update(resource_version=rv, **fields)
+        if not updated:
+            raise Conflict(kind, fields["name"])
+    _changed(cluster.pk)
+    return model.objects.get(pk=current.pk)
+
+
+def delete_object(cluster: Cluster, kind: str, name: str, namespace: str = "", expected_version: int | None = None) -> None:
+    model = KIND_MODELS[kind]
+    with transaction.atomic():
+        qs = model.objects.filter(cluster=cluster, namespace=namespace if model.NAMESPACED else "", name=name)
+        current = qs.first()
+        if current is None:
+            raise NotFound(kind, name)
+        if expected_version is not None and current.resource_version != expected_version:
+            raise Conflict(kind, name)
+        _next_revision(cluster.pk)
+        if not qs.filter(resource_version=current.resource_version).delete()[0]:
+            raise Conflict(kind, name)
+    _changed(cluster.pk)
+
+
+# --- import and export ------------------------------------------------------------------------
+
+
+def import_documents(cluster: Cluster, text: str, source: str = "<input>") -> ImportResult:
+    """Create or replace every object of `text`; all or nothing.
+
+    Raises kube.DocumentError (every bad document with its field path and message) before
+    anything is written."""
+    docs = kube.load_documents(text, source, extra_kinds=(kube.POLICY_KIND,))
+    return apply_documents(cluster, docs)
+
+
+def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
+    created = replaced = 0
+    policy_set = False
+    order = {kind: i for i, kind in enumerate(KIND_MODELS)}
+    objects = sorted((d for d in docs if d["kind"] in KIND_MODELS), key=lambda d: order[d["kind"]])
+    with transaction.atomic():
+        for doc in docs:
+            if doc["kind"] == kube.POLICY_KIND:
+                set_policy(cluster, doc)
+                policy_set = True
+        for doc in objects:
+            model = KIND_MODELS[doc["kind"]]
+            meta = doc["metadata"]
+            exists = model.objects.filter(
+                cluster=cluster, namespace=meta.get("namespace", ""), name=meta["name"]
+            ).exists()
+            if exists:
+                doc = {**doc, "metadata": {k: v for k, v in meta.items() if k != "resourceVersion"}}
+                replace_object(cluster, doc)
+                replaced += 1
+            else:
+                create_object(cluster, doc)
+                created += 1
+    return ImportResult(created, replaced, policy_set)
+
+
+def import_new_cluster(name: str, text: str, source: str, description: str = "") -> Cluster:
+    """Create a cluster holding the documents of `text`, or nothing at all."""
+    docs = kube.load_documents(text, source, extra_kinds=(kube.POLICY_KIND,))
+    with transaction.atomic():
+        cluster = create_cluster(name, description)
+        apply_documents(cluster, docs)
+    return cluster
+
+
+def export_documents(cluster: Cluster) -> list[dict]:
+    """Every object (and the scheduler policy, when one is set) as documents that
+    import_documents turns back into the same objects."""
+    docs: list[dict] = []
+    cluster.refresh_from_db()
+    if cluster.policy:
+        docs.append(copy.deepcopy(cluster.policy))
+    for model in KIND_MODELS.values():
+        for obj in model.objects.filter(cluster=cluster).order_by("namespace", "name"):
+            doc = obj.document
+            doc["metadata"].pop("resourceVersion", None)
+            docs.append(doc)
+    return docs
+
+
+def set_policy(cluster: Cluster, policy_doc: dict | None) -> None:
+    from .engine.policy import PolicyError, parse_policy
+
+    if policy_doc is not None:
+        try:
+            parse_policy(policy_doc)
+        except PolicyError as exc:
+            raise kube.DocumentError([f"Policy: {exc}"]) from exc
+    with transaction.atomic():
+        _next_revision(cluster.pk)
+        Cluster.objects.filter(pk=cluster.pk).update(policy=policy_doc)
+    cluster.policy = policy_doc
+    _changed(cluster.pk)
+
+
+# --- events ------------------------------------------------------------------------------------
+
+
+def record_event(
+    cluster: Cluster,
+    *,
+    reason: str,
+    message: str,
+    kind: str,
+    name: str,
+    namespace: str = "",
+    type: str = "Normal",
+    source: str = "",
+    time: float | None = None,
+) -> Event:
+    """Record an event; a repeat of the same one (object, reason, message) bumps its count."""
+    when = cluster.now if time is None else time
+    with transaction.atomic():
+        existing = (
+            Event.objects.select_for_update()
+            .filter(
+                cluster=cluster, involved_kind=kind, involved_namespace=namespace, involved_name=name,
+                reason=reason, message=message, type=type,
+            )
+            .order_by("-last_time")
+            .first()
+        )
+        if existing:
+            existing.count += 1
+            existing.last_time = when
+            existing.save(update_fields=["count", "last_time"])
+            event = existing
+        else:
+            event = Event.objects.create(
+                cluster=cluster, type=type, reason=reason, involved_kind=kind, involved_namespace=namespace,
+                involved_name=name, message=message, first_time=when, last_time=when, source=source,
+            )
+    _changed(cluster.pk)
+    return event
+
+
+# --- after commit --------------------------------------------------------------------------------
+
+
+def _changed(cluster_id: int) -> None:
+    """Tell the open pages once the transaction commits (never from inside it)."""
+    from . import broadcast
+
+    broadcast.schedule_cluster_changed(cluster_id)
