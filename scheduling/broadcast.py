@@ -1,13 +1,17 @@
 """Render what changed once, after commit, and push it to every open page of the cluster.
 
-Consumers only relay what is sent here. The pushed HTML is the same named partial the page
-and the htmx responses render, with `hx-swap-oob` so the htmx ws extension swaps it by id.
+services.py reports every change with `note_change` inside its transaction; once the
+transaction commits, `flush` renders the affected fragments from the committed state and
+sends them to the cluster's channel-layer group. Consumers only relay what is sent here.
+The pushed HTML is the same named partials the pages and the htmx responses render, with
+`hx-swap-oob` so the htmx ws extension swaps each one by its id.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -16,33 +20,63 @@ from django.template.loader import render_to_string
 
 logger = logging.getLogger(__name__)
 
-_lock = threading.Lock()
-_last_sent: dict[int, int] = {}  # cluster id -> revision last pushed from this process
+
+@dataclass(frozen=True)
+class Change:
+    """One changed object. `nodes` are the node cards that show it (a pod's node before and
+    after the change), so a pod move re-renders both cards."""
+
+    kind: str  # "Node", "Pod", "Event", "Cluster", or any stored kind
+    name: str = ""
+    namespace: str = ""
+    nodes: tuple[str, ...] = ()
+
+
+_local = threading.local()
+
+
+def _pending() -> dict[int, list[Change]]:
+    if not hasattr(_local, "pending"):
+        _local.pending = {}
+    return _local.pending
 
 
 def group_name(cluster_id: int) -> str:
     return f"cluster.{cluster_id}"
 
 
-def schedule_cluster_changed(cluster_id: int) -> None:
-    transaction.on_commit(lambda: cluster_changed(cluster_id))
+def note_change(cluster_id: int, change: Change) -> None:
+    """Remember a change; it is pushed after the surrounding transaction commits (at once
+    outside a transaction). A rolled-back change is pushed with the next commit, which is
+    harmless: fragments are always rendered from the committed state."""
+    _pending().setdefault(cluster_id, []).append(change)
+    transaction.on_commit(lambda: flush(cluster_id))
 
 
-def cluster_changed(cluster_id: int) -> None:
-    """Push the cluster's live fragments, unless this revision was already pushed."""
+def flush(cluster_id: int) -> None:
+    changes = _pending().pop(cluster_id, None)
+    if not changes:
+        return  # an earlier callback of the same transaction already pushed them
+    try:
+        html = render_changes(cluster_id, changes)
+    except Exception:  # a rendering bug must never break a write that already committed
+        logger.exception("rendering the changes of cluster %s failed", cluster_id)
+        return
+    if html:
+        send_html(cluster_id, html)
+
+
+def render_changes(cluster_id: int, changes: list[Change]) -> str:
+    """The out-of-band fragments for `changes`, rendered from the committed state."""
     from .models import Cluster
+    from .views import cluster_summary_context
 
     cluster = Cluster.objects.filter(pk=cluster_id).first()
     if cluster is None:
-        return
-    with _lock:
-        if _last_sent.get(cluster_id) == cluster.revision:
-            return
-        _last_sent[cluster_id] = cluster.revision
-    from .views import cluster_summary_context
-
-    html = render_to_string("scheduling/cluster_detail.html#cluster-summary", {**cluster_summary_context(cluster), "oob": True})
-    send_html(cluster_id, html)
+        return ""
+    return render_to_string(
+        "scheduling/cluster_detail.html#cluster-summary", {**cluster_summary_context(cluster), "oob": True}
+    )
 
 
 def send_html(cluster_id: int, html: str) -> None:

@@ -38,7 +38,7 @@ def advance(cluster_id: int, wall_time: datetime) -> bool:
         )
         if moved:
             services._next_revision(cluster_id)
-            services._changed(cluster_id)
+            services._changed(cluster_id, "Cluster")
     return bool(moved)
 
 
@@ -51,7 +51,7 @@ def play(cluster: Cluster, speed: float | None = None) -> None:
     with transaction.atomic():
         Cluster.objects.filter(pk=cluster.pk).update(**fields)
         services._next_revision(cluster.pk)
-        services._changed(cluster.pk)
+        services._changed(cluster.pk, "Cluster")
 
 
 def pause(cluster: Cluster) -> None:
@@ -60,4 +60,4 @@ def pause(cluster: Cluster) -> None:
     with transaction.atomic():
         Cluster.objects.filter(pk=cluster.pk).update(paused=True, clock_anchor=None)
         services._next_revision(cluster.pk)
-        services._changed(cluster.pk)
+        services._changed(cluster.pk, "Cluster")

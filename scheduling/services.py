@@ -158,7 +158,7 @@ def create_object(cluster: Cluster, doc: dict) -> KubeObject:
                 obj = model.objects.create(cluster=cluster, resource_version=rv, **fields)
         except IntegrityError:
             raise AlreadyExists(doc["kind"], fields["name"]) from None
-    _changed(cluster.pk)
+        _changed(cluster.pk, doc["kind"], fields["name"], fields["namespace"], _nodes_showing(doc["kind"], fields["name"], doc))
     return obj
 
 
@@ -184,7 +184,7 @@ def replace_object(cluster: Cluster, doc: dict, expected_version: int | None = N
         updated = model.objects.filter(pk=current.pk, resource_version=version).update(resource_version=rv, **fields)
         if not updated:
             raise Conflict(kind, fields["name"])
-    _changed(cluster.pk)
+        _changed(cluster.pk, kind, fields["name"], fields["namespace"], _nodes_showing(kind, fields["name"], current.document, doc))
     return model.objects.get(pk=current.pk)
 
 
@@ -200,7 +200,7 @@ def delete_object(cluster: Cluster, kind: str, name: str, namespace: str = "", e
         _next_revision(cluster.pk)
         if not qs.filter(resource_version=current.resource_version).delete()[0]:
             raise Conflict(kind, name)
-    _changed(cluster.pk)
+        _changed(cluster.pk, kind, name, current.namespace, _nodes_showing(kind, name, current.document))
 
 
 # --- import and export ------------------------------------------------------------------------
@@ -317,15 +317,24 @@ def record_event(
                 cluster=cluster, type=type, reason=reason, involved_kind=kind, involved_namespace=namespace,
                 involved_name=name, message=message, first_time=when, last_time=when, source=source,
             )
-    _changed(cluster.pk)
+        _changed(cluster.pk, "Event", str(event.pk))
     return event
 
 
 # --- after commit --------------------------------------------------------------------------------
 
 
-def _changed(cluster_id: int) -> None:
+def _changed(cluster_id: int, kind: str = "Cluster", name: str = "", namespace: str = "", nodes=()) -> None:
     """Tell the open pages once the transaction commits (never from inside it)."""
     from . import broadcast
 
-    broadcast.schedule_cluster_changed(cluster_id)
+    broadcast.note_change(cluster_id, broadcast.Change(kind, name, namespace, tuple(n for n in nodes if n)))
+
+
+def _nodes_showing(kind: str, name: str, *docs) -> tuple[str, ...]:
+    """The node cards an object appears on: a node's own card, a pod's node(s)."""
+    if kind == "Node":
+        return (name,)
+    if kind == "Pod":
+        return tuple(dict.fromkeys((d.get("spec") or {}).get("nodeName") or "" for d in docs if d))
+    return ()
