@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db import transaction
+from django.db import models, transaction
 from django.utils import timezone
 
 from .models import Cluster
@@ -59,5 +59,30 @@ def pause(cluster: Cluster) -> None:
 
     with transaction.atomic():
         Cluster.objects.filter(pk=cluster.pk).update(paused=True, clock_anchor=None)
+        services._next_revision(cluster.pk)
+        services._changed(cluster.pk, "Cluster")
+
+
+def step(cluster: Cluster, seconds: float) -> None:
+    """Move the clock forward by `seconds` of simulated time at once (paused or not)."""
+    from . import services
+
+    if seconds <= 0:
+        raise ValueError("a step must be a positive number of seconds")
+    with transaction.atomic():
+        Cluster.objects.filter(pk=cluster.pk).update(now=models.F("now") + float(seconds))
+        services._next_revision(cluster.pk)
+        services._changed(cluster.pk, "Cluster")
+
+
+def set_speed(cluster: Cluster, speed: float) -> None:
+    from . import services
+
+    speed = min(MAX_SPEED, max(MIN_SPEED, float(speed)))
+    with transaction.atomic():
+        # Settle the time run so far at the old speed before the new one applies.
+        if not cluster.paused:
+            advance(cluster.pk, timezone.now())
+        Cluster.objects.filter(pk=cluster.pk).update(speed=speed)
         services._next_revision(cluster.pk)
         services._changed(cluster.pk, "Cluster")
