@@ -33,7 +33,7 @@ def test_a_task_goes_through_the_worker_thread(embedded_celery):
     from clusterui.celery import app
     from scheduling import tasks
 
-    assert app.conf.broker_url == "memory://" and not app.conf.task_always_eager
+    assert app.conf.broker_url == "memory://localhost/" and not app.conf.task_always_eager
     from celery.result import allow_join_result
 
     # The in-process worker marks this process as "inside a worker"; the test may wait.
