@@ -114,7 +114,8 @@ def _database() -> dict:
             "transaction_mode": "IMMEDIATE",
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
-        db.setdefault("TEST", {})["NAME"] = str(VAR_DIR / "test.sqlite3")
+        # A file (not :memory:) so the worker thread shares it; one per test process.
+        db.setdefault("TEST", {})["NAME"] = str(VAR_DIR / f"test-{os.getpid()}.sqlite3")
     return db
 
 

@@ -1,4 +1,7 @@
-"""The simulated clock of each cluster: `now` advances by `speed` × wall time while running."""
+"""The simulated clock of each cluster: `now` advances by `speed` × wall time while running.
+
+The clock is not an object of the cluster: moving it does not take a revision. The tick
+task runs the controllers when the clock reaches the time they asked for."""
 
 from __future__ import annotations
 
@@ -37,7 +40,6 @@ def advance(cluster_id: int, wall_time: datetime) -> bool:
             now=cluster.now + cluster.speed * elapsed, clock_anchor=wall_time
         )
         if moved:
-            services._next_revision(cluster_id)
             services._changed(cluster_id, "Cluster")
     return bool(moved)
 
@@ -50,7 +52,6 @@ def play(cluster: Cluster, speed: float | None = None) -> None:
         fields["speed"] = min(MAX_SPEED, max(MIN_SPEED, float(speed)))
     with transaction.atomic():
         Cluster.objects.filter(pk=cluster.pk).update(**fields)
-        services._next_revision(cluster.pk)
         services._changed(cluster.pk, "Cluster")
 
 
@@ -59,7 +60,6 @@ def pause(cluster: Cluster) -> None:
 
     with transaction.atomic():
         Cluster.objects.filter(pk=cluster.pk).update(paused=True, clock_anchor=None)
-        services._next_revision(cluster.pk)
         services._changed(cluster.pk, "Cluster")
 
 
@@ -71,8 +71,8 @@ def step(cluster: Cluster, seconds: float) -> None:
         raise ValueError("a step must be a positive number of seconds")
     with transaction.atomic():
         Cluster.objects.filter(pk=cluster.pk).update(now=models.F("now") + float(seconds))
-        services._next_revision(cluster.pk)
         services._changed(cluster.pk, "Cluster")
+        services.request_reconcile(cluster.pk)
 
 
 def set_speed(cluster: Cluster, speed: float) -> None:
@@ -84,5 +84,4 @@ def set_speed(cluster: Cluster, speed: float) -> None:
         if not cluster.paused:
             advance(cluster.pk, timezone.now())
         Cluster.objects.filter(pk=cluster.pk).update(speed=speed)
-        services._next_revision(cluster.pk)
         services._changed(cluster.pk, "Cluster")

@@ -22,6 +22,12 @@ class Cluster(models.Model):
     clock_anchor = models.DateTimeField(null=True, blank=True)
     policy = models.JSONField(null=True, blank=True, help_text="scheduler Policy; null = the default policy")
     preemption_enabled = models.BooleanField(default=True)
+    # Admission plugins switched off (engine.admission.PLUGIN_NAMES -> False); absent = on.
+    admission = models.JSONField(default=dict, blank=True)
+    # The simulated time the controllers have run up to, and their own state that is not a
+    # Kubernetes object (the node lifecycle controller's Zone documents).
+    reconciled_to = models.FloatField(default=0.0)
+    controller_state = models.JSONField(default=dict, blank=True)
     revision = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

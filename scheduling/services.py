@@ -8,7 +8,9 @@ resource_version, and announces the change after commit (broadcast, reconcile wo
 from __future__ import annotations
 
 import copy
+import threading
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
@@ -215,6 +217,27 @@ def import_documents(cluster: Cluster, text: str, source: str = "<input>") -> Im
     return apply_documents(cluster, docs)
 
 
+def admit_documents(cluster: Cluster, docs: list[dict]) -> list[dict]:
+    """The API server's admission plugins (engine.admission) over documents about to be
+    created, with the cluster's switches. Raises kube.DocumentError when one is refused."""
+    from .engine.admission import admit
+    from .engine.objects import PriorityClass
+    from .engine.priority import AdmissionError
+    from .models import PriorityClass as StoredPriorityClass
+
+    classes = [PriorityClass.from_doc(o.document) for o in StoredPriorityClass.objects.filter(cluster=cluster)]
+    classes += [PriorityClass.from_doc(d) for d in docs if d["kind"] == "PriorityClass"]
+    admitted, problems = [], []
+    for doc in docs:
+        try:
+            admitted.append(admit(doc, classes, cluster.admission or None))
+        except AdmissionError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise kube.DocumentError(problems)
+    return admitted
+
+
 def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
     created = replaced = 0
     policy_set = False
@@ -236,7 +259,7 @@ def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
                 replace_object(cluster, doc)
                 replaced += 1
             else:
-                create_object(cluster, doc)
+                create_object(cluster, admit_documents(cluster, [doc])[0])
                 created += 1
     return ImportResult(created, replaced, policy_set)
 
@@ -266,18 +289,18 @@ def export_documents(cluster: Cluster) -> list[dict]:
 
 
 def set_policy(cluster: Cluster, policy_doc: dict | None) -> None:
-    from .engine.policy import PolicyError, parse_policy
+    from .engine.policy import PolicyError, load_policy
 
     if policy_doc is not None:
         try:
-            parse_policy(policy_doc)
+            load_policy(policy_doc)
         except PolicyError as exc:
             raise kube.DocumentError([f"Policy: {exc}"]) from exc
     with transaction.atomic():
         _next_revision(cluster.pk)
         Cluster.objects.filter(pk=cluster.pk).update(policy=policy_doc)
     cluster.policy = policy_doc
-    _changed(cluster.pk)
+    _changed(cluster.pk, "Policy")
 
 
 # --- events ------------------------------------------------------------------------------------
@@ -324,11 +347,43 @@ def record_event(
 # --- after commit --------------------------------------------------------------------------------
 
 
+_local = threading.local()
+
+
+@contextmanager
+def controller_writes():
+    """Writes made by the controllers themselves: they do not ask for another reconcile."""
+    previous = getattr(_local, "controller", False)
+    _local.controller = True
+    try:
+        yield
+    finally:
+        _local.controller = previous
+
+
 def _changed(cluster_id: int, kind: str = "Cluster", name: str = "", namespace: str = "", nodes=()) -> None:
-    """Tell the open pages once the transaction commits (never from inside it)."""
+    """Tell the open pages once the transaction commits (never from inside it), and let the
+    controllers react to a change of the cluster's objects or policy."""
     from . import broadcast
 
     broadcast.note_change(cluster_id, broadcast.Change(kind, name, namespace, tuple(n for n in nodes if n)))
+    if (kind in KIND_MODELS or kind == "Policy") and not getattr(_local, "controller", False):
+        request_reconcile(cluster_id)
+
+
+def request_reconcile(cluster_id: int) -> None:
+    """Enqueue one reconcile of the cluster after the transaction commits."""
+    pending = _local.__dict__.setdefault("reconcile", set())
+    pending.add(cluster_id)
+
+    def enqueue():
+        if cluster_id in pending:
+            pending.discard(cluster_id)
+            from .tasks import reconcile_cluster
+
+            reconcile_cluster.delay(cluster_id)
+
+    transaction.on_commit(enqueue)
 
 
 def _nodes_showing(kind: str, name: str, *docs) -> tuple[str, ...]:

@@ -1031,6 +1031,10 @@ class _Decoder:
     def scalar(self, value: object, kind: str, go_type: str, struct: str, stack: list[str]) -> None:
         if kind == "any":
             return
+        if kind == "time" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            # clusterui keeps times on the simulated clock as numbers of seconds
+            # (deletionTimestamp, timeAdded, ...): accepted beside RFC 3339 strings.
+            return
         if kind in ("str", "time"):
             if isinstance(value, datetime.date):
                 # PyYAML turns an unquoted 2018-01-01 into a date; kubectl's YAML
