@@ -169,7 +169,11 @@ def test_it_takes_a_policy_file(cluster_file, tmp_path):
         ),
         pytest.param(["/nonexistent/cluster.yaml"], None, "/nonexistent/cluster.yaml", id="a file that cannot be read"),
         pytest.param(
-            ["-", "--until", "60"], CLUSTER, "running the simulated clock is not supported yet", id="a clock run"
+            ["-", "--until", "60"],
+            CLUSTER + "---\napiVersion: clusterui.io/v1alpha1\nkind: Timeline\nmetadata: {name: t}\n"
+            "steps:\n- run: oc adm cordon node1\n",
+            'Timeline "t" is invalid: steps[0].at: Required value',
+            id="a Timeline step without a time",
         ),
         pytest.param(
             ["-"],

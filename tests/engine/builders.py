@@ -181,3 +181,66 @@ def pdb(name: str, selector: Mapping[str, str] | None, disruptions_allowed: int 
         {"kind": "PodDisruptionBudget", "metadata": {"name": name, "namespace": namespace}, "spec": spec,
          "status": {"disruptionsAllowed": disruptions_allowed}}
     )
+
+
+# --- documents for the controllers (tests/engine/test_taint_manager.py, ...) ----------------------
+
+
+def node_doc(name: str, labels: Mapping[str, str] | None = None, taints: Iterable[Any] = (),
+             conditions: Mapping[str, str] | None = None, annotations: Mapping[str, str] | None = None,
+             unschedulable: bool = False, cpu: str = "4", memory: str = "8Gi", pods: str = "110") -> dict:
+    """A Node document (the shape scheduling/kube.py produces); taints as in `node()`;
+    conditions map type -> status."""
+    doc: dict = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **dict(labels or {})}},
+        "spec": {},
+        "status": {"capacity": {"cpu": cpu, "memory": memory, "pods": pods},
+                   "allocatable": {"cpu": cpu, "memory": memory, "pods": pods}},
+    }
+    if annotations:
+        doc["metadata"]["annotations"] = dict(annotations)
+    if taints:
+        doc["spec"]["taints"] = [{k: v for k, v in _taint_doc(t).items() if v != ""} for t in taints]
+    if unschedulable:
+        doc["spec"]["unschedulable"] = True
+    if conditions:
+        doc["status"]["conditions"] = [
+            {"type": k, "status": v, "lastHeartbeatTime": 0, "lastTransitionTime": 0} for k, v in conditions.items()
+        ]
+    return doc
+
+
+def pod_doc(name: str, node: str = "", tolerations: Iterable[Mapping[str, Any]] = (), namespace: str = "default",
+            labels: Mapping[str, str] | None = None, cpu: str | None = None, grace: int = 30,
+            owner: tuple[str, str] | None = None, phase: str | None = None, containers: Iterable[str] = ("c",)) -> dict:
+    """A Pod document; owner is a controller reference (kind, name)."""
+    requests = {"cpu": cpu} if cpu is not None else {}
+    meta: dict = {"name": name, "namespace": namespace}
+    if labels:
+        meta["labels"] = dict(labels)
+    if owner is not None:
+        meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": owner[0], "name": owner[1], "controller": True}]
+    spec: dict = {
+        "containers": [{"name": c, "image": "busybox", "resources": {"requests": dict(requests)}} for c in containers],
+        "terminationGracePeriodSeconds": grace,
+        "schedulerName": "default-scheduler",
+    }
+    if tolerations:
+        spec["tolerations"] = [dict(t) for t in tolerations]
+    if node:
+        spec["nodeName"] = node
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
+            "status": {"phase": phase or ("Running" if node else "Pending")}}
+
+
+def toleration(key: str, effect: str = "NoExecute", seconds: int | None = None, value: str | None = None,
+               operator: str | None = None) -> dict:
+    """A toleration document: Equal when a value is given, else Exists."""
+    t: dict = {"key": key, "operator": operator or ("Equal" if value is not None else "Exists"), "effect": effect}
+    if value is not None:
+        t["value"] = value
+    if seconds is not None:
+        t["tolerationSeconds"] = seconds
+    return t

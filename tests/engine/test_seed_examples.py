@@ -594,12 +594,12 @@ def test_explain(explain, keys):
 @pytest.mark.parametrize(
     "kwargs, extra, message",
     [
-        pytest.param({"until": 30}, [], "--until 30: running the simulated clock is not supported yet", id="a clock run"),
+        pytest.param({"until": -30}, [], "--until -30: must be greater than or equal to 0", id="a negative clock run"),
         pytest.param(
             {},
-            [{"apiVersion": "clusterui.io/v1alpha1", "kind": "Timeline", "metadata": {"name": "t"}, "steps": []}],
-            'Timeline "t": Timeline documents are not supported yet',
-            id="a Timeline document",
+            [{"apiVersion": "clusterui.io/v1alpha1", "kind": "Timeline", "metadata": {"name": "t"}, "steps": [{"run": "oc adm cordon node1"}]}],
+            'Timeline "t" is invalid: steps[0].at: Required value',
+            id="a Timeline step without a time",
         ),
         pytest.param(
             {},

@@ -1,0 +1,108 @@
+"""Built-in scenarios: the seeds' worked examples on taints and tolerations, one YAML file
+each (Nodes, Pods, controllers and a Timeline), loadable with scheduling.kube.load_documents
+and playable with engine.simulate.simulate(docs, until=scenario.until).
+
+The engine reads no files: `path(scenario)` only says where the file is.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    title: str
+    description: str
+    file: str  # file name in this directory
+    until: float  # how long to run the clock to see the whole example
+    source: str  # the seed sections it comes from
+
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario(
+        "multiple-taints",
+        "Multiple taints",
+        "node1 gets key1=value1:NoSchedule, key1=value1:NoExecute and key2=value2:NoSchedule; the pods tolerate the two "
+        "key1 taints. The pod already running stays; the new pod cannot be scheduled (the third taint).",
+        "multiple-taints.yaml",
+        60,
+        "seed 000 §7.7.1.2; seed 003 §16.11.2.1; seed 004 §16.11.2.1",
+    ),
+    Scenario(
+        "toleration-seconds",
+        "tolerationSeconds: evicted after 3600 s, unless the taint goes first",
+        "Both pods tolerate key1=value1:NoExecute for 3600 s. The pod on node2 is evicted at t=3600; the taint is "
+        "removed from node1 at t=1800, so its pod is never evicted.",
+        "toleration-seconds.yaml",
+        4000,
+        "seed 000 §7.7.1.1; seed 004 §16.11.4.1",
+    ),
+    Scenario(
+        "default-toleration-seconds",
+        "Taint-based eviction with the default 300 s",
+        "node1 stops reporting at t=60: Ready Unknown at 105 (first 5 s check after the 40 s grace period), "
+        "unreachable:NoExecute at 110, the Deployment's pods evicted at 410 (DefaultTolerationSeconds) and replaced "
+        "on the other nodes; a pod tolerating 6000 s stays.",
+        "default-toleration-seconds.yaml",
+        600,
+        "seed 000 §7.7.1.4; seed 004 §16.11.4.1.1, §16.11.5",
+    ),
+    Scenario(
+        "daemonset-tolerations",
+        "DaemonSet pods are never evicted for node problems",
+        "node1 is unreachable from t=0: the ordinary pod is evicted at 350, the DaemonSet pod tolerates "
+        "unreachable and not-ready forever and stays. node1 reports again at t=3600.",
+        "daemonset-tolerations.yaml",
+        3700,
+        "seed 004 §16.11.6; seed 000 §7.7.1.4",
+    ),
+    Scenario(
+        "dedicated-nodes",
+        "Dedicated nodes: taint, label and node affinity",
+        "node1 is tainted and labelled dedicated=groupName. The group's pod (toleration and node affinity) runs on "
+        "node1 only; a pod with the affinity but no toleration waits; other pods go elsewhere.",
+        "dedicated-nodes.yaml",
+        20,
+        "seed 000 §7.7.4; seed 004 §16.11.7.1-16.11.7.2",
+    ),
+    Scenario(
+        "special-hardware",
+        "Nodes with special hardware",
+        "ssd-1 is tainted disktype=ssd:NoSchedule and ssd-2 disktype=ssd:PreferNoSchedule. The pod needing an SSD "
+        "tolerates the taint and selects disktype=ssd; the ordinary pod goes to the plain node.",
+        "special-hardware.yaml",
+        20,
+        "seed 000 §7.7.5; seed 004 §16.11.7.3",
+    ),
+    Scenario(
+        "tolerate-all",
+        "Tolerating all taints",
+        "A pod with `operator: Exists` alone tolerates every taint and stays when node1 gets NoSchedule and NoExecute "
+        "taints at t=10; the ordinary pod is evicted at once.",
+        "tolerate-all.yaml",
+        60,
+        "seed 000 §7.7.1.5",
+    ),
+    Scenario(
+        "control-plane-taint",
+        "The control-plane taint",
+        "master-0 has node-role.kubernetes.io/master:NoSchedule by default (adding it again is refused); ordinary "
+        "pods go to the worker, a pod tolerating it and selecting masters runs on master-0.",
+        "control-plane-taint.yaml",
+        20,
+        "seed 000 §7.7.1, §7.7.2",
+    ),
+)
+
+BY_NAME = {s.name: s for s in SCENARIOS}
+
+
+def path(scenario: Scenario | str) -> str:
+    """The scenario's YAML file."""
+    s = BY_NAME[scenario] if isinstance(scenario, str) else scenario
+    return os.path.join(HERE, s.file)

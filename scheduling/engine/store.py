@@ -1,0 +1,431 @@
+"""An in-memory document store the controllers' actions (engine.actions) are applied to.
+
+Documents are kept per kind, keyed by (namespace, name), in insertion order; `apply`
+returns the (kind, namespace, name) of the documents that changed (empty: the action
+was a no-op, which is what makes the controllers idempotent). Events go to `events`.
+Resource versions are not kept here (the Django side has them).
+
+Controller state kept in documents (everything a controller needs to resume after a
+crash; Kubernetes keeps some of it only in memory):
+
+* `clusterui.io/noexecute-eviction-at` (Pod annotation, simulated seconds): the NoExecute
+  taint manager's eviction timer for the pod (upstream: a TimedWorker in memory). Set
+  when a tolerated NoExecute taint with tolerationSeconds is first seen on the pod's
+  node; removed when the timer is cancelled or fires.
+* `clusterui.io/heartbeat-stopped-at` (Node annotation, simulated seconds): the node's
+  kubelet stopped posting status at that time (upstream: the kubelet simply stops; the
+  controller notices that lastHeartbeatTime no longer moves). Any non-numeric value is
+  stamped with the current time by the node lifecycle controller. Removing the
+  annotation makes the kubelet report again.
+* `clusterui.io/killed-at` (Pod annotation): the kubelet has sent the terminating pod's
+  containers the stop signal (the Killing events were recorded) at that time.
+* `Zone` documents (apiVersion clusterui.io/v1alpha1, cluster-scoped): the node
+  lifecycle controller's zone states and per-zone rate limiters (upstream: in memory).
+* Taints' `timeAdded`, conditions' `lastHeartbeatTime` / `lastTransitionTime`, pods'
+  `metadata.deletionTimestamp` (= deletion request + grace period, as the API server
+  sets it) and `metadata.creationTimestamp` are simulated seconds (numbers).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Iterable, Iterator, Mapping
+
+from . import actions as A
+from .defaults import CLUSTERUI_API_VERSION, ZONE_KIND, is_namespaced
+
+EVICTION_AT_ANNOTATION = "clusterui.io/noexecute-eviction-at"
+HEARTBEAT_STOPPED_ANNOTATION = "clusterui.io/heartbeat-stopped-at"
+KILLED_AT_ANNOTATION = "clusterui.io/killed-at"
+
+Ref = tuple[str, str, str]  # (kind, namespace, name)
+
+
+# --- simulated time in documents -----------------------------------------------------------
+
+
+def sim_time(value: Any) -> float | None:
+    """A time read from a document: a number of simulated seconds, a numeric string, or
+    None. Any other string (an RFC 3339 timestamp of an imported object) is taken as
+    "before the simulation started": 0.0."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return 0.0
+    return None
+
+
+def time_value(t: float) -> int | float:
+    """A time as stored in a document: whole seconds as an int (300, not 300.0)."""
+    return int(t) if float(t).is_integer() else float(t)
+
+
+def time_text(t: float) -> str:
+    """A time as stored in an annotation (annotations are strings): "300", "300.5"."""
+    return str(time_value(t))
+
+
+# --- document helpers ------------------------------------------------------------------------
+
+
+def meta(doc: Mapping[str, Any]) -> Mapping[str, Any]:
+    return doc.get("metadata") or {}
+
+
+def name_of(doc: Mapping[str, Any]) -> str:
+    return meta(doc).get("name") or ""
+
+
+def namespace_of(doc: Mapping[str, Any]) -> str:
+    if not is_namespaced(doc.get("kind") or ""):
+        return ""
+    return meta(doc).get("namespace") or "default"
+
+
+def ref_of(doc: Mapping[str, Any]) -> Ref:
+    return (doc.get("kind") or "", namespace_of(doc), name_of(doc))
+
+
+def annotations_of(doc: Mapping[str, Any]) -> Mapping[str, str]:
+    return meta(doc).get("annotations") or {}
+
+
+def labels_of(doc: Mapping[str, Any]) -> Mapping[str, str]:
+    return meta(doc).get("labels") or {}
+
+
+def controller_ref(doc: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    for ref in meta(doc).get("ownerReferences") or ():
+        if ref.get("controller"):
+            return ref
+    return None
+
+
+def is_terminating(doc: Mapping[str, Any]) -> bool:
+    return meta(doc).get("deletionTimestamp") is not None
+
+
+def zone_doc(name: str, status: Mapping[str, Any]) -> dict:
+    return {"apiVersion": CLUSTERUI_API_VERSION, "kind": ZONE_KIND, "metadata": {"name": name}, "status": dict(status)}
+
+
+# --- the store ------------------------------------------------------------------------------------
+
+
+class Store:
+    """Documents by kind; `apply(action)` -> the refs that changed."""
+
+    def __init__(self, docs: Iterable[Mapping[str, Any]] = ()):
+        self._docs: dict[str, dict[tuple[str, str], dict]] = {}
+        self.events: list[A.RecordEvent] = []
+        for doc in docs:
+            self.put(copy.deepcopy(dict(doc)))
+
+    # reading -----------------------------------------------------------------------------
+
+    def get(self, kind: str, namespace: str, name: str) -> dict | None:
+        return self._docs.get(kind, {}).get((namespace, name))
+
+    def list(self, kind: str) -> list[dict]:
+        return list(self._docs.get(kind, {}).values())
+
+    def kinds(self) -> list[str]:
+        return list(self._docs)
+
+    def all(self) -> Iterator[dict]:
+        for docs in self._docs.values():
+            yield from docs.values()
+
+    def copy(self) -> "Store":
+        other = Store()
+        other._docs = {k: {key: copy.deepcopy(d) for key, d in docs.items()} for k, docs in self._docs.items()}
+        other.events = list(self.events)
+        return other
+
+    # writing -------------------------------------------------------------------------------
+
+    def put(self, doc: dict) -> Ref:
+        """Insert or overwrite `doc` as is (no copy)."""
+        ref = ref_of(doc)
+        self._docs.setdefault(ref[0], {})[(ref[1], ref[2])] = doc
+        return ref
+
+    def remove(self, kind: str, namespace: str, name: str) -> dict | None:
+        return self._docs.get(kind, {}).pop((namespace, name), None)
+
+    def apply_all(self, actions: Iterable[Any]) -> list[Ref]:
+        changed: list[Ref] = []
+        for action in actions:
+            changed.extend(self.apply(action))
+        return changed
+
+    def apply(self, action: Any) -> list[Ref]:
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
+            raise TypeError(f"not an action: {action!r}")
+        return handler(self, action)
+
+
+# --- handlers: each returns the refs it changed ------------------------------------------------
+
+
+def _changed(store: Store, kind: str, namespace: str, name: str, mutate) -> list[Ref]:
+    doc = store.get(kind, namespace, name)
+    if doc is None:
+        return []
+    before = copy.deepcopy(doc)
+    mutate(doc)
+    return [(kind, namespace, name)] if doc != before else []
+
+
+def _create(store: Store, a: A.CreateObject) -> list[Ref]:
+    doc = copy.deepcopy(dict(a.doc))
+    ref = ref_of(doc)
+    if store.get(*ref) is not None:
+        return []
+    store.put(doc)
+    return [ref]
+
+
+def _replace(store: Store, a: A.ReplaceObject) -> list[Ref]:
+    doc = copy.deepcopy(dict(a.doc))
+    ref = ref_of(doc)
+    old = store.get(*ref)
+    if old is not None:
+        old_meta = old.get("metadata") or {}
+        new_meta = doc.setdefault("metadata", {})
+        for key in ("uid", "creationTimestamp"):
+            if key in old_meta and key not in new_meta:
+                new_meta[key] = old_meta[key]
+        if a.keep_status:
+            if "status" in old:
+                doc["status"] = copy.deepcopy(old["status"])
+            else:
+                doc.pop("status", None)
+        if doc == old:
+            return []
+    store.put(doc)
+    return [ref]
+
+
+def _delete(store: Store, a: A.DeleteObject) -> list[Ref]:
+    return [(a.kind, a.namespace, a.name)] if store.remove(a.kind, a.namespace, a.name) is not None else []
+
+
+def _bind(store: Store, a: A.Bind) -> list[Ref]:
+    def mutate(doc: dict) -> None:
+        doc.setdefault("spec", {})["nodeName"] = a.node
+        status = doc.get("status")
+        if status and "nominatedNodeName" in status:
+            del status["nominatedNodeName"]
+
+    return _changed(store, "Pod", a.namespace, a.name, mutate)
+
+
+def _nominate(store: Store, a: A.SetNominatedNode) -> list[Ref]:
+    def mutate(doc: dict) -> None:
+        status = doc.setdefault("status", {})
+        if a.node:
+            status["nominatedNodeName"] = a.node
+        else:
+            status.pop("nominatedNodeName", None)
+
+    return _changed(store, "Pod", a.namespace, a.name, mutate)
+
+
+def _delete_pod(store: Store, a: A.SetPodDeletion) -> list[Ref]:
+    def mutate(doc: dict) -> None:
+        m = doc.setdefault("metadata", {})
+        if m.get("deletionTimestamp") is not None:
+            return
+        m["deletionTimestamp"] = time_value(a.at + a.grace_seconds)
+        m["deletionGracePeriodSeconds"] = int(a.grace_seconds)
+
+    return _changed(store, "Pod", a.namespace, a.name, mutate)
+
+
+def _map_setter(field: str, key: str, value: str | None):
+    def mutate(doc: dict) -> None:
+        m = doc.setdefault("metadata", {})
+        values = m.get(field) or {}
+        if value is None:
+            if key in values:
+                values = dict(values)
+                del values[key]
+        else:
+            values = {**values, key: value}
+        if values:
+            m[field] = values
+        else:
+            m.pop(field, None)
+
+    return mutate
+
+
+def _annotate(store: Store, a: A.SetAnnotation) -> list[Ref]:
+    return _changed(store, a.kind, a.namespace, a.name, _map_setter("annotations", a.key, a.value))
+
+
+def _label(store: Store, a: A.SetLabel) -> list[Ref]:
+    return _changed(store, a.kind, a.namespace, a.name, _map_setter("labels", a.key, a.value))
+
+
+def _adopt(store: Store, a: A.SetControllerRef) -> list[Ref]:
+    def mutate(doc: dict) -> None:
+        if controller_ref(doc) is not None:
+            return
+        m = doc.setdefault("metadata", {})
+        m["ownerReferences"] = list(m.get("ownerReferences") or []) + [dict(a.owner)]
+
+    return _changed(store, a.kind, a.namespace, a.name, mutate)
+
+
+def _add_taint(store: Store, a: A.AddTaint) -> list[Ref]:
+    taint = {k: v for k, v in a.taint.items() if v is not None}
+
+    def mutate(doc: dict) -> None:
+        spec = doc.setdefault("spec", {})
+        taints = list(spec.get("taints") or [])
+        for i, t in enumerate(taints):
+            if t.get("key") == taint.get("key") and (t.get("effect") or "") == (taint.get("effect") or ""):
+                if (t.get("value") or "") != (taint.get("value") or ""):
+                    taints[i] = taint
+                break
+        else:
+            taints.append(taint)
+        spec["taints"] = taints
+
+    return _changed(store, "Node", "", a.node, mutate)
+
+
+def _remove_taint(store: Store, a: A.RemoveTaint) -> list[Ref]:
+    def mutate(doc: dict) -> None:
+        spec = doc.get("spec") or {}
+        taints = spec.get("taints") or []
+        kept = [t for t in taints if not (t.get("key") == a.key and (not a.effect or t.get("effect") == a.effect))]
+        if len(kept) != len(taints):
+            spec["taints"] = kept
+
+    return _changed(store, "Node", "", a.node, mutate)
+
+
+def _set_taints(store: Store, a: A.SetTaints) -> list[Ref]:
+    def mutate(doc: dict) -> None:
+        spec = doc.setdefault("spec", {})
+        taints = [dict(t) for t in a.taints]
+        if taints or spec.get("taints"):
+            spec["taints"] = taints
+
+    return _changed(store, "Node", "", a.node, mutate)
+
+
+def _unschedulable(store: Store, a: A.SetUnschedulable) -> list[Ref]:
+    def mutate(doc: dict) -> None:
+        spec = doc.setdefault("spec", {})
+        if a.value:
+            spec["unschedulable"] = True
+        else:
+            spec.pop("unschedulable", None)
+
+    return _changed(store, "Node", "", a.node, mutate)
+
+
+def _condition(store: Store, a: A.SetNodeCondition) -> list[Ref]:
+    heartbeat = a.at if a.heartbeat is None else a.heartbeat
+
+    def mutate(doc: dict) -> None:
+        status = doc.setdefault("status", {})
+        conditions = list(status.get("conditions") or [])
+        for i, c in enumerate(conditions):
+            if c.get("type") == a.type:
+                new = dict(c)
+                if c.get("status") != a.status:
+                    new["lastTransitionTime"] = time_value(a.at)
+                new.update(status=a.status, reason=a.reason, message=a.message, lastHeartbeatTime=time_value(heartbeat))
+                if c.get("status") == a.status and c.get("reason") == a.reason and c.get("message") == a.message:
+                    return  # nothing but the heartbeat would move: keep the document as is
+                conditions[i] = new
+                break
+        else:
+            conditions.append(
+                {
+                    "type": a.type,
+                    "status": a.status,
+                    "lastHeartbeatTime": time_value(heartbeat),
+                    "lastTransitionTime": time_value(a.at),
+                    "reason": a.reason,
+                    "message": a.message,
+                }
+            )
+        status["conditions"] = conditions
+
+    return _changed(store, "Node", "", a.node, mutate)
+
+
+def _patch_status(store: Store, a: A.PatchStatus) -> list[Ref]:
+    def mutate(doc: dict) -> None:
+        status = doc.setdefault("status", {})
+        for k, v in a.fields.items():
+            if v is None:
+                status.pop(k, None)
+            else:
+                status[k] = copy.deepcopy(v)
+
+    return _changed(store, a.kind, a.namespace, a.name, mutate)
+
+
+def _replicas(store: Store, a: A.SetReplicas) -> list[Ref]:
+    def mutate(doc: dict) -> None:
+        doc.setdefault("spec", {})["replicas"] = int(a.replicas)
+
+    return _changed(store, a.kind, a.namespace, a.name, mutate)
+
+
+def _zone(store: Store, a: A.SetZoneState) -> list[Ref]:
+    if a.state is None:
+        return [(ZONE_KIND, "", a.zone)] if store.remove(ZONE_KIND, "", a.zone) is not None else []
+    status = {
+        "state": a.state,
+        "since": time_value(a.since),
+        "nodes": a.nodes,
+        "notReady": a.not_ready,
+        "evictionRate": a.eviction_rate,
+        "tokenAvailableAt": None if a.token_available_at is None else time_value(a.token_available_at),
+    }
+    old = store.get(ZONE_KIND, "", a.zone)
+    if old is not None and old.get("status") == status:
+        return []
+    store.put(zone_doc(a.zone, status))
+    return [(ZONE_KIND, "", a.zone)]
+
+
+def _event(store: Store, a: A.RecordEvent) -> list[Ref]:
+    store.events.append(a)
+    return []
+
+
+_HANDLERS = {
+    A.CreateObject: _create,
+    A.ReplaceObject: _replace,
+    A.DeleteObject: _delete,
+    A.Bind: _bind,
+    A.SetNominatedNode: _nominate,
+    A.SetPodDeletion: _delete_pod,
+    A.SetAnnotation: _annotate,
+    A.SetLabel: _label,
+    A.SetControllerRef: _adopt,
+    A.AddTaint: _add_taint,
+    A.RemoveTaint: _remove_taint,
+    A.SetTaints: _set_taints,
+    A.SetUnschedulable: _unschedulable,
+    A.SetNodeCondition: _condition,
+    A.PatchStatus: _patch_status,
+    A.SetReplicas: _replicas,
+    A.SetZoneState: _zone,
+    A.RecordEvent: _event,
+}
