@@ -39,6 +39,7 @@ test: venv
 
 bench: venv
 	$(PY) -m scheduling.bench
+	$(PY) -m scheduling.bench_board
 
 # `manage.py check --deploy` with production settings.
 check-deploy: venv

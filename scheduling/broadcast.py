@@ -17,6 +17,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 from django.template.loader import render_to_string
+from django.utils.html import format_html
 
 logger = logging.getLogger(__name__)
 
@@ -67,16 +68,44 @@ def flush(cluster_id: int) -> None:
 
 
 def render_changes(cluster_id: int, changes: list[Change]) -> str:
-    """The out-of-band fragments for `changes`, rendered from the committed state."""
+    """The out-of-band fragments for `changes`, rendered from the committed state: the
+    summary always; the clock (and the event ages) when the cluster itself changed; the
+    node cards listed in the changes (an element that deletes the card of a node that is
+    gone); the pending queue when a pod or a node changed; the event stream when an event
+    was recorded. Every fragment is a named partial of the cluster page, rendered with the
+    default display options: pages showing a filtered view refetch the fragments they
+    receive with their own filters (static/js/clusterui.js)."""
+    from . import board
     from .models import Cluster
-    from .views import cluster_summary_context
+    from .views import _urls, clock_context, cluster_summary_context
 
     cluster = Cluster.objects.filter(pk=cluster_id).first()
     if cluster is None:
         return ""
-    return render_to_string(
-        "scheduling/cluster_detail.html#cluster-summary", {**cluster_summary_context(cluster), "oob": True}
-    )
+    page = "scheduling/cluster_detail.html"
+    base = {"cluster": cluster, "oob": True, **_urls(cluster)}
+    kinds = {c.kind for c in changes}
+    parts = [render_to_string(f"{page}#cluster-summary", {**cluster_summary_context(cluster), "oob": True})]
+    if "Cluster" in kinds:
+        parts.append(render_to_string(f"{page}#clock", {**clock_context(cluster), "oob": True}))
+
+    node_changes = {c.name for c in changes if c.kind == "Node"}
+    names: list[str] = []
+    for c in changes:
+        if c.kind == "Node":
+            names.append(c.name)
+        names.extend(c.nodes)
+    if names:
+        for name, card in board.node_cards(cluster, names).items():
+            if card is not None:
+                parts.append(render_to_string(f"{page}#node-card", {**base, "card": card}))
+            elif name in node_changes:
+                parts.append(format_html('<div id="{}" hx-swap-oob="delete"></div>', board.node_dom_id(name)))
+    if kinds & {"Pod", "Node"}:
+        parts.append(render_to_string(f"{page}#pending", {**base, "pending": board.pending_queue(cluster)}))
+    if kinds & {"Event", "Cluster"}:
+        parts.append(render_to_string(f"{page}#events", {**base, "events": board.events(cluster)}))
+    return "".join(parts)
 
 
 def send_html(cluster_id: int, html: str) -> None:

@@ -41,3 +41,108 @@ class ImportForm(forms.Form):
         if not (data.get("text") or "").strip():
             raise forms.ValidationError("upload a file or paste YAML")
         return data
+
+
+# --- the what-if editor ---------------------------------------------------------------------
+
+EFFECTS = [("NoSchedule", "NoSchedule"), ("PreferNoSchedule", "PreferNoSchedule"), ("NoExecute", "NoExecute")]
+
+
+class TaintForm(forms.Form):
+    key = forms.CharField(max_length=316)
+    value = forms.CharField(max_length=63, required=False)
+    effect = forms.ChoiceField(choices=EFFECTS)
+
+
+class OcTaintForm(forms.Form):
+    """The `oc adm taint nodes NODE ...` forms: key=value:Effect, key:Effect, key:Effect-, key-."""
+
+    taint = forms.CharField(max_length=1000, label="oc adm taint", strip=True)
+    overwrite = forms.BooleanField(required=False)
+
+
+class IndexForm(forms.Form):
+    index = forms.IntegerField(min_value=0)
+
+
+class LabelForm(forms.Form):
+    key = forms.CharField(max_length=316)
+    value = forms.CharField(max_length=63, required=False)
+
+
+class KeyForm(forms.Form):
+    key = forms.CharField(max_length=316)
+
+
+class ConditionForm(forms.Form):
+    type = forms.ChoiceField(choices=[(c, c) for c in ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable", "OutOfDisk")])
+    status = forms.ChoiceField(choices=[("True", "True"), ("False", "False"), ("Unknown", "Unknown")])
+
+
+class TolerationForm(forms.Form):
+    key = forms.CharField(max_length=316, required=False)
+    operator = forms.ChoiceField(choices=[("Equal", "Equal"), ("Exists", "Exists")])
+    value = forms.CharField(max_length=63, required=False)
+    effect = forms.ChoiceField(choices=[("", "(all effects)")] + EFFECTS, required=False)
+    seconds = forms.IntegerField(required=False, label="tolerationSeconds")
+
+    def toleration(self) -> dict:
+        d = self.cleaned_data
+        out = {"operator": d["operator"]}
+        if d["key"]:
+            out["key"] = d["key"]
+        if d["operator"] == "Equal" and d["value"]:
+            out["value"] = d["value"]
+        if d["effect"]:
+            out["effect"] = d["effect"]
+        if d["seconds"] is not None:
+            out["tolerationSeconds"] = d["seconds"]
+        return out
+
+
+class TextForm(forms.Form):
+    text = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 16, "spellcheck": "false"}))
+
+
+class ApplyForm(forms.Form):
+    document = forms.CharField(widget=forms.HiddenInput)
+    resource_version = forms.IntegerField(widget=forms.HiddenInput, min_value=0)
+    verb = forms.SlugField(required=False, widget=forms.HiddenInput)
+
+
+class PolicyForm(forms.Form):
+    text = forms.CharField(
+        required=False,
+        label="Policy (JSON or YAML; empty = the default policy)",
+        widget=forms.Textarea(attrs={"rows": 22, "spellcheck": "false"}),
+    )
+
+
+class ClockForm(forms.Form):
+    STEPS = (10, 60, 600)
+
+    action = forms.ChoiceField(choices=[(a, a) for a in ("play", "pause", "speed")] + [(f"step-{s}", f"+{s}s") for s in STEPS])
+    speed = forms.FloatField(required=False, min_value=1, max_value=600)
+
+
+class NodeAffinityForm(forms.Form):
+    key = forms.CharField(max_length=316)
+    operator = forms.ChoiceField(choices=[(o, o) for o in ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")])
+    values = forms.CharField(required=False, help_text="comma-separated")
+
+    def value_list(self) -> list[str]:
+        return [v.strip() for v in self.cleaned_data["values"].split(",") if v.strip()]
+
+
+TOPOLOGY_KEYS = [
+    ("kubernetes.io/hostname", "same node (kubernetes.io/hostname)"),
+    ("failure-domain.beta.kubernetes.io/zone", "same zone (failure-domain.beta.kubernetes.io/zone)"),
+    ("failure-domain.beta.kubernetes.io/region", "same region (failure-domain.beta.kubernetes.io/region)"),
+]
+
+
+class PodAffinityForm(forms.Form):
+    kind = forms.ChoiceField(choices=[("affinity", "near (podAffinity)"), ("anti-affinity", "away from (podAntiAffinity)")])
+    key = forms.CharField(max_length=316)
+    value = forms.CharField(max_length=63, required=False)
+    topology_key = forms.ChoiceField(choices=TOPOLOGY_KEYS)

@@ -1,0 +1,174 @@
+/* clusterui: the few behaviours htmx attributes cannot express. No build step, no CDN.
+ *
+ * 1. The "live" htmx extension (hx-ext="ws,live" on the cluster page) looks at every
+ *    websocket message before the ws extension swaps it. The server renders each fragment
+ *    once for every open page, with the default display options; here:
+ *    - a fragment whose target element is missing (a node created since this page loaded)
+ *      makes the page resynchronise (refetch the live region with its own filters);
+ *    - a node card whose labels changed while the board is grouped resynchronises too (the
+ *      card may belong to another group now);
+ *    - a fragment whose target was rendered for a filtered view (data-filtered) is not
+ *      swapped: that element is refetched from its data-src with this page's filters.
+ * 2. A reconnected socket resynchronises the page (the changes missed meanwhile).
+ * 3. Links marked data-panel open in the side panel; Escape or the × button closes it.
+ * 4. Buttons with data-clear="#id" empty that element (cancel a preview: nothing to undo
+ *    on the server, a preview never writes).
+ * 5. The filter form sends only the options that differ from the defaults, so shared URLs
+ *    stay short; the large-type box applies at once.
+ */
+(function () {
+  "use strict";
+
+  var DEFAULTS = { group: "zone", color: "namespace" };
+
+  function live() { return document.getElementById("live"); }
+
+  function pageUrl() { return window.location.pathname + window.location.search; }
+
+  var resyncTimer = null;
+  function resync() {
+    if (resyncTimer) return;
+    resyncTimer = setTimeout(function () {
+      resyncTimer = null;
+      if (!live()) return;
+      htmx.ajax("GET", pageUrl(), { target: "#live", swap: "outerHTML" });
+    }, 150);
+  }
+
+  function refetch(target) {
+    var src = target.getAttribute("data-src");
+    if (!src) { resync(); return; }
+    htmx.ajax("GET", src + window.location.search, { target: "#" + CSS.escape(target.id), swap: "outerHTML" });
+  }
+
+  function groupingActive() {
+    var params = new URLSearchParams(window.location.search);
+    return (params.get("group") || DEFAULTS.group) !== "none";
+  }
+
+  htmx.defineExtension("live", {
+    transformResponse: function (text, xhr, elt) {
+      if (xhr) return text; // only websocket messages (the ws extension passes no xhr)
+      var tpl = document.createElement("template");
+      tpl.innerHTML = text;
+      var kept = [];
+      var needResync = false;
+      Array.prototype.forEach.call(tpl.content.children, function (el) {
+        var oob = el.getAttribute("hx-swap-oob") || "true";
+        var target = el.id ? document.getElementById(el.id) : null;
+        if (!target) {
+          if (oob !== "delete" && el.hasAttribute("data-node")) needResync = true;
+          return; // nothing to swap into on this page
+        }
+        if (oob !== "delete" && target.hasAttribute("data-node") && groupingActive() &&
+            target.getAttribute("data-labels") !== el.getAttribute("data-labels")) {
+          needResync = true;
+          return;
+        }
+        if (oob !== "delete" && target.hasAttribute("data-filtered")) {
+          refetch(target);
+          return;
+        }
+        kept.push(el.outerHTML);
+      });
+      if (needResync) resync();
+      return kept.join("");
+    }
+  });
+
+  function setStatus(text, cls) {
+    var el = document.getElementById("live-status");
+    if (!el) return;
+    el.textContent = text;
+    el.className = "live-status " + (cls || "");
+  }
+
+  var opened = 0;
+  document.addEventListener("htmx:wsOpen", function () {
+    setStatus("live", "on");
+    if (opened++ > 0) resync(); // a reconnect: catch up with what was missed
+  });
+  document.addEventListener("htmx:wsClose", function () { setStatus("reconnecting…", "off"); });
+
+  // --- the side panel ---------------------------------------------------------------------
+
+  function panel() { return document.getElementById("panel"); }
+
+  function openPanel(url, opener) {
+    var p = panel();
+    if (!p || !p.closest(".workspace")) { window.location.href = url; return; }
+    p.hidden = false;
+    document.body.classList.add("panel-open");
+    p.setAttribute("data-opener", opener && opener.id ? opener.id : "");
+    htmx.ajax("GET", url, { target: "#panel", swap: "innerHTML" }).then(function () {
+      var heading = p.querySelector("h2");
+      if (heading) heading.focus();
+    });
+  }
+
+  function closePanel() {
+    var p = panel();
+    if (!p) return;
+    if (!p.closest(".workspace")) { // a page of its own: back to the board
+      var crumb = document.querySelector(".crumb[href]");
+      if (crumb) window.location.href = crumb.getAttribute("href");
+      return;
+    }
+    p.hidden = true;
+    p.innerHTML = "";
+    document.body.classList.remove("panel-open");
+    var opener = p.getAttribute("data-opener");
+    var back = opener && document.getElementById(opener);
+    if (back) back.focus();
+  }
+
+  document.addEventListener("click", function (event) {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    var link = event.target.closest("a[data-panel]");
+    if (link) {
+      event.preventDefault();
+      openPanel(link.getAttribute("href"), link);
+      return;
+    }
+    var chip = event.target.closest("button[data-pod]");
+    var page = document.getElementById("cluster-page");
+    if (chip && page) {
+      event.preventDefault();
+      openPanel(page.getAttribute("data-pod-base") + chip.getAttribute("data-pod") + "/", chip);
+      return;
+    }
+    var close = event.target.closest("[data-close-panel]");
+    if (close) { event.preventDefault(); closePanel(); return; }
+    var clear = event.target.closest("[data-clear]");
+    if (clear) {
+      event.preventDefault();
+      var what = document.querySelector(clear.getAttribute("data-clear"));
+      if (what) what.innerHTML = "";
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && panel() && !panel().hidden && panel().closest(".workspace")) closePanel();
+  });
+
+  // --- the filter form ------------------------------------------------------------------------
+
+  document.addEventListener("htmx:configRequest", function (event) {
+    if (!event.detail.elt || event.detail.elt.id !== "board-filters") return;
+    var params = event.detail.parameters;
+    var clean = function (key, value) {
+      return value === "" || value === null || value === undefined || DEFAULTS[key] === value;
+    };
+    if (params instanceof FormData) {
+      Array.from(params.keys()).forEach(function (key) { if (clean(key, params.get(key))) params.delete(key); });
+    } else {
+      Object.keys(params).forEach(function (key) { if (clean(key, params[key])) delete params[key]; });
+    }
+  });
+
+  document.addEventListener("change", function (event) {
+    if (event.target.name === "big" && event.target.closest("#board-filters")) {
+      document.body.classList.toggle("big", event.target.checked);
+    }
+  });
+})();

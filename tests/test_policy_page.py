@@ -1,0 +1,89 @@
+"""The scheduler policy page: the policy as JSON/YAML, validation with clear errors, the
+seed's samples one click away, saving, and where the pending pods go under two policies."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+
+from scheduling import services
+from scheduling.engine.sample_policies import SAMPLE_POLICIES
+from scheduling.models import Cluster
+
+DEMO = Path(__file__).resolve().parent.parent / "scheduling" / "demo" / "demo-cluster.yaml"
+
+
+@pytest.fixture
+def demo(db):
+    return services.import_new_cluster("demo", DEMO.read_text(), DEMO.name)
+
+
+def act(client, cluster, **data):
+    return client.post(reverse("policy-action", args=[cluster.pk]), data, HTTP_HX_REQUEST="true")
+
+
+def test_without_a_policy_the_page_shows_the_default_one(client, demo):
+    body = client.get(reverse("policy", args=[demo.pk])).content.decode()
+    assert "the default policy" in body
+    assert "&quot;name&quot;: &quot;PodToleratesNodeTaints&quot;" in body  # JSON
+    assert "- name: PodToleratesNodeTaints" in body  # YAML
+    for name in SAMPLE_POLICIES:
+        assert f'value="sample:{name}"' in body
+
+
+def test_a_sample_is_one_click_away(client, demo):
+    body = act(client, demo, action="sample:require-region-zone-preferred").content.decode()
+    assert "RequireRegion" in body and "sample policy &quot;require-region-zone-preferred&quot; loaded" in body
+
+
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        pytest.param("{not json", "error parsing the Policy at line 1", id="unparsable text"),
+        pytest.param(json.dumps({"kind": "Policy", "apiVersion": "v1", "predicates": [{"name": "NoSuchPredicate"}]}),
+                     "Invalid configuration: Predicate type not found for &quot;NoSuchPredicate&quot;", id="unknown predicate"),
+        pytest.param(json.dumps({"kind": "Policy", "apiVersion": "v1", "priorities": [{"name": "LeastRequestedPriority", "weight": 0}]}),
+                     "Priority LeastRequestedPriority should have a positive weight applied to it or it has overflown", id="zero weight"),
+    ],
+)
+def test_an_invalid_policy_is_explained_and_not_saved(editor_client, demo, text, error):
+    response = editor_client.post(reverse("policy-action", args=[demo.pk]), {"action": "save", "text": text})
+    assert response.status_code == 422
+    body = response.content.decode()
+    assert "The policy is not valid; nothing was saved." in body and error in body
+    assert Cluster.objects.get(pk=demo.pk).policy is None
+
+
+def test_an_editor_saves_a_policy_and_resets_to_the_default(editor_client, demo):
+    sample = SAMPLE_POLICIES["modified"]
+    body = act(editor_client, demo, action="save", text=json.dumps(sample)).content.decode()
+    assert "policy saved" in body
+    assert Cluster.objects.get(pk=demo.pk).policy == sample
+    act(editor_client, demo, action="save", text="")
+    assert Cluster.objects.get(pk=demo.pk).policy is None
+
+
+def test_yaml_is_accepted_and_validate_writes_nothing(client, demo):
+    text = "kind: Policy\nversion: v1\npredicates:\n- name: PodFitsResources\npriorities:\n- {name: LeastRequestedPriority, weight: 1}\n"
+    body = act(client, demo, action="validate", text=text).content.decode()
+    assert "the policy is valid" in body
+    assert Cluster.objects.get(pk=demo.pk).policy is None
+
+
+def test_two_policies_side_by_side_for_the_pending_pods(client, demo):
+    # Under the demo's default policy new-pod-key1 stays pending (key2 is not tolerated);
+    # a policy without the taint predicate lets it go to node1 (its node selector).
+    lax = {"kind": "Policy", "apiVersion": "v1", "predicates": [{"name": "MatchNodeSelector"}, {"name": "PodFitsResources"}],
+           "priorities": [{"name": "LeastRequestedPriority", "weight": 1}]}
+    body = act(client, demo, action="compare", a="current", b="edited", text=json.dumps(lax)).content.decode()
+    rows = dict(re.findall(r"<td>(default/[a-z0-9-]+)</td>\s*<td>(.*?)</td>", body, re.S))
+    assert set(rows) == {"default/new-pod-key1", "default/ssd-cache", "default/group-job", "default/batch-huge"}
+    assert "Pending" in rows["default/new-pod-key1"]
+    row = body[body.index("<td>default/new-pod-key1</td>"):]
+    row = row[:row.index("</tr>")]
+    assert row.rstrip().endswith("<td>node1</td>")
+    assert '<tr class="differs">' in body
