@@ -24,6 +24,7 @@ from .engine.defaults import ZONE_KIND
 from .engine.objects import DEFAULT_SCHEDULER
 from .engine.policy import PolicyError, default_policy, load_policy
 from .engine.simulation import Simulation
+from .engine.timeline import load_timeline
 from .models import KIND_MODELS, Cluster
 from .state import cluster_documents
 
@@ -60,8 +61,15 @@ def is_due(cluster: Cluster) -> bool:
     state = cluster.controller_state or {}
     if state.get("revision") != cluster.revision:
         return True
-    next_due = state.get("next_due")
-    return next_due is not None and cluster.now >= next_due
+    due = [t for t in (state.get("next_due"), _next_step_time(state)) if t is not None]
+    return bool(due) and cluster.now >= min(due)
+
+
+def _next_step_time(state: dict) -> float | None:
+    """When the next Timeline step not yet played is due."""
+    times = sorted(float(step.get("at") or 0) for doc in state.get("timelines") or [] for step in doc.get("steps") or [])
+    played = int(state.get("steps_played") or 0)
+    return times[played] if played < len(times) else None
 
 
 def reconcile(cluster_id: int, *, force: bool = False) -> Outcome:
@@ -72,7 +80,9 @@ def reconcile(cluster_id: int, *, force: bool = False) -> Outcome:
         if not force and not is_due(cluster):
             return Outcome(ran=False)
         docs = cluster_documents(cluster)
-    zones = list((cluster.controller_state or {}).get("zones") or [])
+    stored = cluster.controller_state or {}
+    zones = list(stored.get("zones") or [])
+    timelines = [load_timeline(doc) for doc in stored.get("timelines") or []]
     start, until = cluster.reconciled_to, max(cluster.now, cluster.reconciled_to)
 
     sim = Simulation(
@@ -84,6 +94,8 @@ def reconcile(cluster_id: int, *, force: bool = False) -> Outcome:
         admission=cluster.admission or None,
         explain=False,
         preemption=cluster.preemption_enabled,
+        timelines=timelines,
+        steps_played=int(stored.get("steps_played") or 0),
     )
     sim.now = start
     sim.run_until(until)
@@ -127,7 +139,13 @@ def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float) 
         revision = Cluster.objects.values_list("revision", flat=True).get(pk=cluster.pk)
         Cluster.objects.filter(pk=cluster.pk).update(
             reconciled_to=until,
-            controller_state={"zones": zones, "next_due": sim.next_due, "revision": revision},
+            controller_state={
+                **(cluster.controller_state or {}),
+                "zones": zones,
+                "next_due": sim.next_due,
+                "revision": revision,
+                "steps_played": sim.steps_played,
+            },
         )
     return Outcome(ran=True, written=written, events=len(sim.events))
 

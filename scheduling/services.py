@@ -213,7 +213,7 @@ def import_documents(cluster: Cluster, text: str, source: str = "<input>") -> Im
 
     Raises kube.DocumentError (every bad document with its field path and message) before
     anything is written."""
-    docs = kube.load_documents(text, source, extra_kinds=(kube.POLICY_KIND,))
+    docs = kube.load_documents(text, source)
     return apply_documents(cluster, docs)
 
 
@@ -248,6 +248,9 @@ def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
             if doc["kind"] == kube.POLICY_KIND:
                 set_policy(cluster, doc)
                 policy_set = True
+        timelines = [d for d in docs if d["kind"] == kube.TIMELINE_KIND]
+        if timelines:
+            add_timelines(cluster, timelines)
         for doc in objects:
             model = KIND_MODELS[doc["kind"]]
             meta = doc["metadata"]
@@ -266,11 +269,55 @@ def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
 
 def import_new_cluster(name: str, text: str, source: str, description: str = "") -> Cluster:
     """Create a cluster holding the documents of `text`, or nothing at all."""
-    docs = kube.load_documents(text, source, extra_kinds=(kube.POLICY_KIND,))
+    docs = kube.load_documents(text, source)
     with transaction.atomic():
         cluster = create_cluster(name, description)
         apply_documents(cluster, docs)
     return cluster
+
+
+def add_timelines(cluster: Cluster, docs: list[dict]) -> None:
+    """Keep Timeline documents with the cluster; the controllers play their steps as the
+    clock passes them (steps before the cluster's current time are played at once)."""
+    from .engine.timeline import TimelineError, load_timeline
+
+    problems = []
+    for doc in docs:
+        try:
+            load_timeline(doc)
+        except TimelineError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise kube.DocumentError(problems)
+    with transaction.atomic():
+        locked = Cluster.objects.select_for_update().get(pk=cluster.pk)
+        state = dict(locked.controller_state or {})
+        names = {d["metadata"]["name"] for d in docs}
+        state["timelines"] = [t for t in state.get("timelines") or [] if t["metadata"]["name"] not in names] + [
+            copy.deepcopy(d) for d in docs
+        ]
+        Cluster.objects.filter(pk=cluster.pk).update(controller_state=state)
+        cluster.controller_state = state
+        _next_revision(cluster.pk)
+        _changed(cluster.pk, "Timeline")
+
+
+def load_scenario(name: str, cluster_name: str | None = None) -> Cluster:
+    """A new cluster holding one of the built-in scenarios (engine/scenarios), paused at 0."""
+    from pathlib import Path
+
+    from .engine import scenarios
+
+    scenario = next((s for s in scenarios.SCENARIOS if s.name == name), None)
+    if scenario is None:
+        raise StoreError(f'no scenario named "{name}"')
+    base = cluster_name or scenario.name
+    candidate, n = base, 1
+    while Cluster.objects.filter(name=candidate).exists():
+        n += 1
+        candidate = f"{base}-{n}"
+    text = Path(scenarios.path(scenario)).read_text()
+    return import_new_cluster(candidate, text, scenario.file, description=f"{scenario.title}: {scenario.description}")
 
 
 def export_documents(cluster: Cluster) -> list[dict]:
@@ -285,6 +332,7 @@ def export_documents(cluster: Cluster) -> list[dict]:
             doc = obj.document
             doc["metadata"].pop("resourceVersion", None)
             docs.append(doc)
+    docs.extend(copy.deepcopy(t) for t in (cluster.controller_state or {}).get("timelines") or [])
     return docs
 
 
@@ -367,7 +415,7 @@ def _changed(cluster_id: int, kind: str = "Cluster", name: str = "", namespace: 
     from . import broadcast
 
     broadcast.note_change(cluster_id, broadcast.Change(kind, name, namespace, tuple(n for n in nodes if n)))
-    if (kind in KIND_MODELS or kind == "Policy") and not getattr(_local, "controller", False):
+    if (kind in KIND_MODELS or kind in ("Policy", "Timeline")) and not getattr(_local, "controller", False):
         request_reconcile(cluster_id)
 
 

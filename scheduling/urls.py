@@ -5,6 +5,7 @@ from . import views
 urlpatterns = [
     path("", views.cluster_list, name="cluster-list"),
     path("clusters/new", views.cluster_create, name="cluster-create"),
+    path("scenarios/<slug:name>/load", views.scenario_load, name="scenario-load"),
     path("clusters/import", views.cluster_import, name="cluster-import"),
     path("clusters/<int:pk>/", views.cluster_detail, name="cluster-detail"),
     path("clusters/<int:pk>/fork", views.cluster_fork, name="cluster-fork"),

@@ -18,6 +18,7 @@ from .engine.objects import Toleration
 from .engine.policy import DEFAULT_POLICY_DOC, PolicyError, load_policy
 from .engine.sample_policies import SAMPLE_POLICIES
 from .engine.simulate import build_state
+from .engine.scenarios import SCENARIOS
 from .models import KIND_MODELS, Cluster
 from .permissions import can_edit, get_cluster_for_user, require_editor
 from .state import cluster_documents, cluster_state
@@ -29,6 +30,7 @@ def _list_context(request, **extra) -> dict:
         "can_edit": can_edit(request.user),
         "create_form": forms.ClusterForm(),
         "import_form": forms.ImportForm(),
+        "scenarios": SCENARIOS,
         **extra,
     }
 
@@ -36,6 +38,17 @@ def _list_context(request, **extra) -> dict:
 @require_GET
 def cluster_list(request):
     return render(request, "scheduling/cluster_list.html", _list_context(request))
+
+
+@require_POST
+def scenario_load(request, name: str):
+    require_editor(request)
+    try:
+        cluster = services.load_scenario(name)
+    except services.StoreError as exc:
+        messages.error(request, str(exc))
+        return redirect("cluster-list")
+    return _to_cluster(request, cluster)
 
 
 @require_POST

@@ -112,7 +112,10 @@ class Simulation:
         config: node_lifecycle.NodeLifecycleConfig = node_lifecycle.DEFAULT_CONFIG,
         explain: bool = True,
         preemption: bool = True,
+        steps_played: int = 0,
     ):
+        """`steps_played`: how many Timeline steps (in play order) an earlier run of the
+        same history already played; a run resumed from stored documents skips them."""
         self.store = Store(docs)
         build_state(self.store.all())  # refuse what cannot be simulated, up front
         self.now = 0.0
@@ -130,7 +133,7 @@ class Simulation:
         self.steps: list[tuple[float, int, int, str, Step]] = sorted(
             (s.at, ti, s.index, t.name, s) for ti, t in enumerate(timelines) for s in t.steps
         )
-        self._next_step = 0
+        self._next_step = steps_played
         self.unschedulable: set[str] = set()
         self._move_all = True
         self._schedule_needed = True
@@ -139,6 +142,10 @@ class Simulation:
         self.instants: list[float] = []  # the simulated times the clock stopped at (event-driven)
 
     # --- public ----------------------------------------------------------------------------------------
+
+    @property
+    def steps_played(self) -> int:
+        return self._next_step
 
     @property
     def events(self) -> list[A.RecordEvent]:

@@ -21,7 +21,7 @@ class Command(BaseCommand):
         try:
             for path in files:
                 text = sys.stdin.read() if path == "-" else _read(path)
-                docs.extend(kube.load_documents(text, "<stdin>" if path == "-" else path, extra_kinds=(kube.POLICY_KIND,)))
+                docs.extend(kube.load_documents(text, "<stdin>" if path == "-" else path))
             with transaction.atomic():
                 cluster = Cluster.objects.filter(name=name).first() or services.create_cluster(name)
                 result = services.apply_documents(cluster, docs)
