@@ -43,7 +43,7 @@ from .objects import (
 )
 from .policy import Policy
 from .priority import AdmissionError
-from .scheduler import ScheduleResult, is_pending, run_queue
+from .scheduler import ScheduleResult, is_pending, run_queue, scheduler_not_running_message
 from .store import Store, is_terminating, meta, namespace_of, time_value
 from .timeline import Step, Timeline
 
@@ -57,6 +57,8 @@ MOVE_ALL_KINDS = frozenset({"Node", "Service", "PersistentVolume", "PersistentVo
 MAX_ROUNDS = 100  # rounds of controllers at one instant before we call it a bug
 _HELD = "\x00held"  # scheduler name given to pods kept in the unschedulable queue for a run
 TIMELINE_SOURCE = "timeline"
+SIMULATOR_SOURCE = "clusterui"  # events the simulator adds where Kubernetes is silent
+NO_SCHEDULER_REASON = "SchedulerNotRunning"
 
 
 class SimulationError(ValueError):
@@ -319,6 +321,7 @@ class Simulation:
                 actions.append(A.SetNominatedNode(new.namespace, new.name, new.nominated_node_name))
             if new.deletion_timestamp is not None and old.deletion_timestamp is None:
                 actions.append(A.SetPodDeletion(new.namespace, new.name, self.now, old.termination_grace_period_seconds, "Preempted"))
+        actions += self._no_scheduler(state)
         for r in results:
             source = r.pod.scheduler_name or DEFAULT_SCHEDULER
             for e in r.events():
@@ -330,6 +333,30 @@ class Simulation:
                 self.unschedulable.discard(r.pod.key)
         self.results += results
         return self.apply(actions)
+
+    def _no_scheduler(self, state: ClusterState) -> list:
+        """A pending pod that names a scheduler that does not run stays Pending. Kubernetes
+        says nothing about it (no scheduler looks at it); the simulator says so once, with
+        a Warning event and the pod's PodScheduled condition (which also makes it said
+        only once: the condition is the memory)."""
+        running = self.scheduler_names() | {_HELD}
+        actions: list = []
+        for pod in state.pods:
+            if pod.node_name or pod.is_terminating or pod.scheduler_name in running:
+                continue
+            doc = self.store.get("Pod", pod.namespace, pod.name)
+            conditions = list(((doc or {}).get("status") or {}).get("conditions") or [])
+            if any(c.get("type") == "PodScheduled" and c.get("reason") == NO_SCHEDULER_REASON for c in conditions):
+                continue
+            message = scheduler_not_running_message(pod.scheduler_name)
+            conditions = [c for c in conditions if c.get("type") != "PodScheduled"] + [
+                {"type": "PodScheduled", "status": "False", "reason": NO_SCHEDULER_REASON, "message": message,
+                 "lastTransitionTime": time_value(self.now)}
+            ]
+            actions.append(A.PatchStatus("Pod", pod.namespace, pod.name, {"conditions": conditions}))
+            actions.append(A.RecordEvent(self.now, "Warning", NO_SCHEDULER_REASON, "Pod", pod.namespace, pod.name,
+                                         message, SIMULATOR_SOURCE))
+        return actions
 
     def scheduler_names(self) -> set[str]:
         return {name for name, _ in self.schedulers}
