@@ -51,7 +51,7 @@ class ClusterState:
 class NodeInfo:
     """A node, the pods bound to it, and the sums kept incrementally."""
 
-    __slots__ = ("node", "pods", "requested", "non_zero_cpu", "non_zero_memory", "used_ports", "generation", "cache")
+    __slots__ = ("node", "pods", "requested", "non_zero_cpu", "non_zero_memory", "used_ports", "generation", "cache", "observer")
 
     def __init__(self, node: Node):
         self.node = node
@@ -64,6 +64,10 @@ class NodeInfo:
         # Derived per-node data kept across cycles, {key: (generation or other token, value)};
         # see priorities.normalize.node_cached. A clone starts empty.
         self.cache: dict = {}
+        # Told of every change of the pods (`observer.pod_changed(info, removed, added)`):
+        # the scheduler's cache (engine.cache) keeps its arrays and indexes in step this way
+        # while it schedules a queue. A clone has none: what-if copies change nothing else.
+        self.observer = None
 
     @property
     def name(self) -> str:
@@ -82,6 +86,8 @@ class NodeInfo:
         for p in pod.host_ports:
             self.used_ports.append((p.host_ip or "0.0.0.0", p.protocol or "TCP", p.host_port))
         self.generation += 1
+        if self.observer is not None:
+            self.observer.pod_changed(self, None, pod)
 
     def remove_pod(self, pod: Pod) -> None:
         for i, existing in enumerate(self.pods):
@@ -97,6 +103,21 @@ class NodeInfo:
         for p in pod.host_ports:
             self.used_ports.remove((p.host_ip or "0.0.0.0", p.protocol or "TCP", p.host_port))
         self.generation += 1
+        if self.observer is not None:
+            self.observer.pod_changed(self, existing, None)
+
+    def replace_pod(self, old: Pod, new: Pod) -> None:
+        """Swap a pod for an updated copy with the same requests and ports (say, one now
+        terminating), keeping its position: the order of a node's pods is visible to some
+        predicates."""
+        for i, existing in enumerate(self.pods):
+            if existing.key == old.key:
+                self.pods[i] = new
+                self.generation += 1
+                if self.observer is not None:
+                    self.observer.pod_changed(self, existing, new)
+                return
+        raise KeyError(f"pod {old.key} is not on node {self.name}")
 
     def clone(self) -> "NodeInfo":
         other = NodeInfo(self.node)

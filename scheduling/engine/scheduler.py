@@ -26,6 +26,18 @@ Decisions where 1.11 and the seed or DESIGN differ:
 * Nominated pods: like podFitsOnNode, a node with pods nominated to it (preemptors
   waiting for their victims to go) is checked twice: first with the nominated pods of
   equal or higher priority added, then, if that passes, without them.
+
+Two paths, one result. The plain path (`fast=False`) is the algorithm as written above:
+every predicate on every node, every priority over the feasible nodes, in Python. The
+fast path (the default) makes the same decisions with the scheduler's cache
+(engine.cache): the predicates that read only the node are evaluated once per distinct
+pod spec and kept, the others a node vector at a time (numpy) over arrays the cache keeps
+in step as pods are bound, and the priorities likewise (`fn.mask` / `fn.vector` /
+`fn.static_key` next to each plain function). It builds the per-node reasons only when
+someone reads them: with `explain`, or when the pod fits nowhere (the FailedScheduling
+message and preemption need them), and then with the plain functions.
+tests/engine/test_scheduler_equivalence.py runs both paths on random clusters and
+requires identical placements, filters, scores and messages.
 """
 
 from __future__ import annotations
@@ -37,10 +49,14 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
+import numpy as np
+
+from .cache import SchedulerCache
 from .cluster import ClusterState, NodeInfo
 from .context import CycleContext
 from .objects import DEFAULT_SCHEDULER, Pod
 from .policy import Policy
+from .priorities.normalize import PriorityError
 from . import registry
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -73,11 +89,14 @@ class ScheduleResult:
     node: str | None = None  # the chosen node; None when the pod stays pending
     filters: dict[str, tuple[str, ...]] = field(default_factory=dict)  # every node, node order; () = fits
     scores: dict[str, dict[str, int]] = field(default_factory=dict)  # feasible node -> {priority: raw, "total": weighted}
-    tied: tuple[str, ...] = ()  # the nodes that shared the best total (chosen among them)
+    tied: tuple[str, ...] = ()  # the nodes that shared the best total (chosen among them); explain only
     prioritized: bool = False  # False when 1.11 did not run the priorities (one feasible node)
     message: str | None = None  # FailedScheduling text when node is None
     preemption: "PreemptionResult | None" = None
     time: float = 0.0
+    # A priority failed (1.11's PrioritizeNodes returned an error): the attempt fails with
+    # that text as its message, and no preemption follows (only a FitError preempts).
+    error: str | None = None
 
     @property
     def scheduled(self) -> bool:
@@ -212,10 +231,33 @@ def schedule(
     *,
     nominated: Mapping[str, Sequence[Pod]] | None = None,
     explain: bool = True,
+    fast: bool = True,
 ) -> ScheduleResult:
     """One scheduling cycle (genericScheduler.Schedule) for `pod` against `node_infos`.
 
-    `explain=False` skips what only a reader needs (the scores of the nodes)."""
+    `explain=False` skips what only a reader needs: the scores of the nodes, the tied
+    nodes when several share the best total, and the per-node filters of a pod that was
+    placed (a pod that fits nowhere keeps them: its message and preemption read them).
+
+    `fast` takes the fast path with a cache built for this one cycle, except with
+    `explain`: the filters are then computed node by node anyway, and building the cache
+    would cost more than it saves (run_queue keeps one cache for the whole queue instead).
+    `fast=False` takes the plain path (module doc)."""
+    if fast and node_infos and not explain:
+        return _schedule_fast(pod, state, SchedulerCache(node_infos, state), policy, rng, nominated, explain)
+    return _schedule_plain(pod, state, node_infos, policy, rng, nominated, explain)
+
+
+def _schedule_plain(
+    pod: Pod,
+    state: ClusterState,
+    node_infos: Mapping[str, NodeInfo],
+    policy: Policy,
+    rng: random.Random,
+    nominated: Mapping[str, Sequence[Pod]] | None,
+    explain: bool,
+) -> ScheduleResult:
+    """The plain path: every predicate on every node, node by node."""
     result = ScheduleResult(pod=pod)
     if not node_infos:
         result.message = NO_NODES_AVAILABLE
@@ -233,20 +275,147 @@ def schedule(
     if not feasible:
         result.message = fit_error_message(len(node_infos), filters)
         return result
+    if not explain:
+        result.filters = {}
     if len(feasible) == 1:
         result.node = names[0]
         result.tied = (result.node,)
         if explain:
-            result.scores = prioritize(pod, ctx, feasible, policy)
+            try:
+                result.scores = prioritize(pod, ctx, feasible, policy)
+            except PriorityError:
+                pass  # 1.11 did not run them: nothing to show
         return result
     result.prioritized = True
-    totals, raws = weighted_totals(pod, ctx, feasible, policy)
+    try:
+        totals, raws = weighted_totals(pod, ctx, feasible, policy)
+    except PriorityError as e:
+        return _priority_failed(result, e)
     best = max(totals)
-    result.tied = tuple(name for name, total in zip(names, totals) if total == best)
-    result.node = result.tied[rng.randrange(len(result.tied))] if len(result.tied) > 1 else result.tied[0]
+    tied = [name for name, total in zip(names, totals) if total == best]
+    result.node = tied[rng.randrange(len(tied))] if len(tied) > 1 else tied[0]
     if explain:
+        result.tied = tuple(tied)
         result.scores = scores_by_node(names, totals, raws, policy)
     return result
+
+
+# --- the fast path --------------------------------------------------------------------------------
+
+
+def feasible_mask(
+    pod: Pod, ctx: CycleContext, cache: SchedulerCache, policy: Policy, nominated: Mapping[str, Sequence[Pod]] | None
+) -> np.ndarray:
+    """Where the pod fits (every node, node order): what `pod_fits_on_node` returning no
+    reason says, computed with the cache. A node with other pods nominated to it is checked
+    with `pod_fits_on_node` itself (1.11 checks it twice)."""
+    mask = cache.all_of([entry.fn for entry in policy.predicates], pod, ctx)
+    if nominated:
+        for name, waiting in nominated.items():
+            i = cache.index.get(name)
+            if i is not None and any(p.key != pod.key for p in waiting):
+                mask[i] = not pod_fits_on_node(pod, ctx, cache.infos[i], policy, nominated)
+    return mask
+
+
+def priority_scores(entry, pod: Pod, ctx: CycleContext, cache: SchedulerCache, idx: np.ndarray) -> np.ndarray:
+    """The raw scores of one priority on the nodes `idx` (feasible, node order), from its
+    static key, its vector form, or else the plain function."""
+    fn = entry.fn
+    key_of = getattr(fn, "static_key", None)
+    if key_of is not None:
+        return cache.static_scores(fn, key_of(pod), pod, ctx)[idx]
+    vector = getattr(fn, "vector", None)
+    if vector is not None:
+        scores = vector(pod, ctx, cache, idx)
+        if scores is not None:
+            return scores
+    return np.array(fn(pod, ctx, [cache.infos[i] for i in idx.tolist()]), dtype=np.int64)
+
+
+def weighted_totals_fast(
+    pod: Pod, ctx: CycleContext, cache: SchedulerCache, idx: np.ndarray, policy: Policy
+) -> tuple[np.ndarray | list[int], list[np.ndarray]]:
+    """`weighted_totals` over the nodes `idx`, with the cache."""
+    if not policy.priorities:
+        return np.ones(len(idx), dtype=np.int64), []
+    raws = [priority_scores(entry, pod, ctx, cache, idx) for entry in policy.priorities]
+    bound = sum(entry.weight * max(-int(raw.min()), int(raw.max()), 0) for entry, raw in zip(policy.priorities, raws))
+    if bound < 2**62:
+        totals = np.zeros(len(idx), dtype=np.int64)
+        for entry, raw in zip(policy.priorities, raws):
+            totals += entry.weight * raw
+        return totals, raws
+    # Beyond int64 (weights near MaxWeight): add them up as Python ints, as the plain path does.
+    totals_list = [0] * len(idx)
+    for entry, raw in zip(policy.priorities, raws):
+        for i, score in enumerate(raw.tolist()):
+            totals_list[i] += score * entry.weight
+    return totals_list, raws
+
+
+def _schedule_fast(
+    pod: Pod,
+    state: ClusterState,
+    cache: SchedulerCache,
+    policy: Policy,
+    rng: random.Random,
+    nominated: Mapping[str, Sequence[Pod]] | None,
+    explain: bool,
+) -> ScheduleResult:
+    """`_schedule_plain`'s decisions, with the cache (module doc)."""
+    result = ScheduleResult(pod=pod)
+    node_infos = cache.node_infos
+    ctx = CycleContext(pod, state, node_infos)
+    names = cache.names
+    if explain:
+        filters = result.filters
+        for name, info in node_infos.items():
+            filters[name] = pod_fits_on_node(pod, ctx, info, policy, nominated)
+        idx = np.array([i for i, reasons in enumerate(filters.values()) if not reasons], dtype=np.int64)
+    else:
+        idx = np.flatnonzero(feasible_mask(pod, ctx, cache, policy, nominated))
+    if not len(idx):
+        if not explain:  # the reasons, for the message and for preemption
+            for name, info in node_infos.items():
+                result.filters[name] = pod_fits_on_node(pod, ctx, info, policy, nominated)
+        result.message = fit_error_message(len(node_infos), result.filters)
+        return result
+    if len(idx) == 1:
+        result.node = names[int(idx[0])]
+        result.tied = (result.node,)
+        if explain:
+            try:
+                totals, raws = weighted_totals_fast(pod, ctx, cache, idx, policy)
+            except PriorityError:
+                return result  # 1.11 did not run them: nothing to show
+            result.scores = scores_by_node([result.node], _ints(totals), [_ints(r) for r in raws], policy)
+        return result
+    result.prioritized = True
+    try:
+        totals, raws = weighted_totals_fast(pod, ctx, cache, idx, policy)
+    except PriorityError as e:
+        return _priority_failed(result, e)
+    if isinstance(totals, np.ndarray):
+        tied = idx[totals == totals.max()]
+    else:
+        best = max(totals)
+        tied = np.array([i for i, total in zip(idx.tolist(), totals) if total == best], dtype=np.int64)
+    result.node = names[int(tied[rng.randrange(len(tied))] if len(tied) > 1 else tied[0])]
+    if explain:
+        result.tied = tuple(names[i] for i in tied.tolist())
+        result.scores = scores_by_node([names[i] for i in idx.tolist()], _ints(totals), [_ints(r) for r in raws], policy)
+    return result
+
+
+def _priority_failed(result: ScheduleResult, error: PriorityError) -> ScheduleResult:
+    result.prioritized = False
+    result.error = result.message = str(error)
+    return result
+
+
+def _ints(values) -> list[int]:
+    return values.tolist() if isinstance(values, np.ndarray) else list(values)
 
 
 # --- the queue ----------------------------------------------------------------------------------
@@ -285,15 +454,47 @@ def _required_affinity_matches(waiting: Pod, bound: Pod) -> bool:
     return False
 
 
+# What a Pod computes from its containers and owner references (cached properties).
+_DERIVED = ("request", "container_request", "non_zero_request", "host_ports", "qos_class", "controller_ref")
+
+
+def _replace(pod: Pod, **changes) -> Pod:
+    """dataclasses.replace for status-like fields (nodeName, phase, nomination, deletion):
+    the copy keeps what the pod already computed from its unchanged spec, instead of
+    parsing its quantities again."""
+    new = dataclasses.replace(pod, **changes)
+    derived = pod.__dict__
+    for name in _DERIVED:
+        if name in derived:
+            new.__dict__[name] = derived[name]
+    return new
+
+
+def _nothing_to_preempt(pod: Pod, infos: Mapping[str, NodeInfo], filters: Mapping[str, Sequence[str]]) -> bool:
+    """No node where preemption might help has a pod of lower priority than `pod`. Then no
+    node can become a candidate: selectVictimsOnNode would remove nothing and check the
+    pod against exactly what this cycle's filters already rejected."""
+    from .preemption import nodes_where_preemption_might_help
+
+    return not any(
+        p.priority < pod.priority for info in nodes_where_preemption_might_help(infos, filters) for p in info.pods
+    )
+
+
+def _no_candidates(pod: Pod, infos: Mapping[str, NodeInfo], filters: Mapping[str, Sequence[str]]):
+    """What `preempt` returns when `_nothing_to_preempt`: None if the pod may not preempt
+    yet, else a result without candidates (clearing the nomination when no node might help)."""
+    from .preemption import PreemptionResult, nodes_where_preemption_might_help, pod_eligible_to_preempt_others
+
+    if not pod_eligible_to_preempt_others(pod, infos):
+        return None
+    return PreemptionResult(clear_nomination=not nodes_where_preemption_might_help(infos, filters))
+
+
 def replace_pod_in_place(info: NodeInfo, old: Pod, new: Pod) -> None:
     """Swap a pod of a NodeInfo for an updated copy with the same requests and ports,
     keeping its position (the order of a node's pods is visible to some predicates)."""
-    for i, existing in enumerate(info.pods):
-        if existing.key == old.key:
-            info.pods[i] = new
-            info.generation += 1
-            return
-    raise KeyError(f"pod {old.key} is not on node {info.name}")
+    info.replace_pod(old, new)
 
 
 def run_queue(
@@ -306,6 +507,7 @@ def run_queue(
     now: float = 0.0,
     explain: bool = True,
     node_infos: dict[str, NodeInfo] | None = None,
+    fast: bool = True,
 ) -> list[ScheduleResult]:
     """Schedule every pending pod of `scheduler_name` (default: the policy's, normally
     "default-scheduler"), in queue order; one result per attempt.
@@ -316,6 +518,10 @@ def run_queue(
     run only when 1.11 would move them back to the active queue: a newly bound pod matches
     one of their required pod-affinity terms (AssignedPodAdded), or a preemption cleared
     their nomination.
+
+    `fast` (the default) schedules with one SchedulerCache for the whole run, attached to
+    the NodeInfos so that every bind and every preemption victim updates it; `fast=False`
+    takes the plain path.
     """
     from .preemption import preempt  # preemption builds on pod_fits_on_node
 
@@ -345,7 +551,7 @@ def run_queue(
     def set_nomination(pod: Pod, node: str) -> Pod:
         if pod.nominated_node_name:
             nominated[pod.nominated_node_name] = [p for p in nominated[pod.nominated_node_name] if p.key != pod.key]
-        pod = dataclasses.replace(pod, nominated_node_name=node)
+        pod = _replace(pod, nominated_node_name=node)
         if node:
             nominated[node].append(pod)
         update(pod)
@@ -356,46 +562,59 @@ def run_queue(
             unschedulable.discard(key)
             heapq.heappush(heap, (-current(key).priority, index[key], key))
 
-    while heap:
-        _, _, key = heapq.heappop(heap)
-        pod = current(key)
-        attempts[key] += 1
-        result = schedule(pod, state, infos, policy, rng, nominated=nominated, explain=explain)
-        result.time = now
-        results.append(result)
-        if result.node is not None:
-            if pod.nominated_node_name:
-                pod = set_nomination(pod, "")
-            bound = dataclasses.replace(pod, node_name=result.node, phase="Running")
-            infos[result.node].add_pod(bound)
-            update(bound)
-            for other in sorted(unschedulable, key=index.__getitem__):
-                if _required_affinity_matches(current(other), bound):
-                    requeue(other)
-            continue
-        unschedulable.add(key)
-        if not preemption or not result.filters:  # only a FitError triggers preemption
-            continue
-        outcome = preempt(pod, state, infos, policy, result.filters, nominated=nominated)
-        result.preemption = outcome
-        if outcome is None:
-            continue
-        if outcome.nominated_node is None:
-            if outcome.clear_nomination and pod.nominated_node_name:
-                set_nomination(pod, "")
-            continue
-        set_nomination(pod, outcome.nominated_node)
-        info = infos[outcome.nominated_node]
-        for victim in outcome.victims:
-            # 1.11 deletes a victim again even when it is already terminating; its
-            # deletionTimestamp stays the first one.
-            since = victim.deletion_timestamp if victim.is_terminating else now
-            terminating = dataclasses.replace(victim, deletion_timestamp=since)
-            replace_pod_in_place(info, victim, terminating)
-            update(terminating)
-        for lower in outcome.lower_priority_nominated:
-            set_nomination(current(lower.key), "")
-            requeue(lower.key)
+    cache = SchedulerCache(infos, state) if fast and infos and heap else None
+    if cache is not None:
+        cache.attach()  # from here on every bind and every victim updates the cache
+    try:
+        while heap:
+            _, _, key = heapq.heappop(heap)
+            pod = current(key)
+            attempts[key] += 1
+            if cache is not None:
+                result = _schedule_fast(pod, state, cache, policy, rng, nominated, explain)
+            else:
+                result = _schedule_plain(pod, state, infos, policy, rng, nominated, explain)
+            result.time = now
+            results.append(result)
+            if result.node is not None:
+                if pod.nominated_node_name:
+                    pod = set_nomination(pod, "")
+                bound = _replace(pod, node_name=result.node, phase="Running")
+                infos[result.node].add_pod(bound)
+                update(bound)
+                for other in sorted(unschedulable, key=index.__getitem__):
+                    if _required_affinity_matches(current(other), bound):
+                        requeue(other)
+                continue
+            unschedulable.add(key)
+            if not preemption or not result.filters or result.error:  # only a FitError triggers preemption
+                continue
+            if cache is not None and _nothing_to_preempt(pod, infos, result.filters):
+                outcome = _no_candidates(pod, infos, result.filters)
+            else:
+                outcome = preempt(pod, state, infos, policy, result.filters, nominated=nominated)
+            result.preemption = outcome
+            if outcome is None:
+                continue
+            if outcome.nominated_node is None:
+                if outcome.clear_nomination and pod.nominated_node_name:
+                    set_nomination(pod, "")
+                continue
+            set_nomination(pod, outcome.nominated_node)
+            info = infos[outcome.nominated_node]
+            for victim in outcome.victims:
+                # 1.11 deletes a victim again even when it is already terminating; its
+                # deletionTimestamp stays the first one.
+                since = victim.deletion_timestamp if victim.is_terminating else now
+                terminating = _replace(victim, deletion_timestamp=since)
+                replace_pod_in_place(info, victim, terminating)
+                update(terminating)
+            for lower in outcome.lower_priority_nominated:
+                set_nomination(current(lower.key), "")
+                requeue(lower.key)
+    finally:
+        if cache is not None:
+            cache.detach()
     return results
 
 

@@ -276,3 +276,26 @@ def test_events_of_an_attempt():
             "message": "0/1 nodes are available: 1 Insufficient cpu.",
         },
     ]
+
+
+@pytest.mark.parametrize("fast", [pytest.param(True, id="fast path"), pytest.param(False, id="plain path")])
+def test_a_priority_error_fails_the_attempt_with_its_text_and_does_not_preempt(fast):
+    # NodeAffinityPriority cannot build the selector of a preferred term whose value is not
+    # a label value: 1.11's PrioritizeNodes returns that error, the attempt fails with it
+    # (a FailedScheduling event) and only a FitError would have triggered preemption.
+    bad = {
+        "nodeAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 1, "preference": {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["not valid!"]}]}}
+            ]
+        }
+    }
+    state = cluster([node("a"), node("b")], [pod("low", cpu="1", node_name="a", priority=0), pod("p", affinity=bad, priority=100)])
+    results = run_queue(state, default_policy(), random.Random(0), fast=fast)
+    assert [(r.pod.name, r.node, r.message, r.error, r.preemption) for r in results] == [
+        ("p", None, "invalid label value: 'not valid!'", "invalid label value: 'not valid!'", None)
+    ]
+    assert [e.reason for e in results[0].events()] == ["FailedScheduling"]
+    # With one feasible node 1.11 runs no priority: the pod is placed.
+    alone = cluster([node("a")], [pod("p", affinity=bad)])
+    assert [r.node for r in run_queue(alone, default_policy(), random.Random(0), fast=fast)] == ["a"]

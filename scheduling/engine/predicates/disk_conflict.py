@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ..cache import ALL
 from ..objects import Pod
 
 NAME = "NoDiskConflict"
@@ -67,3 +68,13 @@ def no_disk_conflict(pod: Pod, ctx, info) -> tuple[str, ...]:
             if is_volume_conflict(volume, existing):
                 return (ERR_DISK_CONFLICT,)
     return ()
+
+
+def _disk_conflict_mask(pod: Pod, ctx, cache):
+    """Every node passes unless the pod has a volume of a checked kind; then node by node."""
+    if not any(volume.get(k) is not None for volume in pod.volumes for k in _CHECKED):
+        return ALL
+    return None
+
+
+no_disk_conflict.mask = _disk_conflict_mask

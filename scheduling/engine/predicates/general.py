@@ -25,3 +25,11 @@ def essential_predicates(pod: Pod, ctx, info) -> tuple[str, ...]:
 def general_predicates(pod: Pod, ctx, info) -> tuple[str, ...]:
     """GeneralPredicates."""
     return noncritical_predicates(pod, ctx, info) + essential_predicates(pod, ctx, info)
+
+
+def _general_mask(pod: Pod, ctx, cache):
+    """Where all four checks pass (engine.cache)."""
+    return cache.all_of((pod_fits_resources, pod_fits_host, pod_fits_host_ports, pod_match_node_selector), pod, ctx)
+
+
+general_predicates.mask = _general_mask

@@ -15,3 +15,8 @@ def pod_fits_host(pod: Pod, ctx, info) -> tuple[str, ...]:
     if not pod.node_name or pod.node_name == info.node.name:
         return ()
     return (ERR_POD_NOT_MATCH_HOST_NAME,)
+
+
+# Reads only the node and the pod's nodeName: the scheduler's cache (engine.cache) computes it
+# once per run for each nodeName.
+pod_fits_host.static_key = lambda pod: pod.node_name

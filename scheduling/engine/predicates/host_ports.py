@@ -10,6 +10,9 @@ Ports of one pod never conflict with each other here, and init containers' ports
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..cache import ALL
 from ..objects import Pod
 
 NAME = "PodFitsHostPorts"
@@ -45,3 +48,17 @@ def pod_fits_host_ports(pod: Pod, ctx, info) -> tuple[str, ...]:
         if ports_conflict(info.used_ports, p.host_ip, p.protocol, p.host_port):
             return (ERR_POD_NOT_FITS_HOST_PORTS,)
     return ()
+
+
+def _host_ports_mask(pod: Pod, ctx, cache):
+    """pod_fits_host_ports on every node: only a node with used ports can conflict."""
+    if not pod.host_ports:
+        return ALL
+    mask = np.ones(cache.n, dtype=bool)
+    for i in cache.nodes_with_ports:
+        if pod_fits_host_ports(pod, ctx, cache.infos[i]):
+            mask[i] = False
+    return mask
+
+
+pod_fits_host_ports.mask = _host_ports_mask

@@ -40,6 +40,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+import numpy as np
+
+from ..cache import ALL
 from ..objects import Pod, PodAffinityTerm
 from .node_selector import Selector, SelectorError, label_selector_as_selector
 
@@ -328,3 +331,138 @@ def match_inter_pod_affinity(pod: Pod, ctx, info) -> tuple[str, ...]:
     if not _satisfies_pod_anti_affinity(pod, meta, info, ctx):
         return (ERR_POD_AFFINITY_NOT_MATCH, ERR_POD_ANTI_AFFINITY_RULES_NOT_MATCH)
     return ()
+
+
+# --- all nodes at once (engine.cache) -------------------------------------------------------------
+#
+# The same checks over node vectors. The existing pods come from the cache's affinity groups
+# (pods with pod affinity, by namespace and affinity) and its pod counts, never from a walk
+# over every pod; the topology of a node is its codes for the terms' label keys.
+
+
+def _topology_ids(terms, cache) -> np.ndarray:
+    """Per node an id of its values for all the terms' topology keys (equal ids: same
+    topology); -1 where a key is empty or missing (`_topology` None)."""
+    keys = tuple(t.topology_key for t in terms)
+    memo_key = ("inter_pod_affinity:topology", keys)
+    ids = cache.memo.get(memo_key)
+    if ids is not None:
+        return ids
+    if not all(keys):
+        ids = np.full(cache.n, -1, dtype=np.int64)
+    else:
+        ids = None
+        for key in keys:
+            codes, values = cache.label_codes(key)
+            if ids is None:
+                ids = codes.copy()
+            else:
+                ids = np.where((ids >= 0) & (codes >= 0), ids * len(values) + codes, -1)
+                valid = ids >= 0
+                ids[valid] = np.unique(ids[valid], return_inverse=True)[1]  # keep ids small
+    cache.memo[memo_key] = ids
+    return ids
+
+
+def _matching_counts(pod: Pod, properties, cache) -> np.ndarray:
+    """Per node, the pods matching all the properties (`_own_terms`' counts)."""
+    namespaces = frozenset.intersection(*(ns for ns, _ in properties))
+    return cache.pod_counts.counts(
+        ("inter_pod_affinity", tuple(properties)),
+        namespaces,
+        lambda namespace, labels: all(namespace in ns and sel.matches(labels) for ns, sel in properties),
+        live_only=False,
+    )
+
+
+def _existing_anti_affinity_mask(pod: Pod, cache):
+    """`_satisfies_existing_pods_anti_affinity` on every node: a node fails when a matching
+    required anti-affinity term of an existing pod has the same topology value on the
+    node of that pod; an unusable term (selector error, empty key) fails every node."""
+    fits = ALL
+    for group in list(cache.affinity_groups.values()):
+        anti = group.affinity.pod_anti_affinity
+        if anti is None or not anti.required:
+            continue
+        for term in anti.required:
+            try:
+                selector = term_selector(term)
+            except SelectorError:
+                return np.zeros(cache.n, dtype=bool)
+            if not pod_matches_term_namespace_and_selector(pod, term_namespaces(group.pod, term), selector):
+                continue
+            if not term.topology_key:
+                return np.zeros(cache.n, dtype=bool)
+            codes, _ = cache.label_codes(term.topology_key)
+            owners = codes[group.node_indexes()]
+            owners = owners[owners >= 0]
+            if owners.size:
+                taken = np.isin(codes, owners)
+                fits = ~taken if fits is ALL else fits & ~taken
+    return fits
+
+
+def _own_terms_state(pod: Pod, terms, cache):
+    """(properties, has, valid, elsewhere) for the pod's own terms of one kind: nodes with
+    a matching pod, nodes whose topology is usable, and per node the number of OTHER nodes
+    with a matching pod and the same topology. None for properties: a selector error."""
+    try:
+        properties = _term_properties(pod, terms)
+    except SelectorError:
+        return None, None, None, None
+    has = _matching_counts(pod, properties, cache) > 0
+    ids = _topology_ids(terms, cache)
+    valid = ids >= 0
+    counted = has & valid
+    per_topology = np.bincount(ids[counted], minlength=int(ids.max(initial=-1)) + 1)
+    elsewhere = np.zeros(cache.n, dtype=np.int64)
+    elsewhere[valid] = per_topology[ids[valid]] - counted[valid]
+    return properties, has, valid, elsewhere
+
+
+def _pod_affinity_mask(pod: Pod, terms, cache):
+    """`_satisfies_pod_affinity` on every node."""
+    properties, has, valid, elsewhere = _own_terms_state(pod, terms, cache)
+    if properties is None:
+        return np.zeros(cache.n, dtype=bool)
+    near = (has & valid) | (valid & (elsewhere > 0))
+    if _matches_all_properties(pod, properties):  # the first pod of a group
+        total = int(has.sum())
+        near |= ~has & (total - has == 0)
+    return near
+
+
+def _pod_anti_affinity_mask(pod: Pod, terms, cache):
+    """`_satisfies_pod_anti_affinity` on every node; None (node by node) when a term has an
+    empty topologyKey (1.11's error path)."""
+    if not all(t.topology_key for t in terms):
+        return None
+    properties, has, valid, elsewhere = _own_terms_state(pod, terms, cache)
+    if properties is None:
+        return np.full(cache.n, cache.total_pods == 0, dtype=bool)
+    return ~(has & valid) & ~(valid & (elsewhere > 0))
+
+
+def _inter_pod_affinity_mask(pod: Pod, ctx, cache):
+    """match_inter_pod_affinity on every node (engine.cache). Declines when a pod sits on a
+    NodeInfo its nodeName does not name."""
+    if not cache.consistent:
+        return None
+    fits = _existing_anti_affinity_mask(pod, cache)
+    a = pod.affinity
+    if a is None or (a.pod_affinity is None and a.pod_anti_affinity is None):
+        return fits
+    for terms, check in (
+        (required_affinity_terms(pod), _pod_affinity_mask),
+        (required_anti_affinity_terms(pod), _pod_anti_affinity_mask),
+    ):
+        if not terms:
+            continue
+        own = check(pod, terms, cache)
+        if own is None:
+            return None
+        fits = own if fits is ALL else fits & own
+    return fits
+
+
+match_inter_pod_affinity.mask = _inter_pod_affinity_mask

@@ -48,6 +48,10 @@ def check_node_condition(pod: Pod, ctx, info) -> tuple[str, ...]:
     return tuple(reasons)
 
 
+# Read only the node: the scheduler's cache (engine.cache) computes them once per run.
+check_node_condition.static_key = lambda pod: None
+
+
 def check_node_memory_pressure(pod: Pod, ctx, info) -> tuple[str, ...]:
     """CheckNodeMemoryPressurePredicate: BestEffort pods only."""
     if pod.qos_class != "BestEffort":
@@ -57,8 +61,14 @@ def check_node_memory_pressure(pod: Pod, ctx, info) -> tuple[str, ...]:
     return ()
 
 
+check_node_memory_pressure.static_key = lambda pod: pod.qos_class  # ... and of the pod, its QoS class
+
+
 def check_node_disk_pressure(pod: Pod, ctx, info) -> tuple[str, ...]:
     """CheckNodeDiskPressurePredicate."""
     if info.node.conditions.get("DiskPressure") == "True":
         return (ERR_NODE_UNDER_DISK_PRESSURE,)
     return ()
+
+
+check_node_disk_pressure.static_key = lambda pod: None

@@ -287,3 +287,14 @@ def pod_match_node_selector(pod: Pod, ctx, info) -> tuple[str, ...]:
     if pod_matches_node_selector_and_affinity(pod, info.node):
         return ()
     return (ERR_NODE_SELECTOR_NOT_MATCH,)
+
+
+def _node_selector_key(pod: Pod):
+    affinity = pod.affinity
+    required = affinity.node_affinity.required if affinity is not None and affinity.node_affinity is not None else None
+    return tuple(sorted(pod.node_selector.items())), required
+
+
+# Reads only the node, and of the pod its nodeSelector and required node affinity: the
+# scheduler's cache (engine.cache) computes it once per run for each such pair.
+pod_match_node_selector.static_key = _node_selector_key

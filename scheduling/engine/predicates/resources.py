@@ -21,6 +21,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..cache import SAFE_MAGNITUDE
 from ..objects import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Pod, Resource
 from ..quantity import milli_value, parse_quantity, value
 from .node_selector import is_qualified_name
@@ -140,3 +143,36 @@ def pod_fits_resources(pod: Pod, ctx, info) -> tuple[str, ...]:
         if allocatable.scalar.get(name, 0) < request.scalar[name] + used.scalar.get(name, 0):
             reasons.append(insufficient(name))
     return tuple(reasons)
+
+
+def fits_resources(cache, nodes, request: Resource) -> np.ndarray:
+    """pod_fits_resources passing, on the cache's `nodes` (indexes or a slice), for a
+    request without extended resources."""
+    fits = cache.pod_count[nodes] + 1 <= cache.allowed_pods[nodes]
+    if request.milli_cpu == 0 and request.memory == 0 and request.ephemeral_storage == 0:
+        return fits
+    fits &= cache.alloc_cpu[nodes] >= cache.req_cpu[nodes] + request.milli_cpu
+    fits &= cache.alloc_mem[nodes] >= cache.req_mem[nodes] + request.memory
+    fits &= cache.alloc_eph[nodes] >= cache.req_eph[nodes] + request.ephemeral_storage
+    return fits
+
+
+def _fits_resources_mask(pod: Pod, ctx, cache):
+    """pod_fits_resources on every node (engine.cache): whether a node fits depends only on
+    the node and the request, so the mask is kept per request and only the nodes whose
+    pods changed are checked again. Declines (None) for extended resources and for
+    amounts beyond int64-safe arithmetic."""
+    request = _pod_request(pod, ctx)
+    if request.scalar or not cache.exact:
+        return None
+    amounts = (request.milli_cpu, request.memory, request.ephemeral_storage)
+    if not all(-SAFE_MAGNITUDE < v < SAFE_MAGNITUDE for v in amounts):
+        return None
+    return cache.node_local(
+        (NAME, amounts),
+        lambda nodes: fits_resources(cache, nodes, request),
+        lambda info: not pod_fits_resources(pod, ctx, info),
+    )
+
+
+pod_fits_resources.mask = _fits_resources_mask

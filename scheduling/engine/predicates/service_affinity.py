@@ -17,6 +17,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..cache import ALL
 from ..objects import Pod
 
 NAME = "CheckServiceAffinity"
@@ -97,4 +100,38 @@ def new_service_affinity_predicate(labels: list[str]):
             return ()
         return (ERR_SERVICE_AFFINITY_VIOLATED,)
 
+    def service_affinity_mask(pod: Pod, ctx, cache):
+        """check_service_affinity on every node (engine.cache): the first matching pod is
+        the first node, in node order, counting one; the nodes that fit are those carrying
+        the collected labels. Declines when a pod sits on a NodeInfo its nodeName does not
+        name (FilterOutPods would then matter)."""
+        affinity = {k: pod.node_selector[k] for k in wanted_labels if k in pod.node_selector}
+        if len(wanted_labels) > len(affinity) and cache.services_for(pod):
+            if not cache.consistent:
+                return None
+            first = _first_node_with_matching_pod(pod, cache)
+            if first is not None:
+                node_labels = cache.infos[first].node.labels
+                for k in wanted_labels:
+                    if k not in affinity and k in node_labels:
+                        affinity[k] = node_labels[k]
+        if not affinity:
+            return ALL
+        return cache.label_mask(tuple(sorted(affinity.items())))
+
+    check_service_affinity.mask = service_affinity_mask
     return check_service_affinity
+
+
+def _first_node_with_matching_pod(pod: Pod, cache) -> int | None:
+    """The index of the first node with a pod of the pod's namespace whose labels include
+    all of the pod's labels (what `_matching_pods` lists first)."""
+    wanted = tuple(pod.labels.items())
+    counts = cache.pod_counts.counts(
+        ("service_affinity", pod.namespace, frozenset(wanted)),
+        (pod.namespace,),
+        lambda namespace, labels: all(labels.get(k) == v for k, v in wanted),
+        live_only=False,
+    )
+    first = int(np.argmax(counts > 0))
+    return first if counts[first] > 0 else None

@@ -39,3 +39,9 @@ def pod_tolerates_node_no_execute_taints(pod: Pod, ctx, info) -> tuple[str, ...]
     if tolerations_tolerate_taints(pod.tolerations, info.node.taints, (NO_EXECUTE,)):
         return ()
     return (ERR_TAINTS_TOLERATIONS_NOT_MATCH,)
+
+
+# Both read only the node and the pod's tolerations: the scheduler's cache (engine.cache)
+# computes them once per run for each set of tolerations.
+pod_tolerates_node_taints.static_key = lambda pod: pod.tolerations
+pod_tolerates_node_no_execute_taints.static_key = lambda pod: pod.tolerations

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ..cache import ALL
 from ..objects import Pod
 from .volume_binding import error_reason, volume_index
 
@@ -92,6 +93,8 @@ def new_max_pd_volume_count_predicate(kind, max_volumes: int):
             return (ERR_MAX_VOLUME_COUNT_EXCEEDED,)
         return ()
 
+    # A pod without volumes passes everywhere; otherwise node by node (engine.cache).
+    max_pd_volume_count.mask = lambda pod, ctx, cache: None if pod.volumes else ALL
     return max_pd_volume_count
 
 

@@ -11,6 +11,7 @@ dangling claim is a 1.11 predicate error (its text fails the node here).
 
 from __future__ import annotations
 
+from ..cache import ALL
 from ..objects import Pod
 from .volume_binding import binding_mode, claim_class, error_reason, volume_index, WAIT_FOR_FIRST_CONSUMER
 
@@ -73,3 +74,7 @@ def no_volume_zone_conflict(pod: Pod, ctx, info) -> tuple[str, ...]:
             if constraints.get(key, "") not in zones:
                 return (ERR_VOLUME_ZONE_CONFLICT,)
     return ()
+
+
+# A pod without volumes passes everywhere; otherwise node by node (engine.cache).
+no_volume_zone_conflict.mask = lambda pod, ctx, cache: None if pod.volumes else ALL

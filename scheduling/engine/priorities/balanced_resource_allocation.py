@@ -14,6 +14,10 @@ feature gate is off in 1.11, so volumes are not counted. No reduce.
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..cache import SAFE_MAGNITUDE
+
 NAME = "BalancedResourceAllocation"
 
 
@@ -47,3 +51,35 @@ def balanced_resource_allocation(pod, ctx, infos) -> list[int]:
         else:
             out.append(int((1 - abs(cpu_fraction - mem_fraction)) * 10.0))
     return out
+
+
+def _fractions(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """fraction_of_capacity elementwise: float64(requested) / float64(capacity), 1 where capacity is 0."""
+    out = np.ones(len(capacity), dtype=np.float64)
+    np.divide(requested.astype(np.float64), capacity.astype(np.float64), out=out, where=capacity != 0)
+    return out
+
+
+def balanced_scores(cache, nodes, pod_cpu: int, pod_mem: int) -> np.ndarray:
+    """balanced_resource_allocation's scores of the cache's `nodes` (indexes or a slice)."""
+    cpu_fraction = _fractions(cache.nz_cpu[nodes] + pod_cpu, cache.alloc_cpu[nodes])
+    mem_fraction = _fractions(cache.nz_mem[nodes] + pod_mem, cache.alloc_mem[nodes])
+    score = ((1 - np.abs(cpu_fraction - mem_fraction)) * 10.0).astype(np.int64)
+    return np.where((cpu_fraction >= 1) | (mem_fraction >= 1), 0, score)
+
+
+def _balanced_vector(pod, ctx, cache, idx):
+    """balanced_resource_allocation on the nodes `idx` (engine.cache), kept per pod request
+    like LeastRequestedPriority's."""
+    pod_cpu, pod_mem = pod.non_zero_request
+    if not cache.exact or not (abs(pod_cpu) < SAFE_MAGNITUDE and abs(pod_mem) < SAFE_MAGNITUDE):
+        return None
+    scores = cache.node_local(
+        (NAME, pod_cpu, pod_mem),
+        lambda nodes: balanced_scores(cache, nodes, pod_cpu, pod_mem),
+        lambda info: balanced_resource_allocation(pod, ctx, [info])[0],
+    )
+    return scores[idx]
+
+
+balanced_resource_allocation.vector = _balanced_vector

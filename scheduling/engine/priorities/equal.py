@@ -7,3 +7,6 @@ NAME = "EqualPriority"
 
 def equal_priority(pod, ctx, infos) -> list[int]:
     return [1] * len(infos)
+
+
+equal_priority.static_key = lambda pod: None  # the same everywhere (engine.cache)

@@ -35,6 +35,8 @@ the end gives exactly Go's float64 sums.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..predicates.node_selector import SelectorError, label_selector_as_selector
 from .normalize import PriorityError, cached_node_counts, count_pods, pods_with_affinity
 
@@ -171,5 +173,110 @@ def new_inter_pod_affinity_priority(hard_pod_affinity_weight: int = DEFAULT_HARD
             out.append(score)
         return out
 
+    def inter_pod_affinity_vector(pod, ctx, cache, idx):
+        """inter_pod_affinity_priority on the nodes `idx` (engine.cache)."""
+        buckets = topology_weights_vector(pod, cache, hard_pod_affinity_weight)
+        if buckets is None:
+            return None
+        if not buckets:
+            return np.zeros(len(idx), dtype=np.int64)
+        counts = np.zeros(len(idx), dtype=np.int64)
+        for key, by_value in buckets.items():
+            codes = cache.label_codes(key)[0][idx]
+            labelled = codes >= 0
+            counts[labelled] += by_value[codes[labelled]]
+        max_count = max(0, int(counts.max()))  # var maxCount, minCount float64: both start at 0
+        min_count = min(0, int(counts.min()))
+        diff = max_count - min_count
+        if diff <= 0:
+            return np.zeros(len(idx), dtype=np.int64)
+        return (10.0 * ((counts - min_count).astype(np.float64) / float(diff))).astype(np.int64)
+
+    inter_pod_affinity_priority.vector = inter_pod_affinity_vector
     inter_pod_affinity_priority.hard_pod_affinity_weight = hard_pod_affinity_weight
     return inter_pod_affinity_priority
+
+
+def _existing_terms(group, hard_pod_affinity_weight: int):
+    """(term, weight) of an affinity group's terms that score the incoming pod, in the
+    order topology_weights reads them."""
+    ea = group.affinity
+    terms = []
+    if ea.pod_affinity is not None:
+        if hard_pod_affinity_weight > 0:
+            terms += [(term, hard_pod_affinity_weight) for term in ea.pod_affinity.required]
+        terms += [(w.term, w.weight) for w in ea.pod_affinity.preferred]
+    if ea.pod_anti_affinity is not None:
+        terms += [(w.term, -w.weight) for w in ea.pod_anti_affinity.preferred]
+    return terms
+
+
+def topology_weights_vector(pod, cache, hard_pod_affinity_weight: int) -> dict | None:
+    """topology_weights from the cache: {topology key: summed weight per label-value code}.
+    The existing pods are the cache's affinity groups (pods with pod affinity, by namespace
+    and affinity; a group on k pods of a node weighs k times). None (run the plain form)
+    when an existing pod has a term whose selector cannot be built: the plain form raises
+    the error of the first one in node order."""
+    if not cache.consistent:
+        return None
+    buckets: dict[str, np.ndarray] = {}
+
+    def add(topology_key: str, nodes: np.ndarray, weights: np.ndarray) -> None:
+        if not topology_key:
+            return
+        codes, values = cache.label_codes(topology_key)
+        codes = codes[nodes]
+        labelled = codes >= 0
+        if not labelled.any():
+            return
+        bucket = buckets.get(topology_key)
+        if bucket is None:
+            bucket = buckets[topology_key] = np.zeros(len(values), dtype=np.int64)
+        np.add.at(bucket, codes[labelled], weights[labelled])
+
+    # 1. The incoming pod's preferred (anti-)affinity terms against every existing pod.
+    own = []
+    affinity = pod.affinity
+    if affinity is not None:
+        if affinity.pod_affinity is not None:
+            own += [(w.term, w.weight) for w in affinity.pod_affinity.preferred]
+        if affinity.pod_anti_affinity is not None:
+            own += [(w.term, -w.weight) for w in affinity.pod_anti_affinity.preferred]
+    if own and cache.total_pods:
+        for term, _ in own:
+            _selector(term)  # a selector apimachinery refuses fails the priority
+        for term, weight in own:
+            selector = term.label_selector
+            if weight == 0 or not term.topology_key or selector is None:
+                continue
+            namespaces = frozenset(term.namespaces or (pod.namespace,))
+            counts = cache.pod_counts.counts(
+                ("inter_pod_affinity_priority", namespaces, selector),
+                namespaces,
+                lambda ns, labels, namespaces=namespaces, selector=selector: ns in namespaces and selector.matches(labels),
+                live_only=False,
+            )
+            nodes = np.flatnonzero(counts)
+            add(term.topology_key, nodes, counts[nodes] * weight)
+
+    # 2. Existing pods' terms against the incoming pod (symmetry), a group at a time.
+    labels_key = frozenset(pod.labels.items())
+    for group in list(cache.affinity_groups.values()):
+        memo_key = ("inter_pod_affinity_priority", group, hard_pod_affinity_weight, pod.namespace, labels_key)
+        matched = cache.memo.get(memo_key)
+        if matched is None:
+            matched = []
+            for term, weight in _existing_terms(group, hard_pod_affinity_weight):
+                try:
+                    selector = label_selector_as_selector(term.label_selector)
+                except SelectorError:
+                    return None
+                namespaces = term.namespaces or (group.namespace,)
+                if pod.namespace in namespaces and selector.matches(pod.labels) and weight and term.topology_key:
+                    matched.append((term.topology_key, weight))
+            cache.memo[memo_key] = matched
+        if matched:
+            nodes, counts = group.node_indexes(), group.node_counts()
+            for topology_key, weight in matched:
+                add(topology_key, nodes, counts * weight)
+    return buckets

@@ -13,6 +13,10 @@ Integer division twice (per resource, then the average). No reduce.
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..cache import SAFE_MAGNITUDE
+
 NAME = "LeastRequestedPriority"
 
 
@@ -35,3 +39,31 @@ def least_requested_priority(pod, ctx, infos) -> list[int]:
         s_mem = 0 if cap_mem <= 0 or mem > cap_mem else (cap_mem - mem) * 10 // cap_mem
         out.append((s_cpu + s_mem) // 2)
     return out
+
+
+def least_requested_scores(cache, nodes, pod_cpu: int, pod_mem: int) -> np.ndarray:
+    """least_requested_priority's scores of the cache's `nodes` (indexes or a slice)."""
+    out = None
+    for cap, used, request in ((cache.alloc_cpu[nodes], cache.nz_cpu[nodes], pod_cpu), (cache.alloc_mem[nodes], cache.nz_mem[nodes], pod_mem)):
+        requested = used + request
+        score = np.where((cap <= 0) | (requested > cap), 0, (cap - requested) * 10 // np.maximum(cap, 1))
+        out = score if out is None else out + score
+    return out // 2
+
+
+def _least_requested_vector(pod, ctx, cache, idx):
+    """least_requested_priority on the nodes `idx` (engine.cache): a node's score depends
+    only on the node and the pod's request, so the scores are kept per request and only
+    the nodes whose pods changed are scored again."""
+    pod_cpu, pod_mem = pod.non_zero_request
+    if not cache.exact or not (abs(pod_cpu) < SAFE_MAGNITUDE and abs(pod_mem) < SAFE_MAGNITUDE):
+        return None
+    scores = cache.node_local(
+        (NAME, pod_cpu, pod_mem),
+        lambda nodes: least_requested_scores(cache, nodes, pod_cpu, pod_mem),
+        lambda info: least_requested_priority(pod, ctx, [info])[0],
+    )
+    return scores[idx]
+
+
+least_requested_priority.vector = _least_requested_vector

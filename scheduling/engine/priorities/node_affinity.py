@@ -12,8 +12,10 @@ Reduce: `NormalizeReduce(10, false)`.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..predicates.node_selector import SelectorError, node_selector_requirements_as_selector
-from .normalize import PriorityError, normalize_reduce
+from .normalize import PriorityError, normalize_reduce, normalize_reduce_array
 
 NAME = "NodeAffinityPriority"
 
@@ -53,3 +55,24 @@ def node_affinity_priority(pod, ctx, infos) -> list[int]:
                 count += weight
         counts.append(count)
     return normalize_reduce(counts, 10, reverse=False)
+
+
+def _node_affinity_vector(pod, ctx, cache, idx):
+    """node_affinity_priority on the nodes `idx` (engine.cache): the map depends only on the
+    node and the pod's preferred terms, so it is computed once per run for those terms."""
+    terms = ctx.memo.get("node_affinity")
+    if terms is None:
+        terms = ctx.memo["node_affinity"] = _preferred_terms(pod)
+    if not terms:
+        return np.zeros(len(idx), dtype=np.int64)
+    key = tuple(terms)
+
+    def count(info) -> int:
+        labels = info.node.labels
+        return sum(weight for weight, selector in key if selector.matches(labels))
+
+    counts = cache.per_node(("node_affinity", key), count)
+    return normalize_reduce_array(counts[idx], 10, reverse=False)
+
+
+node_affinity_priority.vector = _node_affinity_vector

@@ -16,6 +16,8 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
+
 NAME = "NodePreferAvoidPodsPriority"
 PREFER_AVOID_PODS_ANNOTATION = "scheduler.alpha.kubernetes.io/preferAvoidPods"
 AFFECTED_KINDS = ("ReplicationController", "ReplicaSet")
@@ -128,3 +130,27 @@ def node_prefer_avoid_pods_priority(pod, ctx, infos) -> list[int]:
         avoided = avoided_controllers(annotation)
         out.append(0 if avoided is not None and signature in avoided else 10)
     return out
+
+
+def _prefer_avoid_vector(pod, ctx, cache, idx):
+    """node_prefer_avoid_pods_priority on the nodes `idx` (engine.cache): 10 everywhere but
+    on the nodes carrying the annotation, which are scored once per run for each controller."""
+    ref = pod.controller_ref
+    if ref is None or ref.kind not in AFFECTED_KINDS:
+        return np.full(len(idx), 10, dtype=np.int64)
+    key = (NAME, ref.kind, ref.uid)
+    scores = cache.memo.get(key)
+    if scores is None:
+        annotated = cache.memo.get((NAME, "annotated"))
+        if annotated is None:
+            annotated = cache.memo[(NAME, "annotated")] = [
+                i for i, info in enumerate(cache.infos) if info.node.annotations.get(PREFER_AVOID_PODS_ANNOTATION)
+            ]
+        scores = np.full(cache.n, 10, dtype=np.int64)
+        if annotated:
+            scores[annotated] = node_prefer_avoid_pods_priority(pod, ctx, [cache.infos[i] for i in annotated])
+        cache.memo[key] = scores
+    return scores[idx]
+
+
+node_prefer_avoid_pods_priority.vector = _prefer_avoid_vector

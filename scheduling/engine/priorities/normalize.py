@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Sequence
 
+import numpy as np
+
 MAX_PRIORITY = 10  # schedulerapi.MaxPriority
 
 
@@ -50,6 +52,20 @@ def normalize_reduce(scores: Sequence[int | float], max_priority: int = MAX_PRIO
         score = go_div(max_priority * s, max_count)
         out.append(max_priority - score if reverse else score)
     return out
+
+
+def normalize_reduce_array(scores: np.ndarray, max_priority: int = MAX_PRIORITY, reverse: bool = False) -> np.ndarray:
+    """`normalize_reduce` over an int64 array (the scheduler's fast path)."""
+    max_count = int(scores.max(initial=0))
+    if max_count == 0:
+        return np.full(len(scores), max_priority, dtype=np.int64) if reverse else scores
+    scaled = max_priority * scores
+    if scores.min() >= 0:
+        out = scaled // max_count  # floor is Go's truncation for non-negative operands
+    else:
+        q = np.abs(scaled) // max_count
+        out = np.where(scaled >= 0, q, -q)  # go_div, elementwise
+    return max_priority - out if reverse else out
 
 
 # --- per-node derived data, cached across cycles ----------------------------------------
@@ -185,3 +201,19 @@ def _build_pods_with_affinity(info) -> list:
 def pods_with_affinity(info) -> list:
     """NodeInfo.PodsWithAffinity()."""
     return node_cached(info, "pods_with_affinity", _build_pods_with_affinity)
+
+
+# --- the same counts from the scheduler's cache (engine.cache) -------------------------------------
+
+
+def live_pods_matching_any(cache, namespace: str, selectors: Sequence):
+    """Per node (every node, node order), the pods of `namespace` not being deleted whose
+    labels match any of `selectors` (LabelSelectors): `count_pods(info, namespace,
+    selectors, ..., live_only=True)` for all nodes, kept up to date by the cache."""
+    selectors = tuple(selectors)
+    return cache.pod_counts.counts(
+        ("live_pods_matching_any", namespace, selectors),
+        (namespace,),
+        lambda ns, labels: any(s.matches(labels) for s in selectors),
+        live_only=True,
+    )

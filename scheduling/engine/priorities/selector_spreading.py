@@ -23,7 +23,9 @@ Reduce (over the nodes that passed the filters):
 
 from __future__ import annotations
 
-from .normalize import cached_node_counts, count_pods
+import numpy as np
+
+from .normalize import cached_node_counts, count_pods, live_pods_matching_any
 
 SELECTOR_SPREAD = "SelectorSpreadPriority"
 SERVICE_SPREADING = "ServiceSpreadingPriority"
@@ -128,3 +130,56 @@ def service_spreading_priority(pod, ctx, infos) -> list[int]:
     SelectorSpreadPriority, and so does this."""
     selectors, signature, match_memo = _selectors(pod, ctx, services_only=False)
     return spread_reduce(infos, spread_counts(pod, infos, selectors, signature, match_memo))
+
+
+# --- all nodes at once (engine.cache) -------------------------------------------------------------
+
+
+def _zone_ids(cache) -> tuple[np.ndarray, int]:
+    """Per node a number for its zone key (-1 without one), and how many zone keys there are."""
+    entry = cache.memo.get("selector_spreading:zones")
+    if entry is None:
+        numbers: dict[str, int] = {}
+        keys = (zone_key(info.node.labels) for info in cache.infos)
+        ids = np.fromiter((numbers.setdefault(k, len(numbers)) if k else -1 for k in keys), dtype=np.int64, count=cache.n)
+        entry = cache.memo["selector_spreading:zones"] = (ids, len(numbers))
+    return entry
+
+
+def spread_reduce_vector(cache, idx: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """spread_reduce over the nodes `idx` with their counts. A node's score depends only
+    on its count and its zone: each (count, zone) pair is scored once, in a small table,
+    with spread_reduce's float64 operations, and the nodes read their entry."""
+    ids, zone_count = _zone_ids(cache)
+    columns = ids[idx] + 1  # column 0: no zone
+    max_by_node = int(counts.max(initial=0))
+    by_zone = np.bincount(columns, weights=counts, minlength=zone_count + 1)[1:]  # sums of ints: exact
+    have_zones = int(columns.max(initial=0)) > 0
+    values = np.arange(max_by_node + 1)
+    if max_by_node > 0:
+        f_score = 10.0 * ((max_by_node - values).astype(np.float64) / float(max_by_node))
+    else:
+        f_score = np.full(1, 10.0)
+    table = np.empty((max_by_node + 1, zone_count + 1), dtype=np.float64)
+    table[:, 0] = f_score
+    if have_zones:
+        max_by_zone = by_zone.max()
+        zone_score = 10.0 * ((max_by_zone - by_zone) / max_by_zone) if max_by_zone > 0 else np.full(zone_count, 10.0)
+        table[:, 1:] = (f_score[:, None] * (1.0 - ZONE_WEIGHTING)) + (ZONE_WEIGHTING * zone_score[None, :])
+    else:
+        table[:, 1:] = f_score[:, None]
+    return table.astype(np.int64)[counts, columns]
+
+
+def _selector_spread_vector(pod, ctx, cache, idx):
+    selectors = [s.selector for s in cache.services_for(pod)]
+    selectors += [c.selector for c in cache.controllers_for(pod, SPREAD_CONTROLLER_KINDS)]
+    if selectors:
+        counts = live_pods_matching_any(cache, pod.namespace, selectors)[idx]
+    else:
+        counts = np.zeros(len(idx), dtype=np.int64)
+    return spread_reduce_vector(cache, idx, counts)
+
+
+selector_spread_priority.vector = _selector_spread_vector
+service_spreading_priority.vector = _selector_spread_vector  # the same, as the plain ones

@@ -10,7 +10,7 @@ Reduce: `NormalizeReduce(10, reverse=true)`: all counts 0 -> every node 10, othe
 from __future__ import annotations
 
 from ..objects import PREFER_NO_SCHEDULE
-from .normalize import normalize_reduce
+from .normalize import normalize_reduce, normalize_reduce_array
 
 NAME = "TaintTolerationPriority"
 
@@ -45,3 +45,17 @@ def taint_toleration_priority(pod, ctx, infos) -> list[int]:
             tolerations = prefer_no_schedule_tolerations(pod)
         counts.append(count_intolerable_prefer_no_schedule(taints, tolerations))
     return normalize_reduce(counts, 10, reverse=True)
+
+
+def _taint_toleration_vector(pod, ctx, cache, idx):
+    """taint_toleration_priority on the nodes `idx` (engine.cache): the map depends only on
+    the node and the pod's PreferNoSchedule tolerations, computed once per run for those."""
+    tolerations = prefer_no_schedule_tolerations(pod)
+    counts = cache.per_node(
+        ("taint_toleration", tolerations),
+        lambda info: count_intolerable_prefer_no_schedule(info.node.taints, tolerations) if info.node.taints else 0,
+    )
+    return normalize_reduce_array(counts[idx], 10, reverse=True)
+
+
+taint_toleration_priority.vector = _taint_toleration_vector
