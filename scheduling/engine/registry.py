@@ -10,7 +10,12 @@ pkg/scheduler/factory/plugins.go). No auto-discovery: adding a predicate or a pr
    1.11 ordering) or to PRIORITIES, with its default weight;
 3. if it takes an argument in the Policy file, add a factory to CONFIGURABLE_PREDICATES or
    CONFIGURABLE_PRIORITIES keyed by the argument's name, with an argument parser in
-   engine/policy.py.
+   engine/policy.py;
+4. optionally make it fast: beside the function, `fn.static_key(pod)` (the result depends
+   only on the node and on what the key names of the pod), `fn.mask(pod, ctx, cache)` (a
+   predicate on every node at once) or `fn.vector(pod, ctx, cache, idx)` (a priority's
+   scores as an array); see engine/cache.py, and add a case to
+   tests/engine/test_scheduler_equivalence.py (the fast path must equal the plain one).
 
 A predicate is `fn(pod, ctx, info) -> tuple[str, ...]` (the Kubernetes failure reasons,
 empty when the pod fits); a priority is `fn(pod, ctx, infos) -> list[int]` (raw 0..10 per
