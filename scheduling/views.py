@@ -126,7 +126,11 @@ def cluster_summary_context(cluster: Cluster) -> dict:
     pods = dict(
         KIND_MODELS["Pod"].objects.filter(cluster=cluster).values_list("phase").annotate(n=Count("pk")).order_by()
     )
-    return {"cluster": cluster, "counts": counts, "pod_phases": sorted(pods.items())}
+    zones = [
+        {"name": z["metadata"]["name"], **(z.get("status") or {})}
+        for z in (cluster.controller_state or {}).get("zones") or []
+    ]
+    return {"cluster": cluster, "counts": counts, "pod_phases": sorted(pods.items()), "zones": zones}
 
 
 def _to_cluster(request, cluster: Cluster):

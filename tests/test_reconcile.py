@@ -132,3 +132,11 @@ def test_a_write_during_the_run_wins_and_nothing_of_the_run_is_written(cluster, 
     monkeypatch.setattr(simulation.Simulation, "run_until", real_run_until)
     assert not reconcile.reconcile(cluster.pk).conflict  # the next run starts from the new state
     assert Pod.objects.filter(cluster=cluster).count() == 1
+
+
+def test_zone_states_are_shown_on_the_cluster_page(cluster, client):
+    from django.urls import reverse
+
+    reconcile.reconcile(cluster.pk)
+    body = client.get(reverse("cluster-detail", args=[cluster.pk])).content.decode()
+    assert 'data-zone="cluster"' in body and "zone cluster: <strong>Normal</strong>" in body
