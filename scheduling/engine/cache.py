@@ -440,3 +440,24 @@ class SchedulerCache:
                 if fn(pod, ctx, infos[i]):
                     mask[i] = False
         return mask
+
+
+def per_request_vector(name: str, plain, array_scores):
+    """The fast form (`fn.vector`) of a priority whose score on a node depends only on that
+    node and on the pod's non-zero request (LeastRequested, MostRequested,
+    BalancedResourceAllocation): the scores are kept per request and only the nodes whose
+    pods changed are scored again. `array_scores(cache, nodes, pod_cpu, pod_mem)` scores
+    many nodes at once; `plain` is the priority itself, used for a few nodes."""
+
+    def vector(pod, ctx, cache, idx):
+        pod_cpu, pod_mem = pod.non_zero_request
+        if not cache.exact or not (abs(pod_cpu) < SAFE_MAGNITUDE and abs(pod_mem) < SAFE_MAGNITUDE):
+            return None
+        scores = cache.node_local(
+            (name, pod_cpu, pod_mem),
+            lambda nodes: array_scores(cache, nodes, pod_cpu, pod_mem),
+            lambda info: plain(pod, ctx, [info])[0],
+        )
+        return scores[idx]
+
+    return vector

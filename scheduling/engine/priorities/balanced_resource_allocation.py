@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cache import SAFE_MAGNITUDE
+from ..cache import per_request_vector
 
 NAME = "BalancedResourceAllocation"
 
@@ -68,18 +68,4 @@ def balanced_scores(cache, nodes, pod_cpu: int, pod_mem: int) -> np.ndarray:
     return np.where((cpu_fraction >= 1) | (mem_fraction >= 1), 0, score)
 
 
-def _balanced_vector(pod, ctx, cache, idx):
-    """balanced_resource_allocation on the nodes `idx` (engine.cache), kept per pod request
-    like LeastRequestedPriority's."""
-    pod_cpu, pod_mem = pod.non_zero_request
-    if not cache.exact or not (abs(pod_cpu) < SAFE_MAGNITUDE and abs(pod_mem) < SAFE_MAGNITUDE):
-        return None
-    scores = cache.node_local(
-        (NAME, pod_cpu, pod_mem),
-        lambda nodes: balanced_scores(cache, nodes, pod_cpu, pod_mem),
-        lambda info: balanced_resource_allocation(pod, ctx, [info])[0],
-    )
-    return scores[idx]
-
-
-balanced_resource_allocation.vector = _balanced_vector
+balanced_resource_allocation.vector = per_request_vector(NAME, balanced_resource_allocation, balanced_scores)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cache import SAFE_MAGNITUDE
+from ..cache import per_request_vector
 
 NAME = "LeastRequestedPriority"
 
@@ -51,19 +51,4 @@ def least_requested_scores(cache, nodes, pod_cpu: int, pod_mem: int) -> np.ndarr
     return out // 2
 
 
-def _least_requested_vector(pod, ctx, cache, idx):
-    """least_requested_priority on the nodes `idx` (engine.cache): a node's score depends
-    only on the node and the pod's request, so the scores are kept per request and only
-    the nodes whose pods changed are scored again."""
-    pod_cpu, pod_mem = pod.non_zero_request
-    if not cache.exact or not (abs(pod_cpu) < SAFE_MAGNITUDE and abs(pod_mem) < SAFE_MAGNITUDE):
-        return None
-    scores = cache.node_local(
-        (NAME, pod_cpu, pod_mem),
-        lambda nodes: least_requested_scores(cache, nodes, pod_cpu, pod_mem),
-        lambda info: least_requested_priority(pod, ctx, [info])[0],
-    )
-    return scores[idx]
-
-
-least_requested_priority.vector = _least_requested_vector
+least_requested_priority.vector = per_request_vector(NAME, least_requested_priority, least_requested_scores)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cache import SAFE_MAGNITUDE
+from ..cache import per_request_vector
 
 NAME = "MostRequestedPriority"
 
@@ -51,18 +51,4 @@ def most_requested_scores(cache, nodes, pod_cpu: int, pod_mem: int) -> np.ndarra
     return out // 2
 
 
-def _most_requested_vector(pod, ctx, cache, idx):
-    """most_requested_priority on the nodes `idx` (engine.cache), kept per pod request
-    like LeastRequestedPriority's."""
-    pod_cpu, pod_mem = pod.non_zero_request
-    if not cache.exact or not (abs(pod_cpu) < SAFE_MAGNITUDE and abs(pod_mem) < SAFE_MAGNITUDE):
-        return None
-    scores = cache.node_local(
-        (NAME, pod_cpu, pod_mem),
-        lambda nodes: most_requested_scores(cache, nodes, pod_cpu, pod_mem),
-        lambda info: most_requested_priority(pod, ctx, [info])[0],
-    )
-    return scores[idx]
-
-
-most_requested_priority.vector = _most_requested_vector
+most_requested_priority.vector = per_request_vector(NAME, most_requested_priority, most_requested_scores)
