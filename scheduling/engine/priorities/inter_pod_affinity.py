@@ -83,13 +83,7 @@ def topology_weights(pod, ctx, hard_pod_affinity_weight: int) -> dict[str, dict[
     infos = list(ctx.node_infos.values())
 
     # 1. The incoming pod's preferred (anti-)affinity terms against every existing pod.
-    own = []
-    affinity = pod.affinity
-    if affinity is not None:
-        if affinity.pod_affinity is not None:
-            own += [(w.term, w.weight) for w in affinity.pod_affinity.preferred]
-        if affinity.pod_anti_affinity is not None:
-            own += [(w.term, -w.weight) for w in affinity.pod_anti_affinity.preferred]
+    own = _own_preferred_terms(pod)
     if own and any(info.pods for info in infos):
         for term, _ in own:
             _selector(term)  # a selector apimachinery refuses fails the priority
@@ -235,13 +229,7 @@ def topology_weights_vector(pod, cache, hard_pod_affinity_weight: int) -> dict |
         np.add.at(bucket, codes[labelled], weights[labelled])
 
     # 1. The incoming pod's preferred (anti-)affinity terms against every existing pod.
-    own = []
-    affinity = pod.affinity
-    if affinity is not None:
-        if affinity.pod_affinity is not None:
-            own += [(w.term, w.weight) for w in affinity.pod_affinity.preferred]
-        if affinity.pod_anti_affinity is not None:
-            own += [(w.term, -w.weight) for w in affinity.pod_anti_affinity.preferred]
+    own = _own_preferred_terms(pod)
     if own and cache.total_pods:
         for term, _ in own:
             _selector(term)  # a selector apimachinery refuses fails the priority
@@ -280,3 +268,15 @@ def topology_weights_vector(pod, cache, hard_pod_affinity_weight: int) -> dict |
             for topology_key, weight in matched:
                 add(topology_key, nodes, counts * weight)
     return buckets
+
+
+def _own_preferred_terms(pod) -> list:
+    """The incoming pod's preferred terms with signed weights: + affinity, − anti-affinity."""
+    own = []
+    affinity = pod.affinity
+    if affinity is not None:
+        if affinity.pod_affinity is not None:
+            own += [(w.term, w.weight) for w in affinity.pod_affinity.preferred]
+        if affinity.pod_anti_affinity is not None:
+            own += [(w.term, -w.weight) for w in affinity.pod_anti_affinity.preferred]
+    return own
