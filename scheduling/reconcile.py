@@ -21,8 +21,7 @@ from django.db import transaction
 
 from . import services
 from .engine.defaults import ZONE_KIND
-from .engine.objects import DEFAULT_SCHEDULER
-from .engine.policy import PolicyError, default_policy, load_policy
+from .engine.policy import PolicyError, schedulers_for
 from .engine.simulation import Simulation
 from .engine.timeline import load_timeline
 from .models import KIND_MODELS, Cluster
@@ -46,14 +45,12 @@ def _comparable(doc: dict) -> dict:
 
 
 def _schedulers(cluster: Cluster):
+    docs = [cluster.policy, *(cluster.scheduler_policies or {}).values()]
     try:
-        policy = load_policy(cluster.policy)
-    except PolicyError:
+        return schedulers_for(docs)
+    except PolicyError:  # stored policies were validated; keep running on the defaults
         logger.exception("cluster %s has an invalid policy; using the default", cluster.pk)
-        policy = default_policy()
-    if policy.scheduler_name != DEFAULT_SCHEDULER:
-        return [(DEFAULT_SCHEDULER, default_policy()), (policy.scheduler_name, policy)]
-    return [(DEFAULT_SCHEDULER, policy)]
+        return schedulers_for([])
 
 
 def is_due(cluster: Cluster) -> bool:

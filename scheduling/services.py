@@ -327,6 +327,7 @@ def export_documents(cluster: Cluster) -> list[dict]:
     cluster.refresh_from_db()
     if cluster.policy:
         docs.append(copy.deepcopy(cluster.policy))
+    docs.extend(copy.deepcopy(p) for _, p in sorted((cluster.scheduler_policies or {}).items()))
     for model in KIND_MODELS.values():
         for obj in model.objects.filter(cluster=cluster).order_by("namespace", "name"):
             doc = obj.document
@@ -336,19 +337,33 @@ def export_documents(cluster: Cluster) -> list[dict]:
     return docs
 
 
-def set_policy(cluster: Cluster, policy_doc: dict | None) -> None:
+def set_policy(cluster: Cluster, policy_doc: dict | None, scheduler_name: str | None = None) -> None:
+    """Set the Policy of the default scheduler, or of the scheduler the document names
+    (`schedulerName`); `None` puts the default policy back (or stops that scheduler)."""
+    from .engine.objects import DEFAULT_SCHEDULER
     from .engine.policy import PolicyError, load_policy
 
     if policy_doc is not None:
         try:
-            load_policy(policy_doc)
+            scheduler_name = load_policy(policy_doc).scheduler_name
         except PolicyError as exc:
             raise kube.DocumentError([f"Policy: {exc}"]) from exc
+    scheduler_name = scheduler_name or DEFAULT_SCHEDULER
     with transaction.atomic():
+        locked = Cluster.objects.select_for_update().get(pk=cluster.pk)
         _next_revision(cluster.pk)
-        Cluster.objects.filter(pk=cluster.pk).update(policy=policy_doc)
-    cluster.policy = policy_doc
-    _changed(cluster.pk, "Policy")
+        if scheduler_name == DEFAULT_SCHEDULER:
+            Cluster.objects.filter(pk=cluster.pk).update(policy=policy_doc)
+            cluster.policy = policy_doc
+        else:
+            others = dict(locked.scheduler_policies or {})
+            if policy_doc is None:
+                others.pop(scheduler_name, None)
+            else:
+                others[scheduler_name] = policy_doc
+            Cluster.objects.filter(pk=cluster.pk).update(scheduler_policies=others)
+            cluster.scheduler_policies = others
+        _changed(cluster.pk, "Policy")
 
 
 # --- events ------------------------------------------------------------------------------------

@@ -734,7 +734,11 @@ def policy_action(request, pk: int):
                 extra["error"] = str(exc)
             else:
                 cluster.refresh_from_db()
-                extra["notice"] = "policy saved" if doc is not None else "policy reset to the default"
+                named = (doc or {}).get("schedulerName")
+                if named and named != "default-scheduler":
+                    extra["notice"] = f'policy saved for the scheduler "{named}" (pods with schedulerName: {named})'
+                else:
+                    extra["notice"] = "policy saved" if doc is not None else "policy reset to the default"
     elif action == "compare":
         extra["comparison"] = _compare(cluster, request.POST.get("a", "current"), request.POST.get("b", "edited"), text)
         extra["compare_a"] = request.POST.get("a", "current")

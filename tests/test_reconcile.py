@@ -140,3 +140,42 @@ def test_zone_states_are_shown_on_the_cluster_page(cluster, client):
     reconcile.reconcile(cluster.pk)
     body = client.get(reverse("cluster-detail", args=[cluster.pk])).content.decode()
     assert 'data-zone="cluster"' in body and "zone cluster: <strong>Normal</strong>" in body
+
+
+def test_a_named_scheduler_runs_with_its_own_policy_beside_the_default_one():
+    cluster = services.create_cluster("two-schedulers")
+    services.import_documents(cluster, """
+apiVersion: v1
+kind: Node
+metadata: {name: plain}
+status: {capacity: {cpu: "2", memory: 4Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: racked, labels: {rack: r1}}
+status: {capacity: {cpu: "2", memory: 4Gi, pods: "10"}}
+---
+kind: Policy
+apiVersion: v1
+schedulerName: rack-scheduler
+predicates: [{name: RackRequired, argument: {labelsPresence: {labels: [rack], presence: true}}}]
+priorities: [{name: EqualPriority, weight: 1}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: needs-rack}
+spec: {schedulerName: rack-scheduler, containers: [{name: c, image: nginx}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: default-one}
+spec: {nodeSelector: {rack: r1}, containers: [{name: c, image: nginx}]}
+""")
+    cluster.refresh_from_db()
+    assert cluster.policy is None and list(cluster.scheduler_policies) == ["rack-scheduler"]
+    reconcile.reconcile(cluster.pk)
+    placed = {p.name: p.node_name for p in Pod.objects.filter(cluster=cluster)}
+    assert placed == {"needs-rack": "racked", "default-one": "racked"}
+    sources = set(Event.objects.filter(cluster=cluster, reason="Scheduled").values_list("source", flat=True))
+    assert sources == {"rack-scheduler", "default-scheduler"}
+    assert [d["kind"] for d in services.export_documents(cluster)].count("Policy") == 1

@@ -161,6 +161,22 @@ def load_policy(doc: Mapping[str, Any] | None) -> Policy:
     )
 
 
+def schedulers_for(docs: Iterable[Mapping[str, Any] | None]) -> list[tuple[str, Policy]]:
+    """The schedulers a cluster runs, from its Policy documents: `default-scheduler` always
+    (with the Policy that names no scheduler, or the default one), then one scheduler per
+    Policy naming another `schedulerName`, in the order given. Each keeps its own policy."""
+    by_name: dict[str, Policy] = {}
+    for doc in docs:
+        if doc is None:
+            continue
+        policy = load_policy(doc)
+        if policy.scheduler_name in by_name:
+            raise PolicyError(f'two Policy documents for the scheduler "{policy.scheduler_name}": give one each')
+        by_name[policy.scheduler_name] = policy
+    default = by_name.pop(DEFAULT_SCHEDULER, None) or default_policy()
+    return [(DEFAULT_SCHEDULER, default), *by_name.items()]
+
+
 def _check_header(doc: Mapping[str, Any]) -> None:
     kind = doc.get("kind")
     if kind != "Policy":

@@ -24,10 +24,10 @@ Output decisions:
   scheduler) has `filters` and `scores` null. `--explain failed` drops the `filters` and
   `scores` keys of pods that were scheduled, `--explain none` drops them for every pod.
 * `message`: the FailedScheduling text of a pending pod; for a pod whose schedulerName
-  does not run here, `scheduler_not_running_message()` (no event: Kubernetes records
-  none). The default scheduler runs; a policy with `schedulerName: <name>` (our Policy
-  extension) runs as that second scheduler, after the default one, which then keeps the
-  default policy.
+  does not run here, `scheduler_not_running_message()` (Kubernetes records no event; the
+  simulator adds one SchedulerNotRunning warning). The default scheduler always runs; each
+  Policy document with `schedulerName: <name>` (our Policy extension) runs one more
+  scheduler with that policy, after the default one (engine.policy.schedulers_for).
 * `preemption`: null unless preemption was considered for the pod's last attempt
   (`{"victims": {}, "nominatedNode": null}` when it was, but no node could be freed).
 * `events`: every event in time order (emission order within a time), `object` being
@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from . import admission as _admission
 from .objects import DEFAULT_SCHEDULER, PriorityClass
-from .policy import Policy, PolicyError, default_policy, load_policy
+from .policy import PolicyError, schedulers_for
 from .priority import AdmissionError, priority_admission
 from .scheduler import scheduler_not_running_message
 from .simulation import CONTROLLER_KINDS, VOLUME_KINDS, Simulation, SimulationError, build_state
@@ -100,11 +100,11 @@ def simulate(
     if until < 0:
         raise SimulationError(f"--until {until:g}: must be greater than or equal to 0")
     policies = [d for d in docs if d.get("kind") == "Policy"]
-    if policy is None and len(policies) > 1:
-        raise SimulationError(f"{len(policies)} scheduler Policy documents given; give one (or use --policy)")
-    policy_doc = policy if policy is not None else (policies[0] if policies else None)
+    if policy is not None:  # --policy replaces the document for the same scheduler
+        name = policy.get("schedulerName", DEFAULT_SCHEDULER) if isinstance(policy, dict) else DEFAULT_SCHEDULER
+        policies = [d for d in policies if d.get("schedulerName", DEFAULT_SCHEDULER) != name] + [policy]
     try:
-        active_policy: Policy = load_policy(policy_doc)
+        schedulers = schedulers_for(policies)
     except PolicyError as exc:
         raise SimulationError(f"scheduler Policy: {exc}") from exc
     try:
@@ -121,12 +121,6 @@ def simulate(
     except AdmissionError as exc:
         raise SimulationError(str(exc)) from exc
 
-    # The default scheduler runs; a policy naming another scheduler (schedulerName) adds
-    # that scheduler, and the default one keeps the default policy. They run one after
-    # the other (default first) over the same cluster.
-    schedulers = [(DEFAULT_SCHEDULER, active_policy)]
-    if active_policy.scheduler_name != DEFAULT_SCHEDULER:
-        schedulers = [(DEFAULT_SCHEDULER, default_policy()), (active_policy.scheduler_name, active_policy)]
     sim = Simulation(
         cluster_docs,
         schedulers=schedulers,

@@ -624,7 +624,7 @@ def test_explain(explain, keys):
         pytest.param(
             {},
             [{"apiVersion": "v1", "kind": "Policy"}, {"apiVersion": "v1", "kind": "Policy"}],
-            "2 scheduler Policy documents given",
+            "scheduler Policy: two Policy documents for the scheduler \"default-scheduler\": give one each",
             id="two Policy documents",
         ),
     ],
@@ -633,3 +633,28 @@ def test_what_cannot_be_simulated_is_refused(kwargs, extra, message):
     with pytest.raises(SimulationError) as exc:
         simulate(docs(node("node1"), PLAIN_POD, *extra), **kwargs)
     assert message in str(exc.value)
+
+
+def test_several_named_schedulers_each_run_their_own_policy():
+    """seed 004 §16.4: pods pick their scheduler by schedulerName; here `rack-scheduler`
+    only admits nodes with a rack label, `spread-scheduler` runs the default rules."""
+    rack_policy = {"kind": "Policy", "apiVersion": "v1", "schedulerName": "rack-scheduler",
+                   "predicates": [{"name": "RackRequired", "argument": {"labelsPresence": {"labels": ["rack"], "presence": True}}}],
+                   "priorities": [{"name": "EqualPriority", "weight": 1}]}
+    spread_policy = {"kind": "Policy", "apiVersion": "v1", "schedulerName": "spread-scheduler",
+                     "predicates": [{"name": "PodFitsResources"}],
+                     "priorities": [{"name": "LeastRequestedPriority", "weight": 1}]}
+
+    def pod_for(name, scheduler):
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+                "spec": {"schedulerName": scheduler, "containers": [{"name": "c", "image": "i"}]}}
+
+    result = simulate([node("plain"), node("racked", labels={"rack": "r1"}), rack_policy, spread_policy,
+                       pod_for("needs-rack", "rack-scheduler"), pod_for("anywhere", "spread-scheduler"),
+                       pod_for("nobody", "missing-scheduler")])
+    pods = {p["pod"]: p for p in result["pods"]}
+    assert pods["default/needs-rack"]["node"] == "racked"
+    assert pods["default/needs-rack"]["filters"]["plain"] == {"fits": False, "reasons": ["node(s) didn't have the requested labels"]}
+    assert pods["default/anywhere"]["node"] in ("plain", "racked")
+    assert list(pods["default/anywhere"]["scores"]["plain"]) == ["LeastRequestedPriority", "total"]
+    assert pods["default/nobody"]["node"] is None
