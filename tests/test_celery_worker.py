@@ -20,6 +20,7 @@ def worker(redis_url, tmp_path):
     env = {**os.environ, "REDIS_URL": settings.REDIS_URL, "DATABASE_URL": database_url_for_subprocess(),
            "CLUSTERUI_VAR_DIR": str(tmp_path)}
     log = tmp_path / "worker.log"
+    _purge_queue()
     proc = start_process(["-m", "celery", "-A", "clusterui", "worker", "--pool=solo", "--loglevel=INFO",
                           "--without-gossip", "--without-mingle", "--hostname=test@%h"], env, log)
     try:
@@ -27,6 +28,13 @@ def worker(redis_url, tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def _purge_queue() -> None:
+    """Drop the reconcile tasks the other tests' writes queued (their clusters are gone)."""
+    from clusterui.celery import app
+
+    app.control.purge()
 
 
 def test_a_task_runs_in_the_worker_process(worker):
@@ -121,6 +129,7 @@ def test_a_worker_killed_in_the_middle_of_a_run_loses_and_duplicates_nothing(red
            "CLUSTERUI_VAR_DIR": str(tmp_path)}
     args = ["-m", "celery", "-A", "clusterui", "worker", "--pool=solo", "--loglevel=INFO", "--without-gossip",
             "--without-mingle"]
+    _purge_queue()
     first = start_process([*args, "--hostname=first@%h"], env, tmp_path / "first.log")
     try:
         tasks.worker_info.delay().get(timeout=30)
