@@ -366,6 +366,22 @@ def set_policy(cluster: Cluster, policy_doc: dict | None, scheduler_name: str | 
         _changed(cluster.pk, "Policy")
 
 
+def set_cluster_settings(cluster: Cluster, *, admission: dict[str, bool], preemption: bool) -> None:
+    """Switch admission plugins (engine.admission.PLUGIN_NAMES) and preemption. Admission
+    applies to objects created from now on, as in a real cluster."""
+    from .engine.admission import PLUGIN_NAMES
+
+    unknown = sorted(set(admission) - set(PLUGIN_NAMES))
+    if unknown:
+        raise StoreError(f"unknown admission plugin(s): {', '.join(unknown)}")
+    off = {name: False for name, on in admission.items() if not on}
+    with transaction.atomic():
+        _next_revision(cluster.pk)
+        Cluster.objects.filter(pk=cluster.pk).update(admission=off, preemption_enabled=preemption)
+        cluster.admission, cluster.preemption_enabled = off, preemption
+        _changed(cluster.pk, "Policy")
+
+
 # --- events ------------------------------------------------------------------------------------
 
 

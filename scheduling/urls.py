@@ -26,5 +26,6 @@ urlpatterns = [
     path("clusters/<int:pk>/apply", views.apply_edit, name="apply-edit"),
     # the scheduler policy
     path("clusters/<int:pk>/policy", views.policy_page, name="policy"),
+    path("clusters/<int:pk>/settings", views.cluster_settings, name="cluster-settings"),
     path("clusters/<int:pk>/policy/action", views.policy_action, name="policy-action"),
 ]

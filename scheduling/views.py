@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from . import board, clock, explain, forms, kube, services, whatif
+from .engine.admission import PLUGIN_NAMES as ADMISSION_PLUGIN_NAMES
 from .engine.objects import Toleration
 from .engine.policy import DEFAULT_POLICY_DOC, PolicyError, load_policy
 from .engine.sample_policies import SAMPLE_POLICIES
@@ -695,10 +696,24 @@ def policy_context(request, cluster: Cluster, **extra) -> dict:
         "policy_yaml": yaml.safe_dump(shown, sort_keys=False, default_flow_style=False),
         "form": forms.PolicyForm(initial={"text": _policy_text(current)}),
         "samples": list(SAMPLE_POLICIES),
+        "admission_plugins": [(n, (cluster.admission or {}).get(n, True)) for n in ADMISSION_PLUGIN_NAMES],
         "compare_choices": [("current", "this cluster's policy"), ("edited", "the text in the editor")]
         + [(f"sample:{n}", f"sample: {n}") for n in SAMPLE_POLICIES],
         **extra,
     }
+
+
+@require_POST
+def cluster_settings(request, pk: int):
+    cluster = get_cluster_for_user(request, pk, write=True)
+    enabled = set(request.POST.getlist("admission"))
+    services.set_cluster_settings(
+        cluster,
+        admission={name: name in enabled for name in ADMISSION_PLUGIN_NAMES},
+        preemption=request.POST.get("preemption") == "on",
+    )
+    messages.success(request, "admission plugins and preemption saved")
+    return redirect("policy", pk=cluster.pk)
 
 
 @require_GET

@@ -87,3 +87,41 @@ def test_two_policies_side_by_side_for_the_pending_pods(client, demo):
     row = row[:row.index("</tr>")]
     assert row.rstrip().endswith("<td>node1</td>")
     assert '<tr class="differs">' in body
+
+
+def test_an_editor_switches_admission_plugins_and_preemption(editor_client):
+    from scheduling import services
+    from scheduling.models import Cluster, Pod
+
+    cluster = services.create_cluster("switches")
+    response = editor_client.post(
+        f"/clusters/{cluster.pk}/settings", {"admission": ["Priority", "DaemonSetTolerations"]}
+    )
+    assert response.status_code == 302
+    cluster.refresh_from_db()
+    assert cluster.preemption_enabled is False
+    assert cluster.admission == {"PodTolerationRestriction": False, "DefaultTolerationSeconds": False, "ControlPlaneTaint": False}
+    # DefaultTolerationSeconds is off: a new pod keeps exactly the tolerations it was given
+    services.import_documents(cluster, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: nginx}]}\n")
+    assert "tolerations" not in Pod.objects.get(cluster=cluster, name="p").spec
+    page = editor_client.get(f"/clusters/{cluster.pk}/policy").content.decode()
+    assert 'value="DefaultTolerationSeconds">' in page and 'value="Priority" checked>' in page
+
+
+def test_with_default_admission_a_new_pod_gets_the_300s_tolerations(editor_client):
+    from scheduling import services
+    from scheduling.models import Pod
+
+    cluster = services.create_cluster("defaults")
+    services.import_documents(cluster, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: nginx}]}\n")
+    keys = {(t["key"], t.get("tolerationSeconds")) for t in Pod.objects.get(cluster=cluster, name="p").spec["tolerations"]}
+    assert keys == {("node.kubernetes.io/not-ready", 300), ("node.kubernetes.io/unreachable", 300)}
+
+
+def test_a_viewer_cannot_switch_admission(viewer_client):
+    from scheduling import services
+
+    cluster = services.create_cluster("locked")
+    assert viewer_client.post(f"/clusters/{cluster.pk}/settings", {"admission": []}).status_code == 403
+    cluster.refresh_from_db()
+    assert cluster.admission == {} and cluster.preemption_enabled is True
