@@ -27,6 +27,7 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.utils.safestring import mark_safe
 
+from .engine.objects import Taint
 from .engine.quantity import QuantityError, milli_value, value
 from .models import Cluster, Event, Node, Pod
 
@@ -323,7 +324,7 @@ class TaintChip:
 
     @property
     def text(self) -> str:
-        return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
+        return str(Taint(self.key, self.value, self.effect))
 
     @property
     def css(self) -> str:

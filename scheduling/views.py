@@ -411,11 +411,14 @@ def _edit(doc: dict, op: str, data, now: float = 0.0) -> tuple[dict, str]:
     """The edited document and a one-line summary of the edit; whatif.EditError or
     forms errors (as EditError) when the edit cannot be made."""
 
-    def valid(form_class):
+    def checked(form_class):
         form = form_class(data)
         if not form.is_valid():
             raise whatif.EditError("; ".join(f"{k}: {' '.join(v)}" if k != "__all__" else " ".join(v) for k, v in form.errors.items()))
-        return form.cleaned_data
+        return form
+
+    def valid(form_class):
+        return checked(form_class).cleaned_data
 
     if op == "taint-add":
         d = valid(forms.TaintForm)
@@ -442,10 +445,7 @@ def _edit(doc: dict, op: str, data, now: float = 0.0) -> tuple[dict, str]:
         d = valid(forms.ConditionForm)
         return whatif.set_condition(doc, d["type"], d["status"]), f"condition {d['type']}={d['status']}"
     if op == "toleration-add":
-        form = forms.TolerationForm(data)
-        if not form.is_valid():
-            raise whatif.EditError("; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
-        t = form.toleration()
+        t = checked(forms.TolerationForm).toleration()
         return whatif.add_toleration(doc, t), f"add toleration {explain.toleration_text(Toleration.from_doc(t))}"
     if op == "toleration-remove":
         d = valid(forms.IndexForm)
@@ -457,9 +457,7 @@ def _edit(doc: dict, op: str, data, now: float = 0.0) -> tuple[dict, str]:
         d = valid(forms.KeyForm)
         return whatif.remove_node_selector(doc, d["key"]), f"remove node selector {d['key']}"
     if op == "node-affinity-add":
-        form = forms.NodeAffinityForm(data)
-        if not form.is_valid():
-            raise whatif.EditError("; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+        form = checked(forms.NodeAffinityForm)
         d = form.cleaned_data
         return (
             whatif.add_node_affinity_requirement(doc, d["key"], d["operator"], form.value_list()),

@@ -27,6 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from . import actions as A
 from .defaults import apply_defaults
+from .objects import Taint
 from .store import Store, meta
 from .validation import InvalidError, is_qualified_name, is_valid_label_value, validate
 
@@ -194,12 +195,7 @@ class TaintSpec:
     effect: str = ""
 
     def __str__(self) -> str:
-        # Taint.ToString()
-        if not self.value and not self.effect:
-            return self.key
-        if not self.value:
-            return f"{self.key}:{self.effect}"
-        return f"{self.key}={self.value}:{self.effect}"
+        return str(Taint(self.key, self.value, self.effect))  # Taint.ToString()
 
     def go_value(self) -> str:
         """How `%v` prints a v1.Taint value: {key value effect <nil>}."""

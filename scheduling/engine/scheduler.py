@@ -284,7 +284,7 @@ def _schedule_plain(
             try:
                 result.scores = prioritize(pod, ctx, feasible, policy)
             except PriorityError:
-                pass  # 1.11 did not run them: nothing to show
+                result.scores = {}  # 1.11 skips priorities for a single feasible node: nothing to show
         return result
     result.prioritized = True
     try:
