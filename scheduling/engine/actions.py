@@ -11,8 +11,8 @@ Applying the actions is the caller's job: `engine.store.Store.apply` does it in 
 the database with compare-and-swap writes. Every action is idempotent: applying it to a
 document that already has the effect changes nothing (the store reports no change), so a
 controller run twice on the same documents at the same time yields no new actions, and a
-crash between runs loses nothing (all controller state lives in the documents; see the
-annotations listed in engine.store).
+crash between runs loses nothing (all controller state lives in the documents and in
+each controller's own state, SetControllerState, persisted with them).
 
 Times are simulated seconds (floats; whole numbers are stored as ints in documents).
 Kinds are Kubernetes kinds; `namespace` is "" for cluster-scoped kinds (Node, Zone).
@@ -189,21 +189,14 @@ class SetReplicas:
 
 
 @dataclass(frozen=True)
-class SetZoneState:
-    """The node lifecycle controller's memory of one zone, kept as a `Zone` document
-    (apiVersion clusterui.io/v1alpha1, cluster-scoped, named after the zone; see
-    engine.node_lifecycle): status.state (Initial, Normal, PartialDisruption,
-    FullDisruption), since, nodes, notReady, evictionRate (the tainting rate in nodes/s)
-    and tokenAvailableAt (when the zone's rate limiter has its next token; None: never).
-    `state` None deletes the Zone document (the zone has no node any more)."""
+class SetControllerState:
+    """state[controller][key] = value (JSON-serialisable; None removes the key): a
+    controller's own memory (timers, retries, progress), kept by the store beside the
+    documents and persisted with the cluster, never in fields users write."""
 
-    zone: str
-    state: str | None
-    since: float = 0.0
-    nodes: int = 0
-    not_ready: int = 0
-    eviction_rate: float = 0.0
-    token_available_at: float | None = None
+    controller: str
+    key: str
+    value: Any
 
 
 @dataclass(frozen=True)
@@ -233,7 +226,7 @@ class RecordEvent:
 Action = (
     CreateObject | ReplaceObject | DeleteObject | Bind | SetNominatedNode | SetPodDeletion | SetAnnotation | SetLabel
     | SetControllerRef | AddTaint | RemoveTaint | SetTaints | SetUnschedulable | SetNodeCondition | PatchStatus
-    | SetReplicas | SetZoneState | RecordEvent
+    | SetReplicas | SetControllerState | RecordEvent
 )
 
 

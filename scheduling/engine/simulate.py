@@ -3,12 +3,13 @@ contract"). Documents in, the JSON a user reads out.
 
 Input documents are already validated (scheduling.kube.load_documents). They are admitted
 (the ADMISSION_PLUGINS hook list: engine.admission's plugins), put in an
-engine.simulation.Simulation, and the pending pods of the default scheduler are scheduled
-in queue order with the policy, preempting when allowed. With `until` > 0 the simulated
-clock then runs to `until` (engine.simulation): Timeline steps are played and the node
-lifecycle controller, the NoExecute taint manager, the kubelets, the workload controllers
-and the scheduler run, event-driven. With `until` 0 (the default) the clock does not run:
-the result is the scheduling pass at t=0 only (Timeline steps are not played).
+engine.simulation.Simulation, and every controller of its CONTROLLERS list (or those
+`controllers` names) processes them once, in order: the scheduler first (the pending
+pods of the default scheduler in queue order with the policy, preempting when allowed),
+then the node lifecycle controller, the NoExecute taint manager, the kubelets, the
+workload controllers. With `until` 0 (the default) that is all: no simulated time passes
+and Timeline steps are not played. With `until` > 0 the simulated clock then runs to
+`until` (engine.simulation), event-driven, playing the Timeline steps.
 
 Output decisions:
 * `pods`: every Pod in input order, then the pods created during the run (by
@@ -38,19 +39,23 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from . import admission as _admission
-from .objects import DEFAULT_SCHEDULER, PriorityClass
-from .policy import PolicyError, schedulers_for
-from .priority import AdmissionError, priority_admission
-from .scheduler import scheduler_not_running_message
-from .simulation import CONTROLLER_KINDS, VOLUME_KINDS, Simulation, SimulationError, build_state
+from scheduling.engine.api import admission as _admission
+from scheduling.engine.api.objects import DEFAULT_SCHEDULER, PriorityClass
+from scheduling.engine.scheduler.policy import PolicyError, schedulers_for
+from scheduling.engine.api.priority import AdmissionError, priority_admission
+from scheduling.engine.scheduler.scheduler import scheduler_not_running_message
+from scheduling.engine.api import node_selection_admission as node_selection
+from scheduling.engine.controllers.descheduler import NAME as DESCHEDULER
+from scheduling.engine.controllers.descheduler import DeschedulerPolicyError, Flags, check_flags, load_policy
+from scheduling.engine.controllers.descheduler_strategies.common import KIND as DESCHEDULER_POLICY_KIND
+from .controllers.scheduling import build_state
+from .oc.output import api_document
+from .simulation import Simulation, SimulationError
 from .timeline import TIMELINE_KIND, TimelineError, load_timeline
 
 __all__ = [
     "ADMISSION_PLUGINS",
-    "CONTROLLER_KINDS",
     "EXPLAIN_CHOICES",
-    "VOLUME_KINDS",
     "SimulationError",
     "admit",
     "build_state",
@@ -71,13 +76,23 @@ ADMISSION_PLUGINS: list[AdmissionPlugin] = [fn for _, fn in _admission.PLUGINS]
 NO_ADMISSION = {name: name == "Priority" for name in _admission.PLUGIN_NAMES}
 
 
-def admit(docs: Iterable[Mapping[str, Any]], plugins: Sequence[AdmissionPlugin] | None = None) -> list[dict]:
-    """Run the admission plugins over the cluster documents, in order."""
+# The kinds simulate reads besides the cluster's objects: the scheduler Policy, Timelines,
+# the descheduler's policy and the admission plugins' configuration documents.
+EXTRA_KINDS = ("Policy", TIMELINE_KIND, DESCHEDULER_POLICY_KIND) + node_selection.CONFIG_KINDS
+
+
+def admit(docs: Iterable[Mapping[str, Any]], plugins: Sequence[AdmissionPlugin] | None = None,
+          context: node_selection.NodeSelectionContext | None = None) -> list[dict]:
+    """Run the admission plugins over the cluster documents, in order (the node-selection
+    plugins first, when a context is given)."""
     docs = [dict(d) for d in docs]
     plugins = ADMISSION_PLUGINS if plugins is None else plugins
     classes = [PriorityClass.from_doc(d) for d in docs if d.get("kind") == "PriorityClass"]
     out = []
     for doc in docs:
+        if context is not None:
+            for _, context_plugin in node_selection.PLUGINS:
+                doc = context_plugin(doc, context)
         for plugin in plugins:
             doc = plugin(doc, classes)
         out.append(doc)
@@ -91,10 +106,27 @@ def simulate(
     explain: str = "all",
     admission: bool = True,
     until: float = 0,
+    controllers: Sequence[str] | None = None,
+    descheduler_flags: Flags | None = None,
+    user: node_selection.UserInfo = node_selection.UserInfo(),
+    settings: Mapping[str, Any] | None = None,
+    objects: bool = False,
 ) -> dict:
     """Schedule `docs`, then run the clock to `until`; the DESIGN JSON document (a dict).
 
-    `policy` (the --policy file, loaded) wins over a Policy document among `docs`."""
+    `policy` (the --policy file, loaded) wins over a Policy document among `docs`.
+    `controllers`: the names of the controllers to run (None: every one of
+    engine.simulation.CONTROLLERS); an unknown name is a SimulationError.
+    A DeschedulerPolicy document configures the descheduler controller, which then runs
+    once at time 0 after the scheduler's first pass (the seed's Job), with
+    `descheduler_flags` (the --descheduler-* flags); the output then has a `descheduler`
+    entry: the run's report (what it evicted, by which strategy and why; with dry run,
+    what it would evict and where each pod would land). PodNodeConstraintsConfig /
+    PodNodeSelectorConfig / MasterConfig documents configure the node-selection admission
+    plugins; `user` is who creates the objects (--as, --as-group, --user-can-bind).
+    `settings`: more entries for the controllers' ctx.settings (Simulation).
+    `objects`: the output gains "objects", every object at the end of the run as the API
+    returns it (status included, times as RFC 3339), sorted by kind, namespace, name."""
     if explain not in EXPLAIN_CHOICES:
         raise SimulationError(f"--explain: Unsupported value: {explain!r}: supported values: \"all\", \"failed\", \"none\"")
     if until < 0:
@@ -112,12 +144,27 @@ def simulate(
     except TimelineError as exc:
         raise SimulationError(str(exc)) from exc
 
-    cluster_docs = [d for d in docs if d.get("kind") not in ("Policy", TIMELINE_KIND)]
+    descheduler_docs = [d for d in docs if d.get("kind") == DESCHEDULER_POLICY_KIND]
+    if len(descheduler_docs) > 1:
+        raise SimulationError("only one DeschedulerPolicy document may be given")
+    flags = descheduler_flags or Flags()
+    try:
+        descheduler_policy = load_policy(descheduler_docs[0]) if descheduler_docs else None
+        node_selection_config = node_selection.NodeSelectionConfig.from_documents(docs)
+    except (DeschedulerPolicyError, node_selection.NodeSelectorError) as exc:
+        raise SimulationError(str(exc)) from exc
+    try:
+        check_flags(flags)
+    except DeschedulerPolicyError as exc:
+        raise SimulationError(f"descheduler flags: {exc}") from exc
+
+    cluster_docs = [d for d in docs if d.get("kind") not in EXTRA_KINDS]
+    context = node_selection.NodeSelectionContext.build(node_selection_config, cluster_docs, user) if admission else None
     # Priority resolution is part of the input contract (DESIGN: `spec.priority` as given,
     # else from `priorityClassName`), so it runs even when --no-admission turns the other
     # admission plugins off.
     try:
-        cluster_docs = admit(cluster_docs, None if admission else [priority_admission])
+        cluster_docs = admit(cluster_docs, None if admission else [priority_admission], context)
     except AdmissionError as exc:
         raise SimulationError(str(exc)) from exc
 
@@ -128,11 +175,30 @@ def simulate(
         admission=None if admission else NO_ADMISSION,
         timelines=timelines,
         explain=explain != "none",
+        controllers=controllers,
+        settings={
+            **(settings or {}),
+            "node_selection": node_selection_config if admission else None,
+            "user": user,
+            "descheduler": None if descheduler_policy is None else {
+                "policy": dict(descheduler_docs[0]), "interval": None, "flags": flags.to_doc()},
+        },
     )
-    sim.schedule()
     if until > 0:
         sim.run_until(until)
-    return output(sim, explain)
+    else:
+        sim.start()
+    out = output(sim, explain)
+    if descheduler_policy is not None:
+        out["descheduler"] = sim.store.state_of(DESCHEDULER).get("lastReport")
+    if objects:
+        out["objects"] = [api_document(d) for d in sorted(sim.store.all(), key=_object_key)]
+    return out
+
+
+def _object_key(doc: Mapping[str, Any]) -> tuple[str, str, str]:
+    m = doc.get("metadata") or {}
+    return (doc.get("kind") or "", m.get("namespace") or "", m.get("name") or "")
 
 
 def output(sim: Simulation, explain: str = "all") -> dict:

@@ -1,100 +1,122 @@
-"""The Simulation driver: a document store, a simulated clock and every controller.
+"""The event loop: one store, one simulated clock, and the controllers of `CONTROLLERS`.
 
-`Simulation(docs, ...)` holds an engine.store.Store and the time. `schedule()` is the
-scheduling pass at the current time (what `simulate --until 0` shows); `run_until(t)`
-plays the clock to `t`, event-driven: at each instant it plays the Timeline steps due,
-then runs, round after round until no document changes, the scheduler (when pods or
-nodes changed), the node lifecycle controller, the taint manager, the kubelets and the
-workload controllers, applying their actions to the store; then it jumps to the earliest
-time anything is due (a Timeline step, or a controller's `next_due`). Nothing advances in
-fixed small steps, so `--until 86400` costs what happens, not how long it lasts.
+`CONTROLLERS` is a literal list of dotted paths ("module:Class"), in run order; each
+class follows the protocol of engine.controller (a `name`, the kinds it `watches`,
+`reconcile(ctx) -> actions.Result`) and is made with no arguments. Adding a controller
+is one line here (the modules of `updates.engine` are named by path, so this package
+never imports them). A path that cannot be imported is an error (ControllerLoadError),
+never skipped.
 
-Order inside an instant (all at the same simulated time): Timeline steps (document
-order) -> scheduler -> node lifecycle -> taint manager -> kubelet -> workloads, repeated
-while anything changes. At t=0 the first scheduling pass comes before the steps at 0,
-so `--until 0` (scheduling only) is the first part of every longer run.
+`Simulation(docs, ...)` holds an engine.store.Store and the time. The loop runs a
+controller at an instant when a kind it watches changed since it last ran (its first
+run: everything is new to it) or when its `next_due` has come:
 
-The scheduler re-runs pending pods the way the 1.11 scheduling queue does: a pod that
-did not fit waits (unschedulable queue) until a node changes, a bound pod is removed, or
-a volume/service object changes (MoveAllToActiveQueue); new pods are tried at once. A
-pod nominated by preemption is tried again with every run.
+* `start()`: the initial objects, processed once by every controller in CONTROLLERS
+  order, at the current time (what `simulate --until 0` shows);
+* `run_until(t)`: plays the clock to `t`, event-driven: at each instant the Timeline
+  steps due are played (document order), then rounds of the controllers (in CONTROLLERS
+  order, each when it is due or something it watches changed) until a round changes no
+  document; then the clock jumps to the earliest time anything is due (a Timeline step, a
+  controller's `next_due`). Nothing advances in fixed small steps, so `--until 86400`
+  costs what happens, not how long it lasts. A run starts with `start()` at its first
+  instant (unless it was resumed), so `--until 0` is the first part of every longer run.
+
+Controllers keep what they must remember (timers, queues, counters) in the store's
+controller state (`Store.controller_state`, changed through actions.SetControllerState);
+`controller_state` in and `store.controller_state` out is how a stored cluster carries
+it from one run to the next, with `due` (each controller's next_due) and `steps_played`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import random
+import importlib
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import actions as A
-from . import kubelet, node_lifecycle, oc, taint_manager, workloads
-from .admission import admit
-from .cluster import ClusterState
-from .defaults import ZONE_KIND
-from .objects import (
-    DEFAULT_SCHEDULER,
-    Controller,
-    Node,
-    Pod,
-    PodDisruptionBudget,
-    PriorityClass,
-    Service,
-    Volume,
-)
-from .policy import Policy
-from .priority import AdmissionError
-from .scheduler import ScheduleResult, is_pending, run_queue, scheduler_not_running_message
-from .store import Store, is_terminating, meta, namespace_of, time_value
+from scheduling.engine import oc
+from scheduling.engine.api.admission import admit
+from scheduling.engine.api.node_selection_admission import NodeSelectionContext, UserInfo
+from scheduling.engine.api.objects import Pod, PriorityClass
+from scheduling.engine.api.priority import AdmissionError
+from scheduling.engine.api.validation import go_quote
+from scheduling.engine.controller import Context, Controller, is_watched
+from scheduling.engine.controllers import garbage_collector, kubelet, legacy
+from scheduling.engine.controllers.node_lifecycle import DEFAULT_CONFIG, NodeLifecycleConfig
+from scheduling.engine.controllers.scheduling import NAME as SCHEDULER, SimulationError, build_state
+from scheduling.engine.scheduler.policy import Policy
+from scheduling.engine.scheduler.scheduler import ScheduleResult, is_pending
+from .store import CONTROLLER_STATE_KIND, Ref, Store, is_terminating, meta, namespace_of, time_value
 from .timeline import Step, Timeline
 
-CONTROLLER_KINDS = ("ReplicationController", "ReplicaSet", "StatefulSet", "Deployment", "DaemonSet")
-VOLUME_KINDS = {
-    "PersistentVolume": "persistent_volumes",
-    "PersistentVolumeClaim": "persistent_volume_claims",
-    "StorageClass": "storage_classes",
-}
-MOVE_ALL_KINDS = frozenset({"Node", "Service", "PersistentVolume", "PersistentVolumeClaim", "StorageClass"})
+__all__ = ["CONTROLLERS", "ControllerLoadError", "Simulation", "SimulationError", "controller_classes", "pod_key"]
+
+# The controllers, in run order ("module:Class").
+CONTROLLERS: list[str] = [
+    "scheduling.engine.controllers.scheduling:SchedulerController",
+    "scheduling.engine.controllers.node_lifecycle:NodeLifecycleController",
+    "scheduling.engine.controllers.taint_manager:TaintManager",
+    "scheduling.engine.controllers.kubelet:Kubelet",
+    "scheduling.engine.controllers.workloads:WorkloadControllers",
+    "scheduling.engine.oc.drain:DrainController",
+    "scheduling.engine.controllers.descheduler:Descheduler",
+    "updates.engine.cvo:ClusterVersionOperator",
+    "updates.engine.mco:MCONodeController",
+    "updates.engine.mco:MCODaemon",
+    # the Machine API (updates.engine, seed 002)
+    "updates.engine.machinesets:MachineSetController",
+    "updates.engine.machinesets:ControlPlaneMachineSetController",
+    "updates.engine.machines:MachineController",
+    "updates.engine.machines:DrainController",
+    "updates.engine.machinehealthcheck:MachineHealthCheckController",
+    "updates.engine.etcd_quorum:EtcdQuorumGuard",
+    "updates.engine.hook_owners:HookOwners",
+    "updates.engine.hook_owners:ClusterAutoscaler",
+]
+
 MAX_ROUNDS = 100  # rounds of controllers at one instant before we call it a bug
-_HELD = "\x00held"  # scheduler name given to pods kept in the unschedulable queue for a run
 TIMELINE_SOURCE = "timeline"
-SIMULATOR_SOURCE = "clusterui"  # events the simulator adds where Kubernetes is silent
-NO_SCHEDULER_REASON = "SchedulerNotRunning"
+EPSILON = 1e-9
 
 
-class SimulationError(ValueError):
-    """The input cannot be simulated; str() is the message for the user."""
+class ControllerLoadError(ImportError):
+    """An entry of CONTROLLERS that cannot be loaded; str() says which and why."""
 
 
-def build_state(docs: Iterable[Mapping[str, Any]]) -> ClusterState:
-    """A ClusterState from cluster documents (Zone documents are skipped)."""
-    state = ClusterState()
-    for doc in docs:
-        kind = doc.get("kind")
-        if kind == "Node":
-            state.nodes.append(Node.from_doc(doc))
-        elif kind == "Pod":
-            state.pods.append(Pod.from_doc(doc))
-        elif kind == "Namespace":
-            state.namespaces.append((doc.get("metadata") or {}).get("name") or "")
-        elif kind == "PriorityClass":
-            state.priority_classes.append(PriorityClass.from_doc(doc))
-        elif kind == "Service":
-            state.services.append(Service.from_doc(doc))
-        elif kind in CONTROLLER_KINDS:
-            state.controllers.append(Controller.from_doc(doc))
-        elif kind == "PodDisruptionBudget":
-            state.pdbs.append(PodDisruptionBudget.from_doc(doc))
-        elif kind in VOLUME_KINDS:
-            getattr(state, VOLUME_KINDS[kind]).append(Volume.from_doc(doc))
-        elif kind == ZONE_KIND:
-            continue
-        else:
-            raise SimulationError(f"cannot simulate a {kind!r} document")
-    return state
+def load_controller(path: str) -> type:
+    module_name, _, attr = path.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ControllerLoadError(f"controller {path!r} cannot be loaded: {exc}") from exc
+    cls = getattr(module, attr, None)
+    if cls is None or not isinstance(getattr(cls, "name", None), str):
+        raise ControllerLoadError(f"controller {path!r} cannot be loaded: {module_name} has no controller class {attr!r}")
+    return cls
 
 
-def _one_line(text: str) -> str:
-    return "; ".join(line for line in text.strip().splitlines() if line)
+def controller_classes(paths: Sequence[str] | None = None) -> list[type]:
+    """The classes of CONTROLLERS (or of `paths`), in order."""
+    return [load_controller(p) for p in (CONTROLLERS if paths is None else paths)]
+
+
+def controller_names() -> list[str]:
+    return [cls.name for cls in controller_classes()]
+
+
+def select_controllers(names: Iterable[str] | None) -> list[type]:
+    """The classes of the named controllers, in CONTROLLERS order (None: all); an unknown
+    name is a SimulationError listing the valid ones."""
+    classes = controller_classes()
+    if names is None:
+        return classes
+    wanted = list(dict.fromkeys(n.strip() for n in names if n.strip()))
+    valid = [cls.name for cls in classes]
+    unknown = [n for n in wanted if n not in valid]
+    if unknown:
+        raise SimulationError(
+            f"--controllers: unknown controller(s) {', '.join(go_quote(n) for n in unknown)}: valid names are {', '.join(valid)}"
+        )
+    return [cls for cls in classes if cls.name in wanted]
 
 
 def pod_key(doc: Mapping[str, Any]) -> str:
@@ -111,24 +133,44 @@ class Simulation:
         seed: int = 0,
         admission: Mapping[str, bool] | None = None,
         timelines: Sequence[Timeline] = (),
-        config: node_lifecycle.NodeLifecycleConfig = node_lifecycle.DEFAULT_CONFIG,
+        config: NodeLifecycleConfig = DEFAULT_CONFIG,
         explain: bool = True,
         preemption: bool = True,
         steps_played: int = 0,
+        controllers: Iterable[str] | None = None,
+        controller_state: Mapping[str, Mapping[str, Any]] | None = None,
+        due: Mapping[str, float | None] | None = None,
+        resumed: bool = False,
+        settings: Mapping[str, Any] | None = None,
     ):
         """`steps_played`: how many Timeline steps (in play order) an earlier run of the
-        same history already played; a run resumed from stored documents skips them."""
-        self.store = Store(docs)
+        same history already played; a run resumed from stored documents skips them.
+        `controllers`: the names of the controllers to run (None: all of CONTROLLERS).
+        `controller_state`: the controllers' state a previous run left
+        (`store.controller_state`); documents and state still in the old annotation
+        form are migrated (engine.controllers.legacy).
+        `resumed`: the documents are exactly what a previous run of this loop left
+        (only the clock moved since): the controllers then run only when due (`due`, the
+        `due` a previous run left, with every controller that ran as a key) instead of all
+        at the first instant.
+        `settings`: more entries for `ctx.settings` (a controller's own options, e.g. the
+        descheduler's policy), beside schedulers, admission, preemption, explain and
+        node_lifecycle."""
+        docs, state = legacy.migrate(docs, controller_state or {})
+        self.store = Store(docs, state)
         build_state(self.store.all())  # refuse what cannot be simulated, up front
         self.now = 0.0
         self.seed = seed
-        self.rng = random.Random(seed)
-        self.schedulers = list(schedulers)
         self.admission = admission
-        self.config = config
-        self.explain = explain
-        self.preemption = preemption
-        self.results: list[ScheduleResult] = []
+        self.settings: dict[str, Any] = {
+            "schedulers": list(schedulers),
+            "admission": admission,
+            "preemption": preemption,
+            "explain": explain,
+            "node_lifecycle": config,
+            **(settings or {}),
+        }
+        self.controllers: list[Controller] = [cls() for cls in select_controllers(controllers)]
         self.pod_keys: list[str] = []
         self.last_docs: dict[str, dict] = {}
         self._track_pods()
@@ -136,10 +178,14 @@ class Simulation:
             (s.at, ti, s.index, t.name, s) for ti, t in enumerate(timelines) for s in t.steps
         )
         self._next_step = steps_played
-        self.unschedulable: set[str] = set()
-        self._move_all = True
-        self._schedule_needed = True
-        self.next_due: float | None = None
+        # Per controller: the refs changed since it last ran (None: everything). A resumed
+        # run starts with no changes, except for a controller that never ran here (not in
+        # `due`, e.g. one added to CONTROLLERS since): its first run sees everything.
+        self._changes: dict[str, list[Ref] | None] = {
+            c.name: ([] if resumed and c.name in (due or {}) else None) for c in self.controllers
+        }
+        self.due: dict[str, float | None] = {c.name: (due or {}).get(c.name) for c in self.controllers}
+        self.started = resumed
         self.clock_ran = False
         self.instants: list[float] = []  # the simulated times the clock stopped at (event-driven)
 
@@ -153,27 +199,49 @@ class Simulation:
     def events(self) -> list[A.RecordEvent]:
         return self.store.events
 
-    def schedule(self) -> list:
-        """One scheduling pass at the current time; returns the changed refs."""
-        return self._schedule()
+    @property
+    def next_due(self) -> float | None:
+        """The earliest time a controller asked to run again (None: only on a change)."""
+        future = [d for d in self.due.values() if d is not None]
+        return min(future) if future else None
+
+    @property
+    def results(self) -> list[ScheduleResult]:
+        scheduler = self.controller(SCHEDULER)
+        return scheduler.results if scheduler is not None else []
+
+    def controller(self, name: str) -> Controller | None:
+        return next((c for c in self.controllers if c.name == name), None)
+
+    def start(self) -> None:
+        """Every controller once, in order, on the objects as they are now."""
+        self.started = True
+        self._round(force=True)
+
+    def schedule(self) -> None:
+        """`start()` (kept for callers of the scheduling pass at t=0)."""
+        if not self.started:
+            self.start()
 
     def run_until(self, until: float) -> None:
         self.clock_ran = True
+        if not self.started:
+            self.start()
         self._play_steps()
         self._settle()
         while True:
-            candidates = [t for t in (self._step_time(), self.next_due) if t is not None and t > self.now + 1e-9]
+            candidates = [t for t in (self._step_time(), self.next_due) if t is not None and t > self.now + EPSILON]
             if not candidates:
                 break
             nxt = min(candidates)
-            if nxt > until + 1e-9:
+            if nxt > until + EPSILON:
                 break
             self.now = nxt
             self._play_steps()
             self._settle()
         self.now = max(self.now, until)
 
-    def apply(self, actions: Iterable[Any]) -> list:
+    def apply(self, actions: Iterable[Any]) -> list[Ref]:
         changed = self.store.apply_all(actions)
         self._note(changed)
         return changed
@@ -184,6 +252,15 @@ class Simulation:
             last[r.pod.key] = r
         return last
 
+    def admission_context(self, user: UserInfo) -> NodeSelectionContext | None:
+        """What the node-selection admission plugins read: their configuration
+        (settings["node_selection"], a NodeSelectionConfig; None: off), the current
+        Namespace documents and the requesting user (settings["user"])."""
+        config = self.settings.get("node_selection")
+        if config is None:
+            return None
+        return NodeSelectionContext.build(config, self.store.list("Namespace"), user)
+
     def pod_doc(self, key: str) -> tuple[dict | None, bool]:
         """(the pod's document, whether it was deleted)."""
         ns, _, name = key.partition("/")
@@ -192,174 +269,8 @@ class Simulation:
             return doc, False
         return self.last_docs.get(key), True
 
-    # --- internals --------------------------------------------------------------------------------------
-
-    def _track_pods(self) -> None:
-        for doc in self.store.list("Pod"):
-            key = pod_key(doc)
-            if key not in self.last_docs:
-                self.pod_keys.append(key)
-            self.last_docs[key] = doc
-
-    def _note(self, changed: Sequence[tuple[str, str, str]]) -> None:
-        for kind, ns, name in changed:
-            if kind in MOVE_ALL_KINDS:
-                self._move_all = True
-                self._schedule_needed = True
-            elif kind == "Pod":
-                key = f"{ns}/{name}"
-                doc = self.store.get("Pod", ns, name)
-                old = self.last_docs.get(key)
-                if doc is None:
-                    if old is not None and (old.get("spec") or {}).get("nodeName"):
-                        self._move_all = True
-                        self._schedule_needed = True
-                    self.unschedulable.discard(key)
-                elif not (doc.get("spec") or {}).get("nodeName") and not is_terminating(doc):
-                    if old is None or key not in self.unschedulable:
-                        self._schedule_needed = True
-        self._track_pods()
-
-    def _step_time(self) -> float | None:
-        return self.steps[self._next_step][0] if self._next_step < len(self.steps) else None
-
-    def _play_steps(self) -> None:
-        while self._next_step < len(self.steps) and self.steps[self._next_step][0] <= self.now + 1e-9:
-            _, _, _, name, step = self.steps[self._next_step]
-            self._next_step += 1
-            self._play(name, step)
-
-    def _play(self, timeline: str, step: Step) -> None:
-        now = self.now
-        if step.action == "apply":
-            doc = dict(step.object)
-            kind = doc["kind"]
-            ns = namespace_of(doc)
-            name = meta(doc).get("name") or ""
-            old = self.store.get(kind, ns, name)
-            classes = [PriorityClass.from_doc(d) for d in self.store.list("PriorityClass")]
-            try:
-                doc = admit(doc, classes, self.admission)
-            except AdmissionError as exc:
-                self.apply([A.RecordEvent(now, "Warning", "FailedApply", "Timeline", "", timeline,
-                                          f"{step.describe()}: {exc}", TIMELINE_SOURCE)])
-                return
-            extra: list = []
-            if kind == "Node" and step.has_status:
-                doc, extra = kubelet.normalize_node_status(old, doc, now)
-            if kind == "Pod" and old is not None:
-                node = (old.get("spec") or {}).get("nodeName")
-                if node and not (doc.get("spec") or {}).get("nodeName"):
-                    doc.setdefault("spec", {})["nodeName"] = node
-            if kind == "Pod" and old is None:
-                doc.setdefault("metadata", {}).setdefault("creationTimestamp", time_value(now))
-            self.apply([A.ReplaceObject(doc, keep_status=not step.has_status and old is not None)] + extra)
-        elif step.action == "delete":
-            if self.store.get(step.kind, step.namespace, step.name) is None:
-                plural = step.kind.lower() + "s"
-                self.apply([A.RecordEvent(now, "Warning", "FailedDelete", "Timeline", "", timeline,
-                                          f'Error from server (NotFound): {plural} "{step.name}" not found', TIMELINE_SOURCE)])
-                return
-            self.apply(workloads.cascade_delete(self.store, step.kind, step.namespace, step.name, now))
-        else:
-            result = oc.run(self.store, step.command, now)
-            self.apply(result.actions)
-            if result.exit_code == 0:
-                event = A.RecordEvent(now, "Normal", "CommandRun", "Timeline", "", timeline,
-                                      f"{step.command}: {_one_line(result.stdout)}", TIMELINE_SOURCE)
-            else:
-                event = A.RecordEvent(now, "Warning", "CommandFailed", "Timeline", "", timeline,
-                                      f"{step.command}: {_one_line(result.stderr)}", TIMELINE_SOURCE)
-            self.apply([event])
-
-    def _settle(self) -> None:
-        self.instants.append(self.now)
-        for _ in range(MAX_ROUNDS):
-            changed: list = []
-            if self._schedule_needed:
-                changed += self._schedule()
-            dues: list[float | None] = []
-            for run in (
-                lambda: node_lifecycle.reconcile(self.store, self.now, self.config),
-                lambda: taint_manager.reconcile(self.store, self.now),
-                lambda: kubelet.reconcile(self.store, self.now),
-                lambda: workloads.reconcile(self.store, self.now, seed=self.seed, admission=self.admission),
-            ):
-                result = run()
-                changed += self.apply(result.actions)
-                dues.append(result.next_due)
-            if not changed and not self._schedule_needed:
-                future = [d for d in dues if d is not None and d > self.now + 1e-9]
-                self.next_due = min(future) if future else None
-                return
-        raise RuntimeError(f"the controllers did not settle at t={self.now:g} after {MAX_ROUNDS} rounds")
-
-    def _schedule(self) -> list:
-        self._schedule_needed = False
-        move_all, self._move_all = self._move_all, False
-        state = build_state(d for k in self.store.kinds() for d in self.store.list(k))
-        held: dict[int, Pod] = {}
-        if not move_all:
-            for i, pod in enumerate(state.pods):
-                if pod.key in self.unschedulable and not pod.nominated_node_name and not pod.node_name:
-                    held[i] = pod
-                    state.pods[i] = dataclasses.replace(pod, scheduler_name=_HELD)
-        before = list(state.pods)
-        infos = state.node_infos()
-        results: list[ScheduleResult] = []
-        for name, policy in self.schedulers:
-            results += run_queue(state, policy, self.rng, self.preemption, scheduler_name=name, now=self.now,
-                                 explain=self.explain, node_infos=infos)
-        for i, pod in held.items():
-            state.pods[i] = pod
-            before[i] = pod
-        actions: list = []
-        for old, new in zip(before, state.pods):
-            if new.node_name and not old.node_name:
-                actions.append(A.Bind(new.namespace, new.name, new.node_name))
-            elif new.nominated_node_name != old.nominated_node_name:
-                actions.append(A.SetNominatedNode(new.namespace, new.name, new.nominated_node_name))
-            if new.deletion_timestamp is not None and old.deletion_timestamp is None:
-                actions.append(A.SetPodDeletion(new.namespace, new.name, self.now, old.termination_grace_period_seconds, "Preempted"))
-        actions += self._no_scheduler(state)
-        for r in results:
-            source = r.pod.scheduler_name or DEFAULT_SCHEDULER
-            for e in r.events():
-                kind, ns, name = e.object.split("/", 2)
-                actions.append(A.RecordEvent(e.time, e.type, e.reason, kind, ns, name, e.message, source))
-            if r.node is None:
-                self.unschedulable.add(r.pod.key)
-            else:
-                self.unschedulable.discard(r.pod.key)
-        self.results += results
-        return self.apply(actions)
-
-    def _no_scheduler(self, state: ClusterState) -> list:
-        """A pending pod that names a scheduler that does not run stays Pending. Kubernetes
-        says nothing about it (no scheduler looks at it); the simulator says so once, with
-        a Warning event and the pod's PodScheduled condition (which also makes it said
-        only once: the condition is the memory)."""
-        running = self.scheduler_names() | {_HELD}
-        actions: list = []
-        for pod in state.pods:
-            if pod.node_name or pod.is_terminating or pod.scheduler_name in running:
-                continue
-            doc = self.store.get("Pod", pod.namespace, pod.name)
-            conditions = list(((doc or {}).get("status") or {}).get("conditions") or [])
-            if any(c.get("type") == "PodScheduled" and c.get("reason") == NO_SCHEDULER_REASON for c in conditions):
-                continue
-            message = scheduler_not_running_message(pod.scheduler_name)
-            conditions = [c for c in conditions if c.get("type") != "PodScheduled"] + [
-                {"type": "PodScheduled", "status": "False", "reason": NO_SCHEDULER_REASON, "message": message,
-                 "lastTransitionTime": time_value(self.now)}
-            ]
-            actions.append(A.PatchStatus("Pod", pod.namespace, pod.name, {"conditions": conditions}))
-            actions.append(A.RecordEvent(self.now, "Warning", NO_SCHEDULER_REASON, "Pod", pod.namespace, pod.name,
-                                         message, SIMULATOR_SOURCE))
-        return actions
-
     def scheduler_names(self) -> set[str]:
-        return {name for name, _ in self.schedulers}
+        return {name for name, _ in self.settings["schedulers"]}
 
     def phase(self, key: str) -> str:
         doc, deleted = self.pod_doc(key)
@@ -382,3 +293,112 @@ class Simulation:
             return False
         pod = Pod.from_doc(doc)
         return is_pending(pod, pod.scheduler_name)
+
+    # --- the loop ----------------------------------------------------------------------------------------
+
+    def _track_pods(self) -> None:
+        for doc in self.store.list("Pod"):
+            key = pod_key(doc)
+            if key not in self.last_docs:
+                self.pod_keys.append(key)
+            self.last_docs[key] = doc
+
+    def _note(self, changed: Sequence[Ref]) -> None:
+        """Hand the changed documents to the controllers that watch their kinds (a
+        controller's own state is its own business: it asks for a run with next_due)."""
+        refs = [r for r in changed if r[0] != CONTROLLER_STATE_KIND]
+        if refs:
+            for c in self.controllers:
+                pending = self._changes[c.name]
+                if pending is not None:
+                    pending.extend(r for r in refs if is_watched(c.watches, r[0]))
+        self._track_pods()
+
+    def _round(self, force: bool = False) -> bool:
+        """One round of the controllers at the current time; whether a document changed."""
+        changed_any = False
+        for c in self.controllers:
+            pending = self._changes[c.name]
+            due = self.due.get(c.name)
+            if not force and pending == [] and not (due is not None and due <= self.now + EPSILON):
+                continue
+            self._changes[c.name] = []
+            changed = None if pending is None else list(dict.fromkeys(pending))
+            ctx = Context(self.store, self.now, self.seed, self.settings, self.store.state_of(c.name), changed)
+            result = c.reconcile(ctx)
+            if any(r[0] != CONTROLLER_STATE_KIND for r in self.apply(result.actions)):
+                changed_any = True
+            nd = result.next_due
+            self.due[c.name] = nd if nd is not None and nd > self.now + EPSILON else None
+        return changed_any
+
+    def _settle(self) -> None:
+        self.instants.append(self.now)
+        for _ in range(MAX_ROUNDS):
+            if not self._round():
+                return
+        raise RuntimeError(f"the controllers did not settle at t={self.now:g} after {MAX_ROUNDS} rounds")
+
+    # --- Timeline steps ------------------------------------------------------------------------------------
+
+    def _step_time(self) -> float | None:
+        return self.steps[self._next_step][0] if self._next_step < len(self.steps) else None
+
+    def _play_steps(self) -> None:
+        while self._next_step < len(self.steps) and self.steps[self._next_step][0] <= self.now + EPSILON:
+            _, _, _, name, step = self.steps[self._next_step]
+            self._next_step += 1
+            self._play(name, step)
+
+    def _play(self, timeline: str, step: Step) -> None:
+        now = self.now
+        if step.action == "apply":
+            doc = dict(step.object)
+            kind = doc["kind"]
+            ns = namespace_of(doc)
+            name = meta(doc).get("name") or ""
+            old = self.store.get(kind, ns, name)
+            classes = [PriorityClass.from_doc(d) for d in self.store.list("PriorityClass")]
+            try:
+                doc = admit(doc, classes, self.admission, self.admission_context(self.settings.get("user") or UserInfo()))
+            except AdmissionError as exc:
+                self.apply([A.RecordEvent(now, "Warning", "FailedApply", "Timeline", "", timeline,
+                                          f"{step.describe()}: {exc}", TIMELINE_SOURCE)])
+                return
+            extra: list = []
+            if kind == "Node" and step.has_status:
+                doc, extra = kubelet.normalize_node_status(old, doc, now)
+            if kind == "Pod" and old is not None:
+                node = (old.get("spec") or {}).get("nodeName")
+                if node and not (doc.get("spec") or {}).get("nodeName"):
+                    doc.setdefault("spec", {})["nodeName"] = node
+            if kind == "Pod" and old is None:
+                doc.setdefault("metadata", {}).setdefault("creationTimestamp", time_value(now))
+            self.apply([A.ReplaceObject(doc, keep_status=not step.has_status and old is not None)] + extra)
+        elif step.action == "delete":
+            if self.store.get(step.kind, step.namespace, step.name) is None:
+                plural = step.kind.lower() + "s"
+                self.apply([A.RecordEvent(now, "Warning", "FailedDelete", "Timeline", "", timeline,
+                                          f'Error from server (NotFound): {plural} "{step.name}" not found', TIMELINE_SOURCE)])
+                return
+            self.apply(garbage_collector.cascade_delete(self.store, step.kind, step.namespace, step.name, now))
+        else:
+            # DESIGN (Timeline `run:`): CommandOutput with stdout exactly, or a Warning
+            # CommandFailed with stderr, on the object Command/<step index>. A drain that
+            # has to wait (PDB retries, grace periods) goes on in the drain controller.
+            result = oc.run(self.store, step.command, now)
+            ref = str(step.index)
+            actions = list(result.actions)
+            if result.exit_code == 0:
+                actions.append(A.RecordEvent(now, "Normal", "CommandOutput", "Command", "", ref, result.stdout, TIMELINE_SOURCE))
+            else:
+                actions.append(A.RecordEvent(now, "Warning", "CommandFailed", "Command", "", ref, result.stderr, TIMELINE_SOURCE))
+            if result.pending is not None:
+                actions.append(A.SetControllerState("drain", f"Command/{ref}", result.pending))
+            self.apply(actions)
+            if result.pending is not None and "drain" in self.due:
+                # State changes wake nobody: tell the drain controller when to resume.
+                wake = result.pending.get("next_due")
+                wake = now if wake is None else max(float(wake), now)
+                current = self.due.get("drain")
+                self.due["drain"] = wake if current is None else min(current, wake)

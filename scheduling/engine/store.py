@@ -5,25 +5,26 @@ returns the (kind, namespace, name) of the documents that changed (empty: the ac
 was a no-op, which is what makes the controllers idempotent). Events go to `events`.
 Resource versions are not kept here (the Django side has them).
 
-Controller state kept in documents (everything a controller needs to resume after a
-crash; Kubernetes keeps some of it only in memory):
+Controller state is not kept in documents: each controller has its own JSON dict,
+`controller_state[<controller name>]`, changed only by actions.SetControllerState and
+persisted with the cluster (engine.controller). The one controller input kept in a
+document is a user's:
 
-* `clusterui.io/noexecute-eviction-at` (Pod annotation, simulated seconds): the NoExecute
-  taint manager's eviction timer for the pod (upstream: a TimedWorker in memory). Set
-  when a tolerated NoExecute taint with tolerationSeconds is first seen on the pod's
-  node; removed when the timer is cancelled or fires.
 * `clusterui.io/heartbeat-stopped-at` (Node annotation, simulated seconds): the node's
   kubelet stopped posting status at that time (upstream: the kubelet simply stops; the
   controller notices that lastHeartbeatTime no longer moves). Any non-numeric value is
   stamped with the current time by the node lifecycle controller. Removing the
   annotation makes the kubelet report again.
-* `clusterui.io/killed-at` (Pod annotation): the kubelet has sent the terminating pod's
-  containers the stop signal (the Killing events were recorded) at that time.
-* `Zone` documents (apiVersion clusterui.io/v1alpha1, cluster-scoped): the node
-  lifecycle controller's zone states and per-zone rate limiters (upstream: in memory).
-* Taints' `timeAdded`, conditions' `lastHeartbeatTime` / `lastTransitionTime`, pods'
-  `metadata.deletionTimestamp` (= deletion request + grace period, as the API server
-  sets it) and `metadata.creationTimestamp` are simulated seconds (numbers).
+
+Earlier versions kept the taint manager's timers in the Pod annotation
+`clusterui.io/noexecute-eviction-at`, the kubelet's "containers stopped" time in
+`clusterui.io/killed-at` and the node lifecycle controller's zones in `Zone` documents;
+documents that still carry them are migrated when a Simulation reads them
+(engine.controllers.legacy).
+
+Taints' `timeAdded`, conditions' `lastHeartbeatTime` / `lastTransitionTime`, pods'
+`metadata.deletionTimestamp` (= deletion request + grace period, as the API server sets
+it) and `metadata.creationTimestamp` are simulated seconds (numbers).
 """
 
 from __future__ import annotations
@@ -32,10 +33,24 @@ import copy
 from typing import Any, Iterable, Iterator, Mapping
 
 from . import actions as A
-from .defaults import CLUSTERUI_API_VERSION, ZONE_KIND, is_namespaced
+from scheduling.engine.api.defaults import is_namespaced
 
-EVICTION_AT_ANNOTATION = "clusterui.io/noexecute-eviction-at"
+
+def document_copy(value: Any) -> Any:
+    """A deep copy of a JSON-shaped document (dicts, lists, immutable scalars): what
+    copy.deepcopy gives for one, several times faster (no memo, no dispatch); anything
+    else inside is deep-copied as usual."""
+    if isinstance(value, dict):
+        return {k: document_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [document_copy(v) for v in value]
+    if isinstance(value, (str, int, float, bool, type(None))):
+        return value
+    return copy.deepcopy(value)
+
 HEARTBEAT_STOPPED_ANNOTATION = "clusterui.io/heartbeat-stopped-at"
+# Legacy (migrated on read, engine.controllers.legacy): where controller state used to be.
+EVICTION_AT_ANNOTATION = "clusterui.io/noexecute-eviction-at"
 KILLED_AT_ANNOTATION = "clusterui.io/killed-at"
 
 Ref = tuple[str, str, str]  # (kind, namespace, name)
@@ -110,21 +125,21 @@ def is_terminating(doc: Mapping[str, Any]) -> bool:
     return meta(doc).get("deletionTimestamp") is not None
 
 
-def zone_doc(name: str, status: Mapping[str, Any]) -> dict:
-    return {"apiVersion": CLUSTERUI_API_VERSION, "kind": ZONE_KIND, "metadata": {"name": name}, "status": dict(status)}
-
-
 # --- the store ------------------------------------------------------------------------------------
 
 
 class Store:
     """Documents by kind; `apply(action)` -> the refs that changed."""
 
-    def __init__(self, docs: Iterable[Mapping[str, Any]] = ()):
+    def __init__(self, docs: Iterable[Mapping[str, Any]] = (), controller_state: Mapping[str, Mapping[str, Any]] | None = None):
         self._docs: dict[str, dict[tuple[str, str], dict]] = {}
         self.events: list[A.RecordEvent] = []
+        # Each controller's own state (engine.controller): controller name -> {key: value}.
+        self.controller_state: dict[str, dict[str, Any]] = copy.deepcopy(
+            {name: dict(values) for name, values in (controller_state or {}).items()}
+        )
         for doc in docs:
-            self.put(copy.deepcopy(dict(doc)))
+            self.put(document_copy(dict(doc)))
 
     # reading -----------------------------------------------------------------------------
 
@@ -143,9 +158,14 @@ class Store:
 
     def copy(self) -> "Store":
         other = Store()
-        other._docs = {k: {key: copy.deepcopy(d) for key, d in docs.items()} for k, docs in self._docs.items()}
+        other._docs = {k: {key: document_copy(d) for key, d in docs.items()} for k, docs in self._docs.items()}
         other.events = list(self.events)
+        other.controller_state = copy.deepcopy(self.controller_state)
         return other
+
+    def state_of(self, controller: str) -> Mapping[str, Any]:
+        """A controller's own state (read only; change it with SetControllerState)."""
+        return self.controller_state.get(controller, {})
 
     # writing -------------------------------------------------------------------------------
 
@@ -178,13 +198,13 @@ def _changed(store: Store, kind: str, namespace: str, name: str, mutate) -> list
     doc = store.get(kind, namespace, name)
     if doc is None:
         return []
-    before = copy.deepcopy(doc)
+    before = document_copy(doc)
     mutate(doc)
     return [(kind, namespace, name)] if doc != before else []
 
 
 def _create(store: Store, a: A.CreateObject) -> list[Ref]:
-    doc = copy.deepcopy(dict(a.doc))
+    doc = document_copy(dict(a.doc))
     ref = ref_of(doc)
     if store.get(*ref) is not None:
         return []
@@ -193,18 +213,19 @@ def _create(store: Store, a: A.CreateObject) -> list[Ref]:
 
 
 def _replace(store: Store, a: A.ReplaceObject) -> list[Ref]:
-    doc = copy.deepcopy(dict(a.doc))
+    doc = document_copy(dict(a.doc))
     ref = ref_of(doc)
     old = store.get(*ref)
     if old is not None:
         old_meta = old.get("metadata") or {}
         new_meta = doc.setdefault("metadata", {})
-        for key in ("uid", "creationTimestamp"):
+        # what a replace cannot change: the identity and a deletion already requested
+        for key in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
             if key in old_meta and key not in new_meta:
                 new_meta[key] = old_meta[key]
         if a.keep_status:
             if "status" in old:
-                doc["status"] = copy.deepcopy(old["status"])
+                doc["status"] = document_copy(old["status"])
             else:
                 doc.pop("status", None)
         if doc == old:
@@ -374,7 +395,7 @@ def _patch_status(store: Store, a: A.PatchStatus) -> list[Ref]:
             if v is None:
                 status.pop(k, None)
             else:
-                status[k] = copy.deepcopy(v)
+                status[k] = document_copy(v)
 
     return _changed(store, a.kind, a.namespace, a.name, mutate)
 
@@ -386,22 +407,23 @@ def _replicas(store: Store, a: A.SetReplicas) -> list[Ref]:
     return _changed(store, a.kind, a.namespace, a.name, mutate)
 
 
-def _zone(store: Store, a: A.SetZoneState) -> list[Ref]:
-    if a.state is None:
-        return [(ZONE_KIND, "", a.zone)] if store.remove(ZONE_KIND, "", a.zone) is not None else []
-    status = {
-        "state": a.state,
-        "since": time_value(a.since),
-        "nodes": a.nodes,
-        "notReady": a.not_ready,
-        "evictionRate": a.eviction_rate,
-        "tokenAvailableAt": None if a.token_available_at is None else time_value(a.token_available_at),
-    }
-    old = store.get(ZONE_KIND, "", a.zone)
-    if old is not None and old.get("status") == status:
-        return []
-    store.put(zone_doc(a.zone, status))
-    return [(ZONE_KIND, "", a.zone)]
+CONTROLLER_STATE_KIND = "ControllerState"  # the ref a state change reports: (kind, "", controller)
+
+
+def _controller_state(store: Store, a: A.SetControllerState) -> list[Ref]:
+    state = store.controller_state.setdefault(a.controller, {})
+    if a.value is None:
+        if a.key not in state:
+            return []
+        del state[a.key]
+    else:
+        value = copy.deepcopy(a.value)
+        if state.get(a.key) == value and a.key in state:
+            return []
+        state[a.key] = value
+    if not state:
+        del store.controller_state[a.controller]
+    return [(CONTROLLER_STATE_KIND, "", a.controller)]
 
 
 def _event(store: Store, a: A.RecordEvent) -> list[Ref]:
@@ -426,6 +448,6 @@ _HANDLERS = {
     A.SetNodeCondition: _condition,
     A.PatchStatus: _patch_status,
     A.SetReplicas: _replicas,
-    A.SetZoneState: _zone,
+    A.SetControllerState: _controller_state,
     A.RecordEvent: _event,
 }

@@ -11,6 +11,7 @@ steps:
   delete: {kind: Pod, namespace: default, name: web-1}
 - at: 60
   run: oc adm taint nodes node1 k-
+  description: node1's taint is removed   # optional, shown in the script on screen
 ```
 
 `load_timeline(doc)` checks a parsed document (a dict: the engine reads no YAML) and
@@ -28,11 +29,11 @@ with its pods); `run` runs an `oc` command (engine.oc).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from .defaults import CLUSTERUI_API_VERSION, KINDS, apply_defaults
-from .validation import InvalidError, go_quote, validate
+from scheduling.engine.api.defaults import CLUSTERUI_API_VERSION, KINDS, apply_defaults
+from scheduling.engine.api.validation import InvalidError, go_quote, validate
 
 TIMELINE_KIND = "Timeline"
 STEP_ACTIONS = ("apply", "delete", "run")
@@ -53,6 +54,7 @@ class Step:
     namespace: str = ""
     name: str = ""
     command: str = ""  # run
+    description: str = ""  # what the step shows, for the script on screen (optional)
 
     def describe(self) -> str:
         if self.action == "apply":
@@ -111,6 +113,10 @@ def load_timeline(doc: Mapping[str, Any]) -> Timeline:
         if len(given) > 1:
             errors.append(f"{path}: Invalid value: {', '.join(given)}: only one of apply, delete or run may be given")
             continue
+        description = raw.get("description", "")
+        if not isinstance(description, str):
+            errors.append(f"{path}.description: Invalid value: {_quote(description)}: must be a string")
+            description = ""
         action = given[0]
         value = raw[action]
         if action == "apply":
@@ -123,7 +129,7 @@ def load_timeline(doc: Mapping[str, Any]) -> Timeline:
                 continue
             step = Step(float(at), i, "run", command=value.strip())
         if step is not None:
-            steps.append(step)
+            steps.append(replace(step, description=description.strip()) if description.strip() else step)
     if errors:
         detail = errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
         raise TimelineError(f"Timeline {go_quote(name)} is invalid: {detail}")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from scheduling.engine.cluster import ClusterState, NodeInfo
-from scheduling.engine.context import CycleContext
-from scheduling.engine.objects import Controller, Node, Pod, Service
+from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
+from scheduling.engine.scheduler.context import CycleContext
+from scheduling.engine.api.objects import Controller, Node, Pod, Service
 
 
 def _taint_doc(t: Any) -> dict:
@@ -133,7 +133,7 @@ def with_volumes(pod_: Pod, *volumes: Mapping[str, Any]) -> Pod:
 def pvc(name: str, namespace: str = "default", volume_name: str = "", storage: str = "1Gi",
         storage_class: str | None = None, access_modes: Iterable[str] = ("ReadWriteOnce",),
         selector: Mapping[str, Any] | None = None):
-    from scheduling.engine.objects import Volume
+    from scheduling.engine.api.objects import Volume
 
     spec: dict = {"accessModes": list(access_modes), "resources": {"requests": {"storage": storage}}}
     if volume_name:
@@ -150,7 +150,7 @@ def pv(name: str, storage: str = "1Gi", labels: Mapping[str, str] | None = None,
        claim_ref: tuple[str, str] | None = None, source: Mapping[str, Any] | None = None):
     """A PersistentVolume; node_affinity_terms are nodeSelectorTerms documents, claim_ref is
     (namespace, name), source e.g. {"awsElasticBlockStore": {"volumeID": "vol-1"}}."""
-    from scheduling.engine.objects import Volume
+    from scheduling.engine.api.objects import Volume
 
     spec: dict = {"capacity": {"storage": storage}, "accessModes": list(access_modes), **dict(source or {})}
     if storage_class is not None:
@@ -163,7 +163,7 @@ def pv(name: str, storage: str = "1Gi", labels: Mapping[str, str] | None = None,
 
 
 def storage_class(name: str, binding_mode: str | None = None):
-    from scheduling.engine.objects import Volume
+    from scheduling.engine.api.objects import Volume
 
     doc: dict = {"kind": "StorageClass", "metadata": {"name": name}, "provisioner": "kubernetes.io/no-provisioner"}
     if binding_mode is not None:
@@ -174,7 +174,7 @@ def storage_class(name: str, binding_mode: str | None = None):
 def pdb(name: str, selector: Mapping[str, str] | None, disruptions_allowed: int = 0, namespace: str = "default"):
     """A PodDisruptionBudget whose selector is matchLabels `selector`, with
     status.disruptionsAllowed already computed."""
-    from scheduling.engine.objects import PodDisruptionBudget
+    from scheduling.engine.api.objects import PodDisruptionBudget
 
     spec = {} if selector is None else {"selector": {"matchLabels": dict(selector)}}
     return PodDisruptionBudget.from_doc(
@@ -183,7 +183,7 @@ def pdb(name: str, selector: Mapping[str, str] | None, disruptions_allowed: int 
     )
 
 
-# --- documents for the controllers (tests/engine/test_taint_manager.py, ...) ----------------------
+# --- documents for the controllers (tests/engine/controllers/test_taint_manager.py, ...) ----------------------
 
 
 def node_doc(name: str, labels: Mapping[str, str] | None = None, taints: Iterable[Any] = (),

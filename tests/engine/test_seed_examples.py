@@ -497,6 +497,16 @@ def test_a_high_priority_pod_preempts_and_is_nominated():
             "object": "Pod/default/busy",
             "message": "by default/nginx on node node1",
         },
+        # --until 0: every controller processes the objects once (DESIGN), so the
+        # victim's kubelet stops its container at once (it stays Terminating for its
+        # grace period).
+        {
+            "time": 0.0,
+            "type": "Normal",
+            "reason": "Killing",
+            "object": "Pod/default/busy",
+            "message": "Killing container with id docker://c:Need to kill Pod",
+        },
     ]
 
 

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from scheduling.engine.objects import DEFAULT_SCHEDULER
-from scheduling.engine.policy import default_policy
+from scheduling.engine.api.objects import DEFAULT_SCHEDULER
+from scheduling.engine.scheduler.policy import default_policy
 from scheduling.engine.simulate import SimulationError, simulate
 from scheduling.engine.simulation import Simulation
 from scheduling.engine.timeline import TimelineError, load_timeline
@@ -49,9 +49,11 @@ def timeline(*steps, name: str = "t", api_version: str = "clusterui.io/v1alpha1"
         pytest.param(timeline({"at": 0, "apply": {"metadata": {"name": "x"}}}),
                      'Timeline "t" is invalid: steps[0].apply.kind: Required value', id="an object without kind"),
         pytest.param(timeline({"at": 0, "apply": {"kind": "Secret", "metadata": {"name": "x"}}}),
-                     'Timeline "t" is invalid: steps[0].apply.kind: Unsupported value: "Secret": supported values: "DaemonSet", '
-                     '"Deployment", "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "Pod", "PodDisruptionBudget", '
-                     '"PriorityClass", "ReplicaSet", "ReplicationController", "Service", "StatefulSet", "StorageClass"',
+                     'Timeline "t" is invalid: steps[0].apply.kind: Unsupported value: "Secret": supported values: "ClusterOperator", '
+                     '"ClusterVersion", "DaemonSet", "Deployment", "Machine", "MachineConfig", "MachineConfigPool", '
+                     '"MachineHealthCheck", "MachineSet", "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "Pod", '
+                     '"PodDisruptionBudget", "PriorityClass", "ReplicaSet", "ReplicationController", "Service", "StatefulSet", '
+                     '"StorageClass"',
                      id="a kind the simulator does not know"),
         pytest.param(timeline({"at": 0, "apply": {"apiVersion": "apps/v1", "kind": "Node", "metadata": {"name": "n1"}}}),
                      'Timeline "t" is invalid: steps[0].apply.apiVersion: Unsupported value: "apps/v1": supported values: "v1"',
@@ -64,6 +66,9 @@ def timeline(*steps, name: str = "t", api_version: str = "clusterui.io/v1alpha1"
                      id="a delete without a name"),
         pytest.param(timeline({"at": 0, "run": " "}), 'Timeline "t" is invalid: steps[0].run: Invalid value: " ": must be an oc command',
                      id="an empty command"),
+        pytest.param(timeline({"at": 0, "run": "oc adm cordon n1", "description": 3}),
+                     'Timeline "t" is invalid: steps[0].description: Invalid value: 3: must be a string',
+                     id="a description that is not text"),
         pytest.param(timeline({"at": 0}, {"run": "x"}),
                      'Timeline "t" is invalid: [steps[0]: Required value: one of apply, delete or run, steps[1].at: Required value]',
                      id="several problems are listed together"),
@@ -96,6 +101,12 @@ def test_steps_are_sorted_by_time_then_written_order_and_objects_defaulted():
 # --- playing steps --------------------------------------------------------------------------------------------------
 
 
+def test_steps_keep_their_optional_description():
+    loaded = load_timeline(timeline({"at": 5, "run": "oc adm cordon n1", "description": " node1 is cordoned "},
+                                    {"at": 9, "run": "oc adm uncordon n1"}))
+    assert [(s.at, s.description) for s in loaded.steps] == [(5.0, "node1 is cordoned"), (9.0, "")]
+
+
 def test_apply_creates_then_replaces_keeping_the_status_when_none_is_given():
     labelled = node_doc("n2", labels={"zone": "b"})
     del labelled["status"]
@@ -125,10 +136,10 @@ def test_run_records_the_command_and_its_output():
     docs = [node_doc("n1"), timeline({"at": 1, "run": "oc adm taint nodes n1 k=v:NoSchedule"},
                                      {"at": 2, "run": "oc adm taint nodes n1 k=v:NoSchedule"})]
     result = simulate(docs, until=3)
-    assert [(e["time"], e["type"], e["reason"], e["message"]) for e in result["events"]] == [
-        (1.0, "Normal", "CommandRun", "oc adm taint nodes n1 k=v:NoSchedule: node/n1 tainted"),
-        (2.0, "Warning", "CommandFailed", "oc adm taint nodes n1 k=v:NoSchedule: error: node n1 already has k taint(s) "
-                                          "with same effect(s) and --overwrite is false"),
+    assert [(e["time"], e["type"], e["reason"], e["object"], e["message"]) for e in result["events"]] == [
+        (1.0, "Normal", "CommandOutput", "Command/0", "node/n1 tainted\n"),
+        (2.0, "Warning", "CommandFailed", "Command/1", "error: node n1 already has k taint(s) "
+                                                       "with same effect(s) and --overwrite is false\n"),
     ]
 
 
@@ -136,7 +147,8 @@ def test_two_timelines_interleave_by_time():
     docs = [node_doc("n1"), timeline({"at": 20, "run": "oc adm uncordon n1"}, name="b"),
             timeline({"at": 10, "run": "oc adm cordon n1"}, name="a")]
     result = simulate(docs, until=30)
-    assert [(e["time"], e["object"]) for e in result["events"]] == [(10.0, "Timeline/a"), (20.0, "Timeline/b")]
+    assert [(e["time"], e["object"], e["message"]) for e in result["events"]] == [
+        (10.0, "Command/0", "node/n1 cordoned\n"), (20.0, "Command/0", "node/n1 uncordoned\n")]
 
 
 def test_until_zero_only_schedules():

@@ -99,6 +99,78 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
 )
 
+# The Machine API (seed 002: the machine deletion lifecycle hooks; seed 000 §7.7.3). The
+# workers and control plane are running at 0; except in machine-deletion-hooks (where the
+# user acts as the owners), the simulated hook owners act by themselves (machines annotated
+# clusterui.io/simulated-hook-owners).
+SCENARIOS += (
+    Scenario(
+        "machine-deletion-hooks",
+        "Machine deletion, held by lifecycle hooks",
+        "The seed's example hooks: MigrateImportantApp (preDrain) and BackupFileSystem, CloudProviderSpecialCase, "
+        "WaitForStorageDetach (preTerminate), with no controller behind them: a worker deleted at t=60 stays Deleting, "
+        "Drainable=False, until you act as each hook's owner and remove its hook from the machine's page.",
+        "machine-deletion-hooks.yaml",
+        120,
+        "seed 002 §6.2.2, §6.2.3",
+    ),
+    Scenario(
+        "machine-proactive-replacement",
+        "Proactive machine replacement (preDrain)",
+        "The ProactiveReplacement preDrain hook keeps a deleted worker's pods where they are until its replacement has "
+        "joined the cluster: deleted at 60, replacement Running at 300, then the drain and the deletion.",
+        "machine-proactive-replacement.yaml",
+        400,
+        "seed 002 §6.2.4 (preDrain: proactive replacement)",
+    ),
+    Scenario(
+        "machine-custom-drain",
+        "Custom drain logic (preDrain)",
+        "A MachineSet scale-down picks the annotated worker (delete-machine annotation at 60); the app-migration "
+        "controller moves its important app first (60 s), then removes its hook and the machine controller drains.",
+        "machine-custom-drain.yaml",
+        300,
+        "seed 002 §6.2.4 (preDrain: custom drain)",
+    ),
+    Scenario(
+        "machine-storage-detach",
+        "Storage detached before the instance goes (preTerminate)",
+        "A deleted worker is drained at once; CloudProviderSpecialCase (20 s) and WaitForStorageDetach (45 s) hold the "
+        "instance until the storage is detached (105), then it is deleted.",
+        "machine-storage-detach.yaml",
+        300,
+        "seed 002 §6.2.4 (preTerminate: storage detach)",
+    ),
+    Scenario(
+        "machine-log-flush",
+        "Log flush delay (preTerminate)",
+        "A scale-down drains a worker (70); the logging operator's LogFlushDelay hook keeps the instance 90 s so the "
+        "log exporter catches up, then the instance and the Node are deleted.",
+        "machine-log-flush.yaml",
+        300,
+        "seed 002 §6.2.4 (preTerminate: log reliability)",
+    ),
+    Scenario(
+        "etcd-quorum-guard",
+        "Replacing control-plane machines under the etcd quorum guard",
+        "master-2 is deleted at 60: a fourth control-plane machine joins (300), its etcd member is added as a learner "
+        "(360), promoted (480), the old member is removed and only then the EtcdQuorumOperator hook: drain and "
+        "deletion. master-1, deleted at 120, is held until its own replacement is promoted (720).",
+        "etcd-quorum-guard.yaml",
+        900,
+        "seed 002 §6.2.5, §6.2.5.1",
+    ),
+    Scenario(
+        "machineset-taints",
+        "Taints through a MachineSet",
+        "The MachineSet template gets key1=value1:NoExecute at 60: the existing nodes do not change. Scaled to 0 at 120 "
+        "and back to 2 at 300, the new nodes (540) carry the taint; the pod tolerating it runs there.",
+        "machineset-taints.yaml",
+        700,
+        "seed 000 §7.7.3",
+    ),
+)
+
 BY_NAME = {s.name: s for s in SCENARIOS}
 
 

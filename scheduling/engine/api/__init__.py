@@ -1,0 +1,1 @@
+"""API machinery: objects, quantities, defaults, validation, admission."""

@@ -1,0 +1,167 @@
+"""The kinds the simulator knows and the API server's defaults, as pure functions.
+
+`apply_defaults` is the same defaulting scheduling/kube.py applies to loaded documents
+(kube.py imports yaml, which the engine must not); the engine uses it for objects that
+arrive during a simulation (Timeline `apply` steps, controller-created objects).
+scheduling/kube.py can call this one instead of keeping its own copy.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    api_versions: tuple[str, ...]
+    namespaced: bool
+
+
+KINDS: dict[str, KindInfo] = {
+    "Namespace": KindInfo(("v1",), False),
+    "Node": KindInfo(("v1",), False),
+    "Pod": KindInfo(("v1",), True),
+    "PriorityClass": KindInfo(
+        ("scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha1", "scheduling.k8s.io/v1"), False
+    ),
+    "Service": KindInfo(("v1",), True),
+    "ReplicationController": KindInfo(("v1",), True),
+    "ReplicaSet": KindInfo(("apps/v1", "apps/v1beta2", "extensions/v1beta1"), True),
+    "Deployment": KindInfo(("apps/v1", "apps/v1beta1", "apps/v1beta2", "extensions/v1beta1"), True),
+    "StatefulSet": KindInfo(("apps/v1", "apps/v1beta1", "apps/v1beta2"), True),
+    "DaemonSet": KindInfo(("apps/v1", "apps/v1beta2", "extensions/v1beta1"), True),
+    "PodDisruptionBudget": KindInfo(("policy/v1beta1", "policy/v1"), True),
+    "PersistentVolume": KindInfo(("v1",), False),
+    "PersistentVolumeClaim": KindInfo(("v1",), True),
+    "StorageClass": KindInfo(("storage.k8s.io/v1", "storage.k8s.io/v1beta1"), False),
+    # OpenShift: cluster updates (config.openshift.io, machineconfiguration.openshift.io)
+    "ClusterVersion": KindInfo(("config.openshift.io/v1",), False),
+    "ClusterOperator": KindInfo(("config.openshift.io/v1",), False),
+    "MachineConfigPool": KindInfo(("machineconfiguration.openshift.io/v1",), False),
+    "MachineConfig": KindInfo(("machineconfiguration.openshift.io/v1",), False),
+    # OpenShift: the Machine API (machine.openshift.io)
+    "Machine": KindInfo(("machine.openshift.io/v1beta1",), True),
+    "MachineSet": KindInfo(("machine.openshift.io/v1beta1",), True),
+    "MachineHealthCheck": KindInfo(("machine.openshift.io/v1beta1",), True),
+}
+WORKLOAD_KINDS = ("ReplicationController", "ReplicaSet", "Deployment", "StatefulSet", "DaemonSet")
+# Not a Kubernetes kind: the node lifecycle controller's per-zone state (engine.node_lifecycle).
+ZONE_KIND = "Zone"
+CLUSTERUI_API_VERSION = "clusterui.io/v1alpha1"
+
+
+def is_namespaced(kind: str) -> bool:
+    info = KINDS.get(kind)
+    return info.namespaced if info is not None else False
+
+
+def apply_defaults(doc: dict) -> dict:
+    """A copy of `doc` with the defaults the API server would set (the ones we simulate).
+
+    `doc` must be of a kind in KINDS and valid (engine.validation)."""
+    doc = copy.deepcopy(doc)
+    kind = doc["kind"]
+    info = KINDS[kind]
+    doc.setdefault("apiVersion", info.api_versions[0])
+    meta = doc.setdefault("metadata", {})
+    if info.namespaced:
+        meta.setdefault("namespace", "default")
+        if not meta["namespace"]:
+            meta["namespace"] = "default"
+    else:
+        meta.pop("namespace", None)
+    spec = doc.get("spec")
+    if kind == "Pod":
+        spec = doc.setdefault("spec", {})
+        _default_pod_spec(spec)
+        status = doc.setdefault("status", {})
+        status.setdefault("phase", "Pending")
+        from scheduling.engine.api.objects import Pod
+
+        status.setdefault("qosClass", Pod.from_doc(doc).qos_class)
+    elif kind == "Node":
+        status = doc.setdefault("status", {})
+        if "capacity" in status and "allocatable" not in status:
+            status["allocatable"] = dict(status["capacity"])
+    elif kind in WORKLOAD_KINDS:
+        spec = doc.setdefault("spec", {})
+        template = spec.setdefault("template", {})
+        template.setdefault("metadata", {})
+        _default_pod_spec(template.setdefault("spec", {}))
+        labels = (template.get("metadata") or {}).get("labels") or {}
+        if kind != "DaemonSet":
+            spec.setdefault("replicas", 1)
+        if kind == "ReplicationController":
+            if not spec.get("selector"):
+                spec["selector"] = dict(labels)
+            if not meta.get("labels"):
+                meta["labels"] = dict(labels)
+        if kind == "Deployment":
+            spec.setdefault("strategy", {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}})
+            spec.setdefault("revisionHistoryLimit", 10)
+            spec.setdefault("progressDeadlineSeconds", 600)
+        if kind == "StatefulSet":
+            spec.setdefault("podManagementPolicy", "OrderedReady")
+            spec.setdefault("updateStrategy", {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}})
+            spec.setdefault("revisionHistoryLimit", 10)
+        if kind == "DaemonSet":
+            spec.setdefault("updateStrategy", {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1}})
+            spec.setdefault("revisionHistoryLimit", 10)
+    elif kind == "Service":
+        spec = doc.setdefault("spec", {})
+        spec.setdefault("type", "ClusterIP")
+        spec.setdefault("sessionAffinity", "None")
+        for port in spec.get("ports") or []:
+            port.setdefault("protocol", "TCP")
+            port.setdefault("targetPort", port.get("port"))
+    elif kind == "Namespace":
+        doc.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
+        doc.setdefault("status", {}).setdefault("phase", "Active")
+    elif kind == "PersistentVolume":
+        spec = doc.setdefault("spec", {})
+        spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
+        spec.setdefault("volumeMode", "Filesystem")
+        doc.setdefault("status", {}).setdefault("phase", "Available" if not spec.get("claimRef") else "Bound")
+    elif kind == "PersistentVolumeClaim":
+        spec = doc.setdefault("spec", {})
+        spec.setdefault("volumeMode", "Filesystem")
+        doc.setdefault("status", {}).setdefault("phase", "Bound" if spec.get("volumeName") else "Pending")
+    elif kind == "StorageClass":
+        doc.setdefault("reclaimPolicy", "Delete")
+        doc.setdefault("volumeBindingMode", "Immediate")
+    elif kind == "PriorityClass":
+        doc.setdefault("globalDefault", False)
+    elif kind == "MachineHealthCheck":
+        # the CRD's kubebuilder defaults (openshift/api machine/v1beta1)
+        spec = doc.setdefault("spec", {})
+        spec.setdefault("maxUnhealthy", "100%")
+        spec.setdefault("nodeStartupTimeout", "10m")
+    elif kind == "MachineSet":
+        spec = doc.setdefault("spec", {})
+        spec.setdefault("replicas", 1)
+    if spec is None and "spec" in doc and doc["spec"] is None:
+        doc.pop("spec")
+    return doc
+
+
+def _default_pod_spec(spec: dict) -> None:
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("schedulerName", "default-scheduler")
+    spec.setdefault("terminationGracePeriodSeconds", 30)
+    spec.setdefault("securityContext", {})
+    for c in (spec.get("initContainers") or []) + (spec.get("containers") or []):
+        image = c.get("image") or ""
+        tag = image.rsplit("/", 1)[-1]
+        c.setdefault("imagePullPolicy", "Always" if ":" not in tag or tag.endswith(":latest") else "IfNotPresent")
+        c.setdefault("terminationMessagePath", "/dev/termination-log")
+        c.setdefault("terminationMessagePolicy", "File")
+        for port in c.get("ports") or []:
+            port.setdefault("protocol", "TCP")
+        # SetDefaults_Pod: a resource with a limit but no request is requested at its limit.
+        resources = c.get("resources")
+        if resources and resources.get("limits"):
+            requests = resources.setdefault("requests", {})
+            for name, amount in resources["limits"].items():
+                requests.setdefault(name, amount)

@@ -1,0 +1,309 @@
+"""What the workload controllers share (pkg/controller/controller_utils.go and friends):
+ownership (controllerRef, adoption), the pods a workload creates (from its template,
+admitted like an API create, with a generated name), the ActivePods order, the
+pod-template-hash.
+
+Generated names (`<prefix><5 chars>`, the random suffix alphabet of utilrand,
+"bcdfghjklmnpqrstvwxz2456789") are drawn from a generator derived from the cluster seed,
+the owner and how many names the owner generated before (kept in the workloads
+controller's state under `names/<Kind>/<namespace>/<name>`), never from the time or a
+shared stream: the same scenario gives the same names however its clock is stepped.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from scheduling.engine import actions as A
+from scheduling.engine.api import admission as adm
+from scheduling.engine.api.defaults import apply_defaults
+from scheduling.engine.api.objects import LabelSelector, PriorityClass
+from scheduling.engine.controller import rng_for
+from scheduling.engine.store import (
+    Store,
+    controller_ref,
+    is_terminating,
+    labels_of,
+    meta,
+    name_of,
+    sim_time,
+    time_value,
+)
+
+ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"  # utilrand: no vowels, no confusable digits
+RANDOM_LENGTH = 5
+MAX_NAME_LENGTH = 63
+POD_TEMPLATE_HASH = "pod-template-hash"
+CONTROLLER_REVISION_HASH = "controller-revision-hash"
+NAMES_PREFIX = "names/"
+
+SOURCES = {
+    "ReplicaSet": "replicaset-controller",
+    "ReplicationController": "replication-controller",
+    "Deployment": "deployment-controller",
+    "StatefulSet": "statefulset-controller",
+    "DaemonSet": "daemonset-controller",
+    "PodDisruptionBudget": "controllermanager",
+}
+
+
+# --- shared helpers -----------------------------------------------------------------------------------
+
+
+def object_namespace(doc: Mapping[str, Any]) -> str:
+    """The namespace of a namespaced object ("default" when unset)."""
+    return meta(doc).get("namespace") or "default"
+
+
+def owner_reference(owner: Mapping[str, Any]) -> dict:
+    ref = {
+        "apiVersion": owner.get("apiVersion") or "v1",
+        "kind": owner.get("kind") or "",
+        "name": name_of(owner),
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+    uid = meta(owner).get("uid")
+    if uid:
+        ref["uid"] = uid
+    return ref
+
+
+def is_controlled_by(doc: Mapping[str, Any], owner: Mapping[str, Any]) -> bool:
+    ref = controller_ref(doc)
+    if ref is None or ref.get("kind") != owner.get("kind") or ref.get("name") != name_of(owner):
+        return False
+    if object_namespace(doc) != object_namespace(owner):
+        return False
+    uid, owner_uid = ref.get("uid"), meta(owner).get("uid")
+    return not (uid and owner_uid and uid != owner_uid)
+
+
+def selector_of(doc: Mapping[str, Any]) -> LabelSelector | None:
+    """The workload's selector (a map for an RC); None or empty selects nothing."""
+    spec = doc.get("spec") or {}
+    raw = spec.get("selector")
+    if doc.get("kind") == "ReplicationController":
+        if raw is None:
+            raw = ((spec.get("template") or {}).get("metadata") or {}).get("labels")
+        selector = LabelSelector.from_map(raw)
+    else:
+        selector = LabelSelector.from_doc(raw)
+    if selector is None or selector.is_empty:
+        return None
+    return selector
+
+
+def is_active(pod: Mapping[str, Any]) -> bool:
+    """controller.IsPodActive: not finished and not being deleted."""
+    phase = (pod.get("status") or {}).get("phase")
+    return phase not in ("Succeeded", "Failed") and not is_terminating(pod)
+
+
+def is_running(pod: Mapping[str, Any]) -> bool:
+    """Running and Ready (the simulated kubelet makes a running pod ready at once)."""
+    return bool((pod.get("spec") or {}).get("nodeName")) and (pod.get("status") or {}).get("phase") == "Running"
+
+
+def termination_grace_seconds(pod: Mapping[str, Any]) -> int:
+    value = (pod.get("spec") or {}).get("terminationGracePeriodSeconds")
+    return 30 if value is None else int(value)
+
+
+def safe_encode(text: str) -> str:
+    """rand.SafeEncodeString."""
+    return "".join(ALPHANUMS[ord(c) % len(ALPHANUMS)] for c in text)
+
+
+def fnv32a(data: bytes) -> int:
+    h = 0x811C9DC5
+    for b in data:
+        h ^= b
+        h = (h * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def template_hash(template: Mapping[str, Any]) -> str:
+    """The pod-template-hash: fnv32a of the template (without the hash label), encoded."""
+    template = without_hash(template)
+    data = json.dumps(template, sort_keys=True, separators=(",", ":")).encode()
+    return safe_encode(str(fnv32a(data)))
+
+
+def without_hash(template: Mapping[str, Any]) -> dict:
+    t = copy.deepcopy(dict(template))
+    labels = (t.get("metadata") or {}).get("labels")
+    if labels and POD_TEMPLATE_HASH in labels:
+        labels = dict(labels)
+        del labels[POD_TEMPLATE_HASH]
+        t["metadata"] = {**t["metadata"], "labels": labels}
+        if not labels:
+            del t["metadata"]["labels"]
+    return t
+
+
+def generate_name(ctx: "WorkloadContext", owner: Mapping[str, Any], prefix: str) -> str:
+    """SimpleNameGenerator: prefix (cut to 58) + 5 random characters. The n-th name an
+    owner generates is drawn from ctx.rng(owner kind, namespace, name, n), n counted in the
+    workloads controller's state, so a replacement pod has the same name however the
+    clock is stepped; a name already taken in the namespace is drawn again (n + 1)."""
+    base = prefix[: MAX_NAME_LENGTH - RANDOM_LENGTH]
+    key = names_key(owner)
+    taken = ctx.taken.setdefault(object_namespace(owner), set())
+    while True:
+        n = ctx.counters.get(key, 0)
+        ctx.counters[key] = n + 1
+        rng = rng_for(ctx.seed, "generateName", owner.get("kind") or "", object_namespace(owner), name_of(owner), n)
+        name = base + "".join(rng.choice(ALPHANUMS) for _ in range(RANDOM_LENGTH))
+        if name not in taken:
+            taken.add(name)
+            return name
+
+
+def names_key(owner: Mapping[str, Any]) -> str:
+    """The workloads controller's state key counting the names `owner` generated."""
+    return f"{NAMES_PREFIX}{owner.get('kind') or ''}/{object_namespace(owner)}/{name_of(owner)}"
+
+
+@dataclass
+class WorkloadContext:
+    """What the workload controllers share during one run. `counters`: the names each
+    owner generated so far (the workloads controller's state, updated as names are drawn)."""
+
+    store: Store
+    now: float
+    seed: int = 0
+    admission: Mapping[str, bool] | None = None
+    admission_context: Any = None  # engine.api.node_selection_admission.NodeSelectionContext (None: those plugins off)
+    classes: list[PriorityClass] = field(default_factory=list)
+    taken: dict[str, set[str]] = field(default_factory=dict)  # namespace -> pod names in use
+    counters: dict[str, int] = field(default_factory=dict)
+    # Indexes of the store's pods, built once per run (the store does not change during a
+    # run: the controllers return actions): by namespace, by (namespace, controller kind,
+    # controller name), and the orphans (no controller) by namespace; each in store order,
+    # as (position, pod).
+    by_namespace: dict[str, list[dict]] = field(default_factory=dict)
+    by_controller: dict[tuple[str, str, str], list[tuple[int, dict]]] = field(default_factory=dict)
+    orphans: dict[str, list[tuple[int, dict]]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, store: Store, now: float, seed: int = 0, admission: Mapping[str, bool] | None = None,
+              state: Mapping[str, Any] | None = None, admission_context: Any = None) -> "WorkloadContext":
+        ctx = cls(store, now, seed, admission, admission_context)
+        ctx.classes = [PriorityClass.from_doc(d) for d in store.list("PriorityClass")]
+        for position, pod in enumerate(store.list("Pod")):
+            namespace = object_namespace(pod)
+            ctx.taken.setdefault(namespace, set()).add(name_of(pod))
+            ctx.by_namespace.setdefault(namespace, []).append(pod)
+            ref = controller_ref(pod)
+            if ref is None:
+                ctx.orphans.setdefault(namespace, []).append((position, pod))
+            else:
+                ctx.by_controller.setdefault((namespace, ref.get("kind"), ref.get("name")), []).append((position, pod))
+        ctx.counters = {k: int(v) for k, v in (state or {}).items() if k.startswith(NAMES_PREFIX)}
+        return ctx
+
+    def pods_in(self, namespace: str) -> list[dict]:
+        return list(self.by_namespace.get(namespace, ()))
+
+
+def new_pod(ctx: WorkloadContext, owner: Mapping[str, Any], template: Mapping[str, Any], name: str,
+            extra_labels: Mapping[str, str] | None = None, node: str = "", generate_name_prefix: str | None = None,
+            spec_overrides: Mapping[str, Any] | None = None) -> dict:
+    """A pod document from a workload's template, admitted like an API create."""
+    tmeta = template.get("metadata") or {}
+    pod_meta: dict = {"name": name, "namespace": object_namespace(owner)}
+    if generate_name_prefix is not None:
+        pod_meta["generateName"] = generate_name_prefix
+    labels = {**(tmeta.get("labels") or {}), **(extra_labels or {})}
+    if labels:
+        pod_meta["labels"] = labels
+    if tmeta.get("annotations"):
+        pod_meta["annotations"] = dict(tmeta["annotations"])
+    pod_meta["ownerReferences"] = [owner_reference(owner)]
+    pod_meta["creationTimestamp"] = time_value(ctx.now)
+    spec = copy.deepcopy(dict(template.get("spec") or {}))
+    spec.update(copy.deepcopy(dict(spec_overrides or {})))
+    if node:
+        spec["nodeName"] = node
+    doc = apply_defaults({"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": spec})
+    return adm.admit(doc, ctx.classes, ctx.admission, ctx.admission_context)
+
+
+def create_pod(ctx: WorkloadContext, owner: Mapping[str, Any], doc: dict, message: str) -> list:
+    return [
+        A.CreateObject(doc),
+        A.RecordEvent(ctx.now, "Normal", "SuccessfulCreate", owner.get("kind") or "", object_namespace(owner), name_of(owner), message,
+                      SOURCES.get(owner.get("kind") or "", "")),
+    ]
+
+
+def delete_pod(ctx: WorkloadContext, owner: Mapping[str, Any], pod: Mapping[str, Any], message: str) -> list:
+    return [
+        A.SetPodDeletion(object_namespace(pod), name_of(pod), ctx.now, termination_grace_seconds(pod), "SuccessfulDelete"),
+        A.RecordEvent(ctx.now, "Normal", "SuccessfulDelete", owner.get("kind") or "", object_namespace(owner), name_of(owner), message,
+                      SOURCES.get(owner.get("kind") or "", "")),
+    ]
+
+
+def failed_create(ctx: WorkloadContext, owner: Mapping[str, Any], exc: Exception) -> list:
+    """A create the API refused: the ReplicaFailure condition (once) and its event."""
+    message = f"Error creating: {exc}"
+    conditions = [c for c in (owner.get("status") or {}).get("conditions") or () if c.get("type") == "ReplicaFailure"]
+    if conditions and conditions[0].get("message") == message:
+        return []
+    cond = {"type": "ReplicaFailure", "status": "True", "lastTransitionTime": time_value(ctx.now),
+            "reason": "FailedCreate", "message": message}
+    return [
+        A.PatchStatus(owner.get("kind") or "", object_namespace(owner), name_of(owner), {"conditions": [cond]}),
+        A.RecordEvent(ctx.now, "Warning", "FailedCreate", owner.get("kind") or "", object_namespace(owner), name_of(owner), message,
+                      SOURCES.get(owner.get("kind") or "", "")),
+    ]
+
+
+def status_patch(doc: Mapping[str, Any], fields: Mapping[str, Any]) -> list:
+    status = doc.get("status") or {}
+    if all(status.get(k) == v for k, v in fields.items()):
+        return []
+    return [A.PatchStatus(doc.get("kind") or "", object_namespace(doc), name_of(doc), dict(fields))]
+
+
+def claim_pods(ctx: WorkloadContext, owner: Mapping[str, Any], selector: LabelSelector | None) -> tuple[list[dict], list]:
+    """ClaimPods: the pods `owner` controls, adopting orphans its selector matches."""
+    owned: list[dict] = []
+    actions: list = []
+    namespace = object_namespace(owner)
+    candidates = ctx.by_controller.get((namespace, owner.get("kind"), name_of(owner)), [])
+    if selector is not None:  # the pods in store order, as a scan of the namespace meets them
+        candidates = sorted(candidates + ctx.orphans.get(namespace, []), key=lambda item: item[0])
+    for _, pod in candidates:
+        if is_controlled_by(pod, owner):
+            owned.append(pod)
+        elif controller_ref(pod) is None and selector is not None and not is_terminating(pod) and selector.matches(labels_of(pod)):
+            actions.append(A.SetControllerRef("Pod", object_namespace(pod), name_of(pod), owner_reference(owner)))
+            owned.append(pod)
+    return owned, actions
+
+
+def creation_time(pod: Mapping[str, Any]) -> float | None:
+    return sim_time(meta(pod).get("creationTimestamp"))
+
+
+def active_pods_order(pods: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """controller.ActivePods: the pods to delete first come first."""
+    phase_rank = {"Pending": 0, "Unknown": 1, "Running": 2}
+
+    def key(pod):
+        assigned = 1 if (pod.get("spec") or {}).get("nodeName") else 0
+        phase = phase_rank.get((pod.get("status") or {}).get("phase") or "", 0)
+        ready = 1 if is_running(pod) else 0
+        created = creation_time(pod)
+        # empty creation time < newer < older
+        age = (0, 0.0) if created is None else (1, -created)
+        return (assigned, phase, ready, age)
+
+    return sorted(pods, key=key)
+

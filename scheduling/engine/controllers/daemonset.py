@@ -1,0 +1,156 @@
+"""The DaemonSet controller (1.11, ScheduleDaemonSetPods off: the controller sets
+spec.nodeName itself, no Scheduled event).
+
+nodeShouldRunDaemonPod with the pod the controller would create (template + the DaemonSet
+tolerations of engine.api.admission): PodToleratesNodeTaints and GeneralPredicates; node
+selector/affinity, host name or host port mismatch -> no pod; untolerated taints -> no new
+pod, and an existing one is deleted only when a NoExecute taint is not tolerated;
+insufficient resources -> no new pod (the FailedPlacement event is not simulated). One pod
+per eligible node (`<name>-<5 chars>`), extra ones deleted (oldest kept).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Iterable, Mapping
+
+from scheduling.engine.api import admission as adm
+from scheduling.engine.api.objects import Node, Pod
+from scheduling.engine.api.priority import AdmissionError
+from scheduling.engine.controllers.controller_utils import (
+    CONTROLLER_REVISION_HASH,
+    WorkloadContext,
+    claim_pods,
+    create_pod,
+    creation_time,
+    delete_pod,
+    failed_create,
+    generate_name,
+    is_active,
+    is_controlled_by,
+    is_running,
+    new_pod,
+    object_namespace,
+    selector_of,
+    status_patch,
+    template_hash,
+)
+from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
+from scheduling.engine.scheduler.context import CycleContext
+from scheduling.engine.scheduler.predicates import (
+    general,
+    host_name,
+    host_ports,
+    label_presence,
+    node_selector,
+    taints as taint_predicates,
+)
+from scheduling.engine.store import is_terminating, meta, name_of
+
+DAEMONSET_TEMPLATE_GENERATION = "pod-template-generation"
+
+
+INTENTIONAL_REASONS = frozenset({
+    node_selector.ERR_NODE_SELECTOR_NOT_MATCH,
+    host_name.ERR_POD_NOT_MATCH_HOST_NAME,
+    label_presence.ERR_NODE_LABEL_PRESENCE_VIOLATED,
+    host_ports.ERR_POD_NOT_FITS_HOST_PORTS,
+})
+
+
+def daemon_pod_doc(ds: Mapping[str, Any], node: str) -> dict:
+    """NewPod: the template with spec.nodeName and the DaemonSet tolerations."""
+    template = (ds.get("spec") or {}).get("template") or {}
+    spec = copy.deepcopy(dict(template.get("spec") or {}))
+    spec["nodeName"] = node
+    spec["tolerations"] = adm.daemon_pod_tolerations(spec)
+    return {"kind": "Pod", "metadata": {"name": f"{name_of(ds)}-simulated", "namespace": object_namespace(ds),
+                                        "labels": dict((template.get("metadata") or {}).get("labels") or {})},
+            "spec": spec}
+
+
+def node_should_run_daemon_pod(ds: Mapping[str, Any], node_doc: Mapping[str, Any], pods_on_node: Iterable[Mapping[str, Any]],
+                               state: ClusterState | None = None) -> tuple[bool, bool, bool]:
+    """nodeShouldRunDaemonPod (1.11): (wantToRun, shouldSchedule, shouldContinueRunning)."""
+    template_node = ((ds.get("spec") or {}).get("template") or {}).get("spec", {}).get("nodeName")
+    node_name = meta(node_doc).get("name") or ""
+    if template_node and template_node != node_name:
+        return False, False, False
+    pod = Pod.from_doc(daemon_pod_doc(ds, node_name))
+    node = Node.from_doc(node_doc)
+    info = NodeInfo(node)
+    for p in pods_on_node:
+        info.add_pod(Pod.from_doc(p))
+    state = state if state is not None else ClusterState(nodes=[node])
+    ctx = CycleContext(pod, state, {node.name: info})
+    reasons = taint_predicates.pod_tolerates_node_taints(pod, ctx, info) + general.general_predicates(pod, ctx, info)
+    want, schedule, keep = True, True, True
+    for reason in reasons:
+        if reason in INTENTIONAL_REASONS:
+            return False, False, False
+        if reason == taint_predicates.ERR_TAINTS_TOLERATIONS_NOT_MATCH:
+            if taint_predicates.pod_tolerates_node_no_execute_taints(pod, ctx, info):
+                return False, False, False
+            want, schedule = False, False
+        elif reason.startswith("Insufficient "):
+            schedule = False
+        else:
+            want, schedule, keep = False, False, False
+    return want, schedule, keep
+
+
+def reconcile_daemon_set(ctx: WorkloadContext, ds: Mapping[str, Any]) -> list:
+    owned, actions = claim_pods(ctx, ds, selector_of(ds))
+    template = (ds.get("spec") or {}).get("template") or {}
+    h = template_hash(template)
+    generation = str(meta(ds).get("generation") or 1)
+    by_node: dict[str, list[dict]] = {}
+    for pod in owned:
+        by_node.setdefault((pod.get("spec") or {}).get("nodeName") or "", []).append(pod)
+    others: dict[str, list[dict]] = {}
+    for pod in ctx.store.list("Pod"):
+        node = (pod.get("spec") or {}).get("nodeName")
+        if node and not is_terminating(pod) and is_active(pod) and not is_controlled_by(pod, ds):
+            others.setdefault(node, []).append(pod)
+    prefix = f"{name_of(ds)}-"
+    desired = current = misscheduled = ready = 0
+    for i, node_doc in enumerate(ctx.store.list("Node")):
+        node = meta(node_doc).get("name") or ""
+        want, schedule, keep = node_should_run_daemon_pod(ds, node_doc, others.get(node, ()))
+        pods = by_node.get(node, [])
+        running = [p for p in pods if not is_terminating(p)]
+        if want:
+            desired += 1
+            if running:
+                current += 1
+                if any(is_running(p) for p in running):
+                    ready += 1
+        elif running:
+            misscheduled += 1
+        if schedule and not pods:
+            name = generate_name(ctx, ds, prefix)
+            labels = {CONTROLLER_REVISION_HASH: h, DAEMONSET_TEMPLATE_GENERATION: generation}
+            overrides = {"tolerations": adm.daemon_pod_tolerations(template.get("spec") or {})}
+            try:
+                doc = new_pod(ctx, ds, template, name, labels, node=node, generate_name_prefix=prefix, spec_overrides=overrides)
+            except AdmissionError as exc:
+                actions += failed_create(ctx, ds, exc)
+                continue
+            actions += create_pod(ctx, ds, doc, f"Created pod: {name}")
+        elif keep:
+            alive = []
+            for p in running:
+                if (p.get("status") or {}).get("phase") == "Failed":
+                    actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
+                else:
+                    alive.append(p)
+            alive.sort(key=lambda p: (creation_time(p) is None, creation_time(p) or 0.0))
+            for p in alive[1:]:
+                actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
+        elif not keep and running:
+            for p in running:
+                actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
+    actions += status_patch(ds, {"desiredNumberScheduled": desired, "currentNumberScheduled": current,
+                                  "numberMisscheduled": misscheduled, "numberReady": ready, "numberAvailable": ready})
+    return actions
+

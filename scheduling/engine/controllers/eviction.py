@@ -1,0 +1,186 @@
+"""PodDisruptionBudgets: the disruption controller (their status) and the eviction API.
+
+* Disruption controller (pkg/controller/disruption, 1.11): status currentHealthy
+  (Running, not terminating, not recently disrupted), desiredHealthy, expectedPods,
+  disruptionsAllowed (currentHealthy - desiredHealthy, 0 when negative or when no pod is
+  expected), disruptedPods (getExpectedPodCount: minAvailable int -> the matching pods; a
+  percentage or maxUnavailable -> the replicas of the pods' controllers, rounded up; a pod
+  without a supported controller -> fail safe: disruptionsAllowed 0). A disrupted pod that
+  is not gone within 2 minutes counts again (`pdb_recheck` says when to look).
+* `evict(store, namespace, name, now)`: the eviction subresource (registry/core/pod/
+  storage/eviction.go): refused with 429 `Cannot evict pod as it would violate the pod's
+  disruption budget.` when the pod's PDB allows no disruption; otherwise the PDB's
+  disruptionsAllowed is decremented (disruptedPods records the pod) and the pod is
+  deleted gracefully. Every caller that evicts (`oc adm drain`, the MCO, the descheduler)
+  goes through it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from scheduling.engine import actions as A
+from scheduling.engine.api.objects import LabelSelector
+from scheduling.engine.controllers.controller_utils import termination_grace_seconds, is_running, object_namespace
+from scheduling.engine.store import Store, controller_ref, is_terminating, labels_of, name_of, sim_time, time_value
+
+DELETION_TIMEOUT = 120.0  # disruption controller: a disrupted pod must be gone within 2 minutes
+PDB_VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget."
+
+
+def pdb_pods(store: Store, pdb: Mapping[str, Any]) -> list[dict]:
+    """getPodsForPdb: the pods of its namespace its (non-empty) selector matches."""
+    selector = LabelSelector.from_doc((pdb.get("spec") or {}).get("selector"))
+    if selector is None or selector.is_empty:
+        return []
+    return [p for p in store.list("Pod") if object_namespace(p) == object_namespace(pdb) and selector.matches(labels_of(p))]
+
+
+def int_or_percent(value: Any, total: int) -> int:
+    """intstr.GetValueFromIntOrPercent with roundUp."""
+    if isinstance(value, str) and value.endswith("%"):
+        return math.ceil(int(value[:-1]) * total / 100)
+    return int(value)
+
+
+def controller_scale(store: Store, pod: Mapping[str, Any]) -> tuple[str, int] | None:
+    """The finders: the pod's controller (RC, a Deployment through its RS, RS, StatefulSet) and its replicas."""
+    ref = controller_ref(pod)
+    if ref is None:
+        return None
+    ns = object_namespace(pod)
+    kind, name = ref.get("kind"), ref.get("name") or ""
+    if kind in ("ReplicationController", "StatefulSet"):
+        owner = store.get(kind, ns, name)
+        if owner is not None:
+            return f"{kind}/{name}", int((owner.get("spec") or {}).get("replicas", 1) or 0)
+    if kind == "ReplicaSet":
+        rs = store.get("ReplicaSet", ns, name)
+        if rs is None:
+            return None
+        deploy_ref = controller_ref(rs)
+        if deploy_ref is not None and deploy_ref.get("kind") == "Deployment":
+            deploy = store.get("Deployment", ns, deploy_ref.get("name") or "")
+            if deploy is not None:
+                return f"Deployment/{name_of(deploy)}", int((deploy.get("spec") or {}).get("replicas", 1) or 0)
+            return None
+        return f"ReplicaSet/{name}", int((rs.get("spec") or {}).get("replicas", 1) or 0)
+    return None
+
+
+def pdb_status(store: Store, pdb: Mapping[str, Any], now: float) -> dict:
+    """The status the disruption controller computes for `pdb` at `now`."""
+    spec = pdb.get("spec") or {}
+    pods = pdb_pods(store, pdb)
+    old = pdb.get("status") or {}
+    by_name = {name_of(p): p for p in pods}
+    disrupted: dict[str, Any] = {}
+    for name, when in (old.get("disruptedPods") or {}).items():
+        pod = by_name.get(name)
+        if pod is None or is_terminating(pod):
+            continue
+        t = sim_time(when) or 0.0
+        if t + DELETION_TIMEOUT >= now:
+            disrupted[name] = when
+    expected = desired = 0
+    failed = False
+    if spec.get("maxUnavailable") is not None or (isinstance(spec.get("minAvailable"), str)):
+        scales: dict[str, int] = {}
+        for pod in pods:
+            found = controller_scale(store, pod)
+            if found is None:
+                failed = True
+                break
+            scales[found[0]] = found[1]
+        expected = sum(scales.values())
+        if not failed:
+            if spec.get("maxUnavailable") is not None:
+                desired = max(expected - int_or_percent(spec["maxUnavailable"], expected), 0)
+            else:
+                desired = int_or_percent(spec["minAvailable"], expected)
+    elif spec.get("minAvailable") is not None:
+        desired = int(spec["minAvailable"])
+        expected = len(pods)
+    healthy = sum(1 for p in pods if not is_terminating(p) and name_of(p) not in disrupted and is_running(p))
+    if failed:
+        return {**old, "disruptionsAllowed": 0}
+    allowed = healthy - desired
+    if expected <= 0 or allowed <= 0:
+        allowed = 0
+    status = {"currentHealthy": healthy, "desiredHealthy": desired, "expectedPods": expected, "disruptionsAllowed": allowed}
+    if disrupted:
+        status["disruptedPods"] = disrupted
+    return status
+
+
+def reconcile_pdb(store: Store, pdb: Mapping[str, Any], now: float) -> list:
+    """The disruption controller for one PodDisruptionBudget: its status, when it changed."""
+    status = pdb_status(store, pdb, now)
+    fields = {k: status.get(k) for k in ("currentHealthy", "desiredHealthy", "expectedPods", "disruptionsAllowed", "disruptedPods")}
+    old = pdb.get("status") or {}
+    if all(old.get(k) == v for k, v in fields.items()):
+        return []
+    return [A.PatchStatus("PodDisruptionBudget", object_namespace(pdb), name_of(pdb), fields)]
+
+
+def pdb_recheck(store: Store, now: float) -> float | None:
+    due = None
+    for pdb in store.list("PodDisruptionBudget"):
+        for when in ((pdb.get("status") or {}).get("disruptedPods") or {}).values():
+            t = (sim_time(when) or 0.0) + DELETION_TIMEOUT
+            if t > now and (due is None or t < due):
+                due = t
+    return due
+
+
+# --- the eviction API ----------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Eviction:
+    """The eviction subresource's answer: allowed (with the actions to apply) or refused
+    with the API status code and message (and the StatusCause messages)."""
+
+    allowed: bool
+    code: int
+    message: str
+    actions: tuple = ()
+    causes: tuple[str, ...] = ()
+
+
+def evict(store: Store, namespace: str, name: str, now: float, grace_seconds: int | None = None) -> Eviction:
+    pod = store.get("Pod", namespace, name)
+    if pod is None:
+        return Eviction(False, 404, f'pods "{name}" not found')
+    pdbs = []
+    if labels_of(pod):
+        for pdb in store.list("PodDisruptionBudget"):
+            if object_namespace(pdb) != namespace:
+                continue
+            selector = LabelSelector.from_doc((pdb.get("spec") or {}).get("selector"))
+            if selector is None or selector.is_empty or not selector.matches(labels_of(pod)):
+                continue
+            pdbs.append(pdb)
+    actions: list = []
+    if len(pdbs) > 1:
+        return Eviction(False, 500, "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.")
+    if pdbs:
+        pdb = pdbs[0]
+        status = pdb.get("status") or {}
+        allowed = int(status.get("disruptionsAllowed") or 0)
+        if allowed < 0:
+            return Eviction(False, 403, f'poddisruptionbudgets.policy "{name_of(pdb)}" is forbidden: pdb disruptions allowed is negative')
+        if allowed == 0:
+            cause = (f"The disruption budget {name_of(pdb)} needs {int(status.get('desiredHealthy') or 0)} healthy pods "
+                     f"and has {int(status.get('currentHealthy') or 0)} currently")
+            return Eviction(False, 429, PDB_VIOLATION, causes=(cause,))
+        disrupted = dict(status.get("disruptedPods") or {})
+        disrupted[name] = time_value(now)
+        actions.append(A.PatchStatus("PodDisruptionBudget", namespace, name_of(pdb),
+                                     {"disruptionsAllowed": allowed - 1, "disruptedPods": disrupted}))
+    grace = termination_grace_seconds(pod) if grace_seconds is None else int(grace_seconds)
+    actions.append(A.SetPodDeletion(namespace, name, now, grace, "Evicted"))
+    return Eviction(True, 201, "", tuple(actions))
+

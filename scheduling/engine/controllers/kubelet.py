@@ -1,0 +1,182 @@
+"""The simulated kubelets: node status reporting and the pods on each node.
+
+* A pod bound to a node whose kubelet reports is started at once (status.phase Running).
+* A terminating pod (metadata.deletionTimestamp set, = deletion request + grace period)
+  on a reporting node: its containers are stopped (`Killing` events, one per container,
+  `Killing container with id docker://<container>:Need to kill Pod`, the 1.11 wording,
+  source kubelet, once: the kubelet's state `<namespace>/<name>` -> when it sent the stop
+  signal) and the pod object is removed at its deletionTimestamp. On a node that
+  does not report (`clusterui.io/heartbeat-stopped-at`) nothing happens: the pod stays
+  Terminating until the node reports again (as with a real unreachable node). A
+  terminating pod that is not bound, or bound to a node that no longer exists, is removed
+  at once (the API server deletes unscheduled pods without grace; the pod GC removes
+  orphans). So is any pod bound to a node that does not exist (the pod GC's gcOrphaned).
+* A node whose kubelet reports again after the node controller set its conditions to
+  Unknown posts a fresh status: Ready True, MemoryPressure/DiskPressure/PIDPressure
+  False, with the kubelet's events (`NodeReady` `Node <name> status is now: NodeReady`,
+  `NodeHasSufficientMemory`, ...).
+
+`set_condition` is how a user (the dashboard) changes a condition "as the kubelet": the
+condition with the kubelet's reason and message, and the kubelet's event;
+`normalize_node_status` does the same for a whole Node document a Timeline applies.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Mapping
+
+from scheduling.engine import actions as A
+from scheduling.engine.controller import ANY_KIND, Context
+from scheduling.engine.controllers.node_lifecycle import NODE_STATUS_UNKNOWN, conditions_of, is_reporting
+from scheduling.engine.store import Store, is_terminating, meta, sim_time, time_value
+
+NAME = "kubelet"
+SOURCE = "kubelet"
+
+# (type, status) -> (reason, message, event reason) as the 1.11 kubelet sets them
+# (pkg/kubelet/kubelet_node_status.go; NetworkUnavailable is the route controller's).
+KUBELET_CONDITIONS: dict[tuple[str, str], tuple[str, str, str | None]] = {
+    ("Ready", "True"): ("KubeletReady", "kubelet is posting ready status", "NodeReady"),
+    ("Ready", "False"): ("KubeletNotReady", "container runtime is down", "NodeNotReady"),
+    ("MemoryPressure", "True"): ("KubeletHasInsufficientMemory", "kubelet has insufficient memory available", "NodeHasInsufficientMemory"),
+    ("MemoryPressure", "False"): ("KubeletHasSufficientMemory", "kubelet has sufficient memory available", "NodeHasSufficientMemory"),
+    ("DiskPressure", "True"): ("KubeletHasDiskPressure", "kubelet has disk pressure", "NodeHasDiskPressure"),
+    ("DiskPressure", "False"): ("KubeletHasNoDiskPressure", "kubelet has no disk pressure", "NodeHasNoDiskPressure"),
+    ("PIDPressure", "True"): ("KubeletHasInsufficientPID", "kubelet has insufficient PID available", "NodeHasInsufficientPID"),
+    ("PIDPressure", "False"): ("KubeletHasSufficientPID", "kubelet has sufficient PID available", "NodeHasSufficientPID"),
+    ("OutOfDisk", "True"): ("KubeletOutOfDisk", "out of disk space", "NodeOutOfDisk"),
+    ("OutOfDisk", "False"): ("KubeletHasSufficientDisk", "kubelet has sufficient disk space available", "NodeHasSufficientDisk"),
+    ("NetworkUnavailable", "True"): ("NoRouteCreated", "Node created without a route", None),
+    ("NetworkUnavailable", "False"): ("RouteCreated", "RouteController created a route", None),
+}
+# What a condition is when the node does not list it (a healthy kubelet).
+IMPLICIT_STATUS = {"Ready": "True", "MemoryPressure": "False", "DiskPressure": "False", "PIDPressure": "False",
+                   "OutOfDisk": "False", "NetworkUnavailable": "False"}
+HEALTHY = {"Ready": "True", "MemoryPressure": "False", "DiskPressure": "False", "PIDPressure": "False", "OutOfDisk": "False"}
+
+
+def killing_message(container: str) -> str:
+    return f"Killing container with id docker://{container}:Need to kill Pod"
+
+
+def _event(now: float, node: str, reason: str) -> A.RecordEvent:
+    return A.RecordEvent(now, "Normal", reason, "Node", "", node, f"Node {node} status is now: {reason}", SOURCE)
+
+
+def set_condition(node_doc: Mapping[str, Any], ctype: str, status: str, now: float,
+                  reason: str | None = None, message: str | None = None) -> list:
+    """The kubelet reports condition `ctype` = `status`: the SetNodeCondition action, and
+    the kubelet's event when the status changes."""
+    name = meta(node_doc).get("name") or ""
+    default_reason, default_message, event = KUBELET_CONDITIONS.get((ctype, status), ("", "", None))
+    old = conditions_of(node_doc).get(ctype)
+    old_status = old.get("status") if old is not None else IMPLICIT_STATUS.get(ctype)
+    out: list = [A.SetNodeCondition(name, ctype, status, default_reason if reason is None else reason,
+                                    default_message if message is None else message, now)]
+    if old_status != status and event is not None:
+        out.append(_event(now, name, event))
+    return out
+
+
+def normalize_node_status(old: Mapping[str, Any] | None, new: Mapping[str, Any], now: float) -> tuple[dict, list]:
+    """A Node document applied at `now` (Timeline `apply`) as the kubelet would post it:
+    each condition whose status changed gets lastTransitionTime `now` (unless given) and
+    lastHeartbeatTime, reason and message defaults; returns (document, kubelet events)."""
+    doc = copy.deepcopy(dict(new))
+    name = meta(doc).get("name") or ""
+    before = conditions_of(old) if old is not None else {}
+    events: list = []
+    listed = set(conditions_of(doc))
+    for ctype, prev in before.items():
+        # A condition the new document leaves out is the healthy implicit one.
+        if ctype not in listed and ctype in IMPLICIT_STATUS and prev.get("status") != IMPLICIT_STATUS[ctype] and "status" in doc:
+            event = KUBELET_CONDITIONS.get((ctype, IMPLICIT_STATUS[ctype]), ("", "", None))[2]
+            if event is not None:
+                events.append(_event(now, name, event))
+    for cond in (doc.get("status") or {}).get("conditions") or ():
+        ctype, status = cond.get("type"), cond.get("status")
+        prev = before.get(ctype)
+        prev_status = prev.get("status") if prev is not None else IMPLICIT_STATUS.get(ctype)
+        reason, message, event = KUBELET_CONDITIONS.get((ctype, status), ("", "", None))
+        cond.setdefault("reason", reason)
+        cond.setdefault("message", message)
+        cond.setdefault("lastHeartbeatTime", time_value(now))
+        if prev_status != status:
+            cond.setdefault("lastTransitionTime", time_value(now))
+            if event is not None:
+                events.append(_event(now, name, event))
+        else:
+            cond.setdefault("lastTransitionTime", prev.get("lastTransitionTime", time_value(now)) if prev else time_value(now))
+    return doc, events
+
+
+def _grace_done(pod: Mapping[str, Any]) -> float:
+    return sim_time(meta(pod).get("deletionTimestamp")) or 0.0
+
+
+def killed_at(store: Store, namespace: str, name: str) -> float | None:
+    """When the kubelet stopped the terminating pod's containers (None: not yet)."""
+    return sim_time(store.state_of(NAME).get(f"{namespace}/{name}"))
+
+
+def reconcile(store: Store, now: float) -> A.Result:
+    result = A.Result()
+    nodes = {meta(n).get("name") or "": n for n in store.list("Node")}
+    killed = store.state_of(NAME)
+
+    # Nodes reporting again after the controller marked them Unknown.
+    for name, node in nodes.items():
+        if not is_reporting(node):
+            continue
+        conds = conditions_of(node)
+        if not any(c.get("reason") == NODE_STATUS_UNKNOWN for c in conds.values()):
+            continue
+        for ctype, healthy in HEALTHY.items():
+            cond = conds.get(ctype)
+            if cond is not None and cond.get("reason") == NODE_STATUS_UNKNOWN:
+                result.actions += set_condition(node, ctype, healthy, now)
+
+    for key in killed:  # pods gone or no longer terminating
+        ns, _, name = key.partition("/")
+        pod = store.get("Pod", ns, name)
+        if pod is None or not is_terminating(pod):
+            result.actions.append(A.SetControllerState(NAME, key, None))
+    for pod in store.list("Pod"):
+        m = meta(pod)
+        ns, name = m.get("namespace") or "default", m.get("name") or ""
+        key = f"{ns}/{name}"
+        node_name = (pod.get("spec") or {}).get("nodeName") or ""
+        node = nodes.get(node_name) if node_name else None
+        if is_terminating(pod):
+            if node is None:
+                result.actions.append(A.DeleteObject("Pod", ns, name))
+                continue
+            if not is_reporting(node):
+                continue
+            if key not in killed:
+                for c in (pod.get("spec") or {}).get("containers") or ():
+                    result.actions.append(A.RecordEvent(now, "Normal", "Killing", "Pod", ns, name, killing_message(c.get("name") or ""), SOURCE))
+                result.actions.append(A.SetControllerState(NAME, key, time_value(now)))
+            deadline = _grace_done(pod)
+            if now + 1e-9 >= deadline:
+                result.actions.append(A.DeleteObject("Pod", ns, name))
+                result.actions.append(A.SetControllerState(NAME, key, None))
+            else:
+                result.due(deadline)
+            continue
+        if node_name and node is None:
+            # The pod GC (gcOrphaned): a pod bound to a node that does not exist is deleted.
+            result.actions.append(A.DeleteObject("Pod", ns, name))
+            continue
+        if node is not None and is_reporting(node) and (pod.get("status") or {}).get("phase", "Pending") == "Pending":
+            result.actions.append(A.PatchStatus("Pod", ns, name, {"phase": "Running", "startTime": time_value(now)}))
+    return result
+
+
+class Kubelet:
+    name = NAME
+    watches = frozenset({ANY_KIND})
+
+    def reconcile(self, ctx: Context) -> A.Result:
+        return reconcile(ctx.store, ctx.now)

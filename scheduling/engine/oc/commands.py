@@ -1,0 +1,154 @@
+"""The `oc` command line: one LITERAL table of commands, the dispatcher, cobra's errors.
+
+COMMANDS maps a command path (the words after `oc`) to its function, given as a dotted
+path "package.module:function" and imported when the command runs, so commands of other
+apps (`oc adm upgrade` from updates.engine) are added by one line here without
+scheduling.engine importing them. Every command function is
+
+    run(store: Store, args: Sequence[str], now: float) -> OcResult
+
+`args` are the words after the command path (flags included); it raises OcError for
+kubectl's errors (the dispatcher prints them with `error: ` and, for usage errors, the
+`See '<path> -h' for help and examples` line) and may set `run.help_text` (kubectl's help;
+`kubectl <name>` in it is replaced by the command path). A function with
+`uses_files = True` also gets `files`: the documents of each `-f FILE` (parsed by the
+caller; the engine reads no files). A command whose flags decide whether it writes sets
+`run.writes = lambda args: ...` (the console and `--as` let read-only users run it when it
+does not write); otherwise MUTATING / READ_ONLY below say it. The longest matching path wins, so
+("adm", "upgrade", "channel") may have its own entry beside ("adm", "upgrade").
+"""
+
+from __future__ import annotations
+
+import importlib
+import shlex
+from typing import Any, Callable, Mapping, Sequence
+
+from scheduling.engine.store import Store
+
+from .core import OcError, OcResult, error_line
+
+COMMANDS: dict[tuple[str, ...], str] = {
+    ("get",): "scheduling.engine.oc.get:run",
+    ("describe",): "scheduling.engine.oc.describe:run",
+    ("label",): "scheduling.engine.oc.label:label",
+    ("annotate",): "scheduling.engine.oc.label:annotate",
+    ("scale",): "scheduling.engine.oc.scale:run",
+    ("delete",): "scheduling.engine.oc.delete:run",
+    ("create",): "scheduling.engine.oc.create:create",
+    ("apply",): "scheduling.engine.oc.create:apply",
+    ("replace",): "scheduling.engine.oc.create:replace",
+    ("adm", "taint"): "scheduling.engine.oc.taint:run",
+    ("adm", "cordon"): "scheduling.engine.oc.cordon:cordon",
+    ("adm", "uncordon"): "scheduling.engine.oc.cordon:uncordon",
+    ("adm", "drain"): "scheduling.engine.oc.drain:run",
+    ("adm", "upgrade"): "updates.engine.oc_upgrade:upgrade",
+    ("adm", "upgrade", "channel"): "updates.engine.oc_upgrade:channel",
+    ("adm", "upgrade", "recommend"): "updates.engine.oc_upgrade:recommend",
+    ("adm", "upgrade", "status"): "updates.engine.oc_status:status",
+}
+# kubectl's top-level names for the commands oc keeps under `oc adm`.
+KUBECTL_NAMES = {"taint": ("adm", "taint"), "cordon": ("adm", "cordon"), "uncordon": ("adm", "uncordon"), "drain": ("adm", "drain")}
+# Commands that change the cluster (the console and --as check the user may edit before
+# running them); READ_ONLY ones never do. Other `adm` commands count as writes unless listed.
+MUTATING = frozenset({("label",), ("annotate",), ("scale",), ("delete",), ("create",), ("apply",), ("replace",), ("adm", "taint"),
+                      ("adm", "cordon"), ("adm", "uncordon"), ("adm", "drain"), ("adm", "upgrade"), ("adm", "upgrade", "channel")})
+
+
+def load(path: str) -> Callable[..., OcResult]:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def resolve(tool: str, words: Sequence[str]) -> tuple[tuple[str, ...] | None, list[str]]:
+    """(the command path in COMMANDS, the remaining args) for the words after `oc`."""
+    words = list(words)
+    if tool == "kubectl" and words and words[0] in KUBECTL_NAMES:
+        return KUBECTL_NAMES[words[0]], words[1:]
+    best: tuple[str, ...] | None = None
+    for path in COMMANDS:
+        if tuple(words[: len(path)]) == path and (best is None or len(path) > len(best)):
+            best = path
+    if best is None:
+        return None, words
+    return best, words[len(best):]
+
+
+READ_ONLY = frozenset({("get",), ("describe",), ("adm", "upgrade", "status"), ("adm", "upgrade", "recommend")})
+
+
+def split(command: str | Sequence[str]) -> list[str]:
+    return shlex.split(command) if isinstance(command, str) else list(command)
+
+
+def _levenshtein(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def _unknown(tool: str, words: Sequence[str]) -> OcResult:
+    """cobra: `unknown command "x" for "oc"` with its suggestions (distance <= 2 or prefix)."""
+    parent: tuple[str, ...] = ()
+    if words and words[0] == "adm" and tool == "oc":
+        parent = ("adm",)
+    word = words[len(parent)] if len(words) > len(parent) else ""
+    names = sorted({p[len(parent)] for p in COMMANDS if p[: len(parent)] == parent and len(p) > len(parent)}
+                   | ({"adm"} if not parent and tool == "oc" else set())
+                   | (set(KUBECTL_NAMES) if tool == "kubectl" else set()))
+    if tool == "kubectl":
+        names = [n for n in names if n != "adm"]
+    path = " ".join((tool, *parent))
+    if not word:
+        return OcResult(stderr=f"error: you must specify a command: {', '.join(names)}\nSee '{path} -h' for help and examples\n",
+                        exit_code=1)
+    suggestions = [n for n in names if _levenshtein(word.lower(), n) <= 2 or n.startswith(word.lower())]
+    text = f'error: unknown command "{word}" for "{path}"'
+    if suggestions:
+        text += "\n\nDid you mean this?\n" + "".join(f"\t{s}\n" for s in suggestions)
+    else:
+        text += "\n"
+    return OcResult(stderr=text, exit_code=1)
+
+
+def run(store: Store, command: str | Sequence[str], now: float = 0.0, *,
+        files: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> OcResult:
+    """Run one `oc` (or `kubectl`) command line against `store` (read only: the result's
+    actions say what to change)."""
+    try:
+        argv = split(command)
+    except ValueError as exc:
+        return OcResult(stderr=f"error: {exc}\n", exit_code=1)
+    if not argv or argv[0] not in ("oc", "kubectl"):
+        shown = argv[0] if argv else ""
+        return OcResult(stderr=f"error: unknown command \"{shown}\": the console runs oc and kubectl commands only\n", exit_code=1)
+    tool = argv[0]
+    path, args = resolve(tool, argv[1:])
+    if path is None:
+        return _unknown(tool, argv[1:])
+    shown_path = " ".join((tool, *path)) if tool == "oc" else f"kubectl {path[-1]}"
+    try:
+        function = load(COMMANDS[path])
+    except (ImportError, AttributeError) as exc:
+        return OcResult(stderr=f"error: the command {shown_path} is not available: {exc}\n", exit_code=1)
+    flag_args = args[: args.index("--")] if "--" in args else args
+    if "-h" in flag_args or "--help" in flag_args:
+        text = getattr(function, "help_text", None)
+        if text:
+            return OcResult(stdout=text.replace(f"kubectl {path[-1]}", shown_path))
+    try:
+        if getattr(function, "uses_files", False):
+            return function(store, args, now, files=files or {})
+        return function(store, args, now)
+    except OcError as exc:
+        if exc.raw:
+            return OcResult(stderr=exc.message + "\n", exit_code=1)
+        text = error_line(exc.message)
+        if exc.usage:
+            text += f"\nSee '{shown_path} -h' for help and examples"
+        # cmdutil.CheckErr adds the newline only when the message lacks one
+        return OcResult(stderr=text if text.endswith("\n") else text + "\n", exit_code=1)
