@@ -1,0 +1,477 @@
+"""The Cluster Version Operator (and the cluster operators it drives), as a controller of
+the one protocol (scheduling.engine.controller).
+
+Steady state: ClusterVersion `version` keeps `status.desired` (the release it runs),
+`history`, `availableUpdates` / `conditionalUpdates` (engine.graph against the cluster's
+facts, engine.facts), and the conditions Available / Progressing / Failing / Upgradeable /
+ReleaseAccepted / RetrievedUpdates; a ClusterOperator of the payload that is missing is
+created (Available, at the release's version).
+
+An update (seed 001 §3.2.3) is a sequence of visible steps, kept in the controller's own
+state, never in the ClusterVersion: desiredUpdate seen -> pull spec resolved -> the
+`version-<version>-<hash>` job retrieves the payload -> signature verified -> manifests
+verified -> preconditions (Upgradeable=False blocks a minor update; `force` overrides) ->
+`status.desired` and a Partial history entry -> manifests applied runlevel by runlevel
+(components of a runlevel in parallel, a component's manifests in lexicographic order;
+the next runlevel only when every ClusterOperator of this one is Available=True,
+Degraded=False and reports the new version; the CVO replaces itself in runlevel 00;
+machine-config, runlevel 80, last and done only when the master pool is updated) ->
+Completed.
+
+The operators are simulated here too: once its runlevel's manifests are applied, an
+operator is Progressing for its own update time (realistic, jittered by ctx.rng) and then
+reports the new version. Failure injection (annotations a user or a Timeline sets on the
+ClusterOperator): `clusterui.io/inject-degraded: "<Reason>: <message>"` makes it Degraded
+until removed; `clusterui.io/slow: "<factor>"` multiplies its update time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Mapping
+
+from scheduling.engine import actions as A
+from scheduling.engine.controller import Context
+from scheduling.engine.store import annotations_of, name_of, time_value
+
+from . import conditions as C
+from . import facts as F
+from . import graph as G
+from .payload import CVO_COMPONENT, MCO_OPERATOR, Payload, payload, version_of_image
+from .versions import Version, is_version
+
+NAME = "cvo"
+SOURCE = "cluster-version-operator"
+CV_API = "config.openshift.io/v1"
+NAMESPACE = "openshift-cluster-version"
+INJECT_DEGRADED = "clusterui.io/inject-degraded"
+SLOW = "clusterui.io/slow"
+MCO_OS_IMAGE = "quay.io/openshift-release-dev/ocp-v4.0-art-dev"
+
+RETRIEVE_SECONDS = 25.0  # the version-... job pulls and extracts the payload
+VERIFY_SECONDS = 5.0
+MANIFEST_SECONDS = 1.5  # per manifest of one component (components of a runlevel run in parallel)
+FAILING_AFTER = 40 * 60.0
+RISK_INTERVAL = 600.0  # re-evaluation of conditional update risks  # "wait has exceeded 40 minutes for these operators"
+# An operator's own update after its manifests are applied (simulated seconds, before jitter).
+OPERATOR_SECONDS = {
+    "etcd": 600, "kube-apiserver": 900, "kube-controller-manager": 420, "kube-scheduler": 300,
+    "cloud-controller-manager": 180, "machine-api": 240, "control-plane-machine-set": 120, "baremetal": 120,
+    "config-operator": 60, "authentication": 300, "openshift-apiserver": 300, "monitoring": 600,
+    "ingress": 300, "console": 180, "image-registry": 240, "network": 900, "dns": 600, "machine-config": 120,
+}
+DEFAULT_OPERATOR_SECONDS = 150
+
+
+def operator_doc(name: str, version: str, now: float) -> dict:
+    conds: list[dict] = []
+    for t, s, reason, msg in (("Available", "True", "AsExpected", ""), ("Progressing", "False", "AsExpected", ""),
+                              ("Degraded", "False", "AsExpected", ""), ("Upgradeable", "True", "AsExpected", "")):
+        conds = C.set_condition(conds, t, s, reason, msg, now)
+    annotations = {"include.release.openshift.io/self-managed-high-availability": "true",
+                   "include.release.openshift.io/single-node-developer": "true"}
+    return {"apiVersion": CV_API, "kind": "ClusterOperator",
+            "metadata": {"name": name, "creationTimestamp": time_value(now), "annotations": annotations},
+            "spec": {}, "status": {"conditions": conds, "versions": [{"name": "operator", "version": version}], "relatedObjects": []}}
+
+
+def operator_version(co: Mapping[str, Any]) -> str:
+    for v in (co.get("status") or {}).get("versions") or ():
+        if v.get("name") == "operator":
+            return v.get("version") or ""
+    return ""
+
+
+def current_version(cv: Mapping[str, Any]) -> str:
+    status = cv.get("status") or {}
+    desired = (status.get("desired") or {}).get("version")
+    if desired:
+        return desired
+    for h in status.get("history") or ():
+        if h.get("state") == "Completed":
+            return h.get("version") or ""
+    return ""
+
+
+def job_name(version: str, image: str) -> str:
+    return f"version-{version}-{hashlib.sha256(image.encode()).hexdigest()[:5]}"
+
+
+def os_image(version: str) -> str:
+    return f"{MCO_OS_IMAGE}@sha256:{hashlib.sha256(('rhcos-' + version).encode()).hexdigest()}"
+
+
+def _list_names(names: list[str]) -> str:
+    return ", ".join(sorted(names))
+
+
+def _pct(done: int, total: int) -> int:
+    return int(done * 100 / total) if total else 0
+
+
+class ClusterVersionOperator:
+    name = NAME
+    watches = frozenset({"ClusterVersion", "ClusterOperator", "MachineConfigPool", "Node"})
+
+    def reconcile(self, ctx: Context) -> A.Result:
+        result = A.Result()
+        store, now = ctx.store, ctx.now
+        cv = store.get("ClusterVersion", "", "version")
+        if cv is None:
+            return result
+        status = dict(cv.get("status") or {})
+        spec = cv.get("spec") or {}
+        current = current_version(cv)
+        if not current:
+            return result
+        state = dict(ctx.state.get("update") or {})
+        conds = [dict(c) for c in status.get("conditions") or ()]
+        history = [dict(h) for h in status.get("history") or ()]
+        if not history:
+            history = [{"state": "Completed", "startedTime": 0, "completionTime": 0, "version": current,
+                        "image": G.pull_spec(current), "verified": False, "acceptedRisks": ""}]
+            history[0].pop("acceptedRisks")
+        if not (status.get("desired") or {}).get("image"):
+            status["desired"] = {**G.release_doc(current), **(status.get("desired") or {})}
+        operators = {name_of(co): co for co in store.list("ClusterOperator")}
+        running = payload(current)
+        # operators of the release that are missing (a cluster given as nodes only)
+        if not state:
+            for op in running.cluster_operators:
+                if op not in operators:
+                    doc = operator_doc(op, current, now)
+                    result.actions.append(A.CreateObject(doc))
+                    operators[op] = doc
+
+        desired_update = spec.get("desiredUpdate") or {}
+        target_version, target_image = self._resolve(desired_update, current)
+        if target_version and target_version != current and state.get("version") != target_version:
+            state = {"version": target_version, "image": target_image, "from": current, "phase": "Retrieving",
+                     "since": now, "force": bool(desired_update.get("force"))}
+            job = job_name(target_version, target_image)
+            result.actions.append(A.RecordEvent(now, "Normal", "RetrievePayload", "ClusterVersion", "", "version",
+                                                f'Retrieving and verifying payload version="{target_version}" image="{target_image}"', SOURCE))
+            result.actions.append(A.RecordEvent(now, "Normal", "SuccessfulCreate", "Job", NAMESPACE, job,
+                                                f"Created pod: {job}-{ctx.rng('cvo-job', job).getrandbits(20):05x}", "job-controller"))
+        elif state.get("version") == target_version and desired_update.get("force") and not state.get("force"):
+            state["force"] = True  # the override: preconditions are waived
+        elif desired_update and not target_version and (desired_update.get("version") or desired_update.get("image")):
+            conds = C.set_condition(conds, "ReleaseAccepted", "False", "RetrievePayload",
+                                    f"Retrieving payload failed version=\"{desired_update.get('version', '')}\" image=\"{desired_update.get('image', '')}\" "
+                                    f"failure=The update cannot be verified: unknown version", now)
+
+        if state:
+            self._advance(ctx, state, status, conds, history, operators, result)
+        else:
+            self._steady(ctx, current, conds, operators, now)
+
+        # available updates against the cluster's facts: when the channel, the version or the
+        # facts change, and every RISK_INTERVAL (the CVO re-evaluates its risks periodically)
+        facts = F.facts_from_store(store, (ctx.settings or {}).get("facts"))
+        channel = spec.get("channel") or ""
+        at = status.get("desired", {}).get("version") or current
+        check = ctx.state.get("check") or {}
+        key = f"{channel}|{at}|{hashlib.sha256(repr(sorted(facts.items())).encode()).hexdigest()[:16]}|{len(store.list('ClusterOperator'))}"
+        if check.get("key") != key or now >= check.get("at", 0) + RISK_INTERVAL or "availableUpdates" not in status:
+            data = F.cluster_series(store, facts)
+            avail, conditional = G.available(at, channel, data, now) if channel else ([], [])
+            conditional = self._keep_times(status.get("conditionalUpdates") or [], conditional)
+            result.actions.append(A.SetControllerState(NAME, "check", {"key": key, "at": time_value(now)}))
+            result.due(now + RISK_INTERVAL)
+        else:
+            avail, conditional = status.get("availableUpdates") or [], status.get("conditionalUpdates") or []
+            result.due(check["at"] + RISK_INTERVAL)
+        status["desired"] = {**status["desired"], "channels": G.channels_of(status["desired"].get("version", ""))}
+        if channel and channel not in G.GRAPH["channels"]:
+            conds = C.set_condition(conds, "RetrievedUpdates", "False", "VersionNotFound",
+                                    f'Unable to retrieve available updates: currently reconciling cluster version {at} not found in the "{channel}" channel', now)
+        elif channel:
+            conds = C.set_condition(conds, "RetrievedUpdates", "True", "AsExpected", "", now)
+        else:
+            conds = C.set_condition(conds, "RetrievedUpdates", "False", "NoChannel",
+                                    "The update channel has not been configured.", now)
+        status.update(availableUpdates=avail or None, conditionalUpdates=conditional or None, history=history,
+                      conditions=conds, observedGeneration=(cv.get("metadata") or {}).get("generation", 1),
+                      versionHash=hashlib.sha256(status["desired"].get("image", "").encode()).hexdigest()[:11])
+        status.setdefault("capabilities", {"enabledCapabilities": list(F.CAPABILITIES), "knownCapabilities": list(F.CAPABILITIES)})
+        old = cv.get("status") or {}
+        fields = {k: v for k, v in status.items() if old.get(k) != v}
+        if fields:
+            result.actions.append(A.PatchStatus("ClusterVersion", "", "version", fields))
+        if state.get("phase") == "Completed":
+            state = {}
+        if state != (ctx.state.get("update") or {}):
+            result.actions.append(A.SetControllerState(NAME, "update", state or None))
+        return result
+
+    # --- pieces -------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _keep_times(old: list, new: list) -> list:
+        by_version = {(u.get("release") or {}).get("version"): u for u in old}
+        for u in new:
+            prev = by_version.get(u["release"]["version"])
+            if prev:
+                pc = C.find(prev.get("conditions"), "Recommended")
+                nc = u["conditions"][0]
+                if pc and pc.get("status") == nc["status"]:
+                    nc["lastTransitionTime"] = pc.get("lastTransitionTime")
+        return new
+
+    @staticmethod
+    def _resolve(update: Mapping[str, Any], current: str) -> tuple[str, str]:
+        version = update.get("version") or ""
+        image = update.get("image") or ""
+        if version and is_version(version):
+            return version, image or G.pull_spec(version)
+        if image:
+            found = version_of_image(image, G.GRAPH["first_listed"])
+            return (found or "", image) if found else ("", "")
+        return "", ""
+
+    def _steady(self, ctx: Context, current: str, conds: list, operators: Mapping[str, Any], now: float) -> None:
+        degraded = sorted(n for n, co in operators.items() if C.is_true((co.get("status") or {}).get("conditions"), "Degraded"))
+        conds[:] = C.set_condition(conds, "Available", "True", "", f"Done applying {current}", now)
+        if degraded:
+            word = "operator" if len(degraded) == 1 else "operators"
+            verb = "is" if len(degraded) == 1 else "are"
+            conds[:] = C.set_condition(conds, "Failing", "True", "ClusterOperatorDegraded",
+                                       f"Cluster {word} {_list_names(degraded)} {verb} degraded", now)
+            conds[:] = C.set_condition(conds, "Progressing", "False", "ClusterOperatorDegraded",
+                                       f"Error while reconciling {current}: the cluster {word} {_list_names(degraded)} {verb} degraded", now)
+        else:
+            conds[:] = C.set_condition(conds, "Failing", "False", "", "", now)
+            conds[:] = C.set_condition(conds, "Progressing", "False", "", f"Cluster version is {current}", now)
+        self._upgradeable(conds, operators, now)
+        if not C.find(conds, "ReleaseAccepted"):
+            conds[:] = C.set_condition(conds, "ReleaseAccepted", "True", "PayloadLoaded",
+                                       f'Payload loaded version="{current}" image="{G.pull_spec(current)}" architecture="amd64"', now)
+
+    @staticmethod
+    def _upgradeable(conds: list, operators: Mapping[str, Any], now: float) -> None:
+        blocking = []
+        for name in sorted(operators):
+            c = C.find((operators[name].get("status") or {}).get("conditions"), "Upgradeable")
+            if c is not None and c.get("status") == "False":
+                blocking.append((name, c))
+        if not blocking:
+            conds[:] = C.remove(conds, "Upgradeable")
+            return
+        if len(blocking) == 1:
+            name, c = blocking[0]
+            conds[:] = C.set_condition(conds, "Upgradeable", "False", c.get("reason") or "",
+                                       f"Cluster operator {name} should not be upgraded between minor versions: {c.get('message') or ''}", now)
+        else:
+            lines = "\n".join(f"* Cluster operator {n} should not be upgraded between minor versions: {c.get('message') or ''}" for n, c in blocking)
+            conds[:] = C.set_condition(conds, "Upgradeable", "False", "ClusterOperatorsNotUpgradeable",
+                                       f"Multiple cluster operators should not be upgraded between minor versions:\n{lines}", now)
+
+    def _operator_seconds(self, ctx: Context, version: str, op: str, co: Mapping[str, Any] | None) -> float:
+        base = OPERATOR_SECONDS.get(op, DEFAULT_OPERATOR_SECONDS)
+        jitter = 0.8 + 0.4 * ctx.rng(NAME, version, op).random()
+        try:
+            slow = float(annotations_of(co or {}).get(SLOW) or 1)
+        except ValueError:
+            slow = 1.0
+        return round(base * jitter * max(slow, 0.01))
+
+    def _advance(self, ctx: Context, state: dict, status: dict, conds: list, history: list,
+                 operators: dict, result: A.Result) -> None:
+        store, now = ctx.store, ctx.now
+        version, image = state["version"], state["image"]
+        target: Payload = payload(version)
+        total = target.manifest_count
+        phase = state["phase"]
+        if phase == "Retrieving":
+            conds[:] = C.set_condition(conds, "Progressing", "True", "DownloadingUpdate",
+                                       f"Working towards {version}: downloading update", now)
+            due = state["since"] + RETRIEVE_SECONDS
+            if now < due:
+                result.due(due)
+                return
+            state.update(phase="Verifying", since=now)
+            phase = "Verifying"
+        if phase == "Verifying":
+            due = state["since"] + VERIFY_SECONDS
+            if now < due:
+                result.due(due)
+                return
+            result.actions.append(A.RecordEvent(now, "Normal", "LoadPayload", "ClusterVersion", "", "version",
+                                                f'Loading payload version="{version}" image="{image}"', SOURCE))
+            state.update(phase="Preconditions", since=now)
+            phase = "Preconditions"
+        if phase in ("Preconditions", "Blocked"):
+            failure = None if state.get("force") else self._precondition_failure(state, conds)
+            if failure:
+                if phase != "Blocked":
+                    result.actions.append(A.RecordEvent(now, "Warning", "PreconditionsFailed", "ClusterVersion", "", "version",
+                                                        f"preconditions failed for payload loaded version=\"{version}\" image=\"{image}\" failures={failure}", SOURCE))
+                state.update(phase="Blocked")
+                conds[:] = C.set_condition(conds, "ReleaseAccepted", "False", "PreconditionChecks",
+                                           f'Preconditions failed for payload loaded version="{version}" image="{image}": {failure}', now)
+                self._steady(ctx, state["from"], conds, operators, now)
+                return
+            result.actions.append(A.RecordEvent(now, "Normal", "PreconditionsPassed", "ClusterVersion", "", "version",
+                                                f'preconditions passed for payload loaded version="{version}" image="{image}"', SOURCE))
+            result.actions.append(A.RecordEvent(now, "Normal", "PayloadLoaded", "ClusterVersion", "", "version",
+                                                f'Payload loaded version="{version}" image="{image}" architecture="amd64"', SOURCE))
+            conds[:] = C.set_condition(conds, "ReleaseAccepted", "True", "PayloadLoaded",
+                                       f'Payload loaded version="{version}" image="{image}" architecture="amd64"', now)
+            status["desired"] = G.release_doc(version) | {"image": image}
+            history.insert(0, {"state": "Partial", "startedTime": time_value(now), "completionTime": None,
+                               "version": version, "image": image, "verified": True})
+            if len(history) > 1 and history[1].get("state") == "Partial" and history[1].get("completionTime") is None:
+                history[1]["completionTime"] = time_value(now)
+            state.update(phase="Applying", since=now, rl=0, rl_started=now, applied=0, ops={})
+            phase = "Applying"
+        if phase == "Applying":
+            self._apply(ctx, state, target, conds, history, operators, result)
+        if state.get("phase") == "Completed":
+            return
+        applied = state.get("applied", 0)
+        waiting = state.get("waiting") or []
+        degraded = sorted(n for n in waiting if C.is_true(((operators.get(n) or {}).get("status") or {}).get("conditions"), "Degraded"))
+        waited = now - state.get("rl_started", now)
+        if phase == "Applying":
+            conds[:] = C.set_condition(conds, "Available", "True", "", f"Done applying {state['from']}", now)
+            if degraded:
+                word, verb = ("operator", "is") if len(degraded) == 1 else ("operators", "are")
+                conds[:] = C.set_condition(conds, "Failing", "True", "ClusterOperatorDegraded",
+                                           f"Cluster {word} {_list_names(degraded)} {verb} degraded", now)
+            else:
+                conds[:] = C.set_condition(conds, "Failing", "False", "", "", now)
+            if waiting and waited >= FAILING_AFTER:
+                msg = f"Unable to apply {version}: wait has exceeded 40 minutes for these operators: {_list_names(waiting)}"
+                conds[:] = C.set_condition(conds, "Progressing", "True", "ClusterOperatorsUpdating" if not degraded else "ClusterOperatorDegraded", msg, now)
+            elif waiting:
+                msg = f"Working towards {version}: {applied} of {total} done ({_pct(applied, total)}% complete), waiting on {_list_names(waiting)}"
+                conds[:] = C.set_condition(conds, "Progressing", "True", "ClusterOperatorsUpdating", msg, now)
+            else:
+                conds[:] = C.set_condition(conds, "Progressing", "True", "",
+                                           f"Working towards {version}: {applied} of {total} done ({_pct(applied, total)}% complete)", now)
+            if waiting and waited < FAILING_AFTER:
+                result.due(state["rl_started"] + FAILING_AFTER)
+            self._upgradeable(conds, operators, now)
+
+    def _precondition_failure(self, state: Mapping[str, Any], conds: list) -> str | None:
+        c = C.find(conds, "Upgradeable")
+        if c is None or c.get("status") != "False":
+            return None
+        old, new = Version(state["from"]), Version(state["version"])
+        if (old.major, old.minor) == (new.major, new.minor):
+            return None  # Upgradeable=False only blocks minor-version updates
+        return f'Precondition "ClusterVersionUpgradeable" failed because of "{c.get("reason")}": {c.get("message")}'
+
+    def _apply(self, ctx: Context, state: dict, target: Payload, conds: list, history: list,
+               operators: dict, result: A.Result) -> None:
+        store, now = ctx.store, ctx.now
+        version = state["version"]
+        while state["rl"] < len(target.runlevels):
+            rl = target.runlevels[state["rl"]]
+            apply_done = state["rl_started"] + max(MANIFEST_SECONDS * len(c.manifests) for c in rl.components)
+            if now < apply_done:
+                result.due(apply_done)
+                state["waiting"] = []
+                return
+            if not state.get("rl_applied"):
+                state["rl_applied"] = True
+                state["applied"] = state.get("applied", 0) + sum(len(c.manifests) for c in rl.components)
+                if not state.get("cvo_replaced") and any(c.name == CVO_COMPONENT for c in rl.components):
+                    state["cvo_replaced"] = True
+                    pod = f"cluster-version-operator-{hashlib.sha256(version.encode()).hexdigest()[:10]}-{ctx.rng(NAME, 'pod', version).getrandbits(24):06x}"[:63]
+                    result.actions.append(A.RecordEvent(apply_done, "Normal", "LeaderElection", "Lease", NAMESPACE, "version",
+                                                        f"{pod}_{ctx.rng(NAME, 'lease', version).getrandbits(64):016x} became leader", SOURCE))
+            waiting = []
+            for op in rl.cluster_operators:
+                co = operators.get(op)
+                if co is None:
+                    co = operator_doc(op, state["from"], apply_done)
+                    result.actions.append(A.CreateObject(co))
+                    operators[op] = co
+                done = self._drive_operator(ctx, state, op, co, apply_done, result)
+                if not done:
+                    waiting.append(op)
+            state["waiting"] = waiting
+            if waiting:
+                return
+            state["rl"] += 1
+            state["rl_started"] = now
+            state["rl_applied"] = False
+        # every runlevel is done
+        history[0].update(state="Completed", completionTime=time_value(now))
+        conds[:] = C.set_condition(conds, "Available", "True", "", f"Done applying {version}", now)
+        conds[:] = C.set_condition(conds, "Failing", "False", "", "", now)
+        conds[:] = C.set_condition(conds, "Progressing", "False", "", f"Cluster version is {version}", now)
+        self._upgradeable(conds, operators, now)
+        result.actions.append(A.RecordEvent(now, "Normal", "UpgradeComplete", "ClusterVersion", "", "version",
+                                            f"Cluster version is {version}", SOURCE))
+        state.clear()
+        state["phase"] = "Completed"
+
+    def _drive_operator(self, ctx: Context, state: dict, op: str, co: Mapping[str, Any], started: float,
+                        result: A.Result) -> bool:
+        """Simulate one operator updating; True when the CVO may move on (Available=True,
+        Degraded=False and reporting the new version)."""
+        now, version = ctx.now, state["version"]
+        status = co.get("status") or {}
+        conds = [dict(c) for c in status.get("conditions") or ()]
+        inject = annotations_of(co).get(INJECT_DEGRADED)
+        ops = state.setdefault("ops", {})
+        if op not in ops:
+            ops[op] = started + self._operator_seconds(ctx, version, op, co)
+        finish = ops[op]
+        new_conds = conds
+        versions = list(status.get("versions") or [])
+        if inject is not None:
+            reason, _, message = inject.partition(":")
+            new_conds = C.set_condition(new_conds, "Degraded", "True", reason.strip() or "Degraded", message.strip(), now)
+        else:
+            new_conds = C.set_condition(new_conds, "Degraded", "False", "AsExpected", "", now)
+        if op == MCO_OPERATOR:
+            self._render_release(ctx, version, result)
+            ready = now >= finish and self._master_pool_updated(ctx, version)
+        else:
+            ready = now >= finish
+        if ready and inject is None:
+            new_conds = C.set_condition(new_conds, "Progressing", "False", "AsExpected", "", now)
+            versions = [v for v in versions if v.get("name") != "operator"] + [{"name": "operator", "version": version}]
+        else:
+            new_conds = C.set_condition(new_conds, "Progressing", "True", "Upgrading" if op != MCO_OPERATOR else "",
+                                        f"Working towards {version}", now)
+            if now < finish:
+                result.due(finish)
+        fields = {}
+        if new_conds != conds:
+            fields["conditions"] = new_conds
+        if versions != list(status.get("versions") or []):
+            fields["versions"] = versions
+        if fields:
+            result.actions.append(A.PatchStatus("ClusterOperator", "", op, fields))
+        merged = {**status, **fields}
+        return (C.is_true(merged.get("conditions"), "Available") and not C.is_true(merged.get("conditions"), "Degraded")
+                and operator_version({"status": merged}) == version)
+
+    # --- the machine-config operator's part: new base MachineConfigs for the release -----------------------
+
+    def _render_release(self, ctx: Context, version: str, result: A.Result) -> None:
+        url = os_image(version)
+        for mc in ctx.store.list("MachineConfig"):
+            if (mc.get("metadata") or {}).get("annotations", {}).get("machineconfiguration.openshift.io/generated-by-controller-version") is None:
+                continue
+            if (mc.get("spec") or {}).get("osImageURL") != url:
+                doc = {**mc, "spec": {**(mc.get("spec") or {}), "osImageURL": url},
+                       "metadata": {**mc["metadata"], "annotations": {**mc["metadata"].get("annotations", {}),
+                                                                      "machineconfiguration.openshift.io/release-image-version": version}}}
+                result.actions.append(A.ReplaceObject(doc))
+
+    @staticmethod
+    def _master_pool_updated(ctx: Context, version: str) -> bool:
+        pool = ctx.store.get("MachineConfigPool", "", "master")
+        if pool is None:
+            return True
+        status = pool.get("status") or {}
+        target = (pool.get("spec") or {}).get("configuration", {}).get("name")
+        rendered = ctx.store.get("MachineConfig", "", target or "")
+        if rendered is None or (rendered.get("spec") or {}).get("osImageURL") != os_image(version):
+            return False
+        return (status.get("configuration") or {}).get("name") == target and C.is_true(status.get("conditions"), "Updated")

@@ -1,0 +1,524 @@
+"""The Machine Config Operator's node side, as two controllers of the one protocol.
+
+`mco-node-controller` (the MCC: render, node and drain controllers):
+* pools: `master` and `worker` always, plus one per other `node-role.kubernetes.io/<role>`
+  label found on nodes (a custom pool selecting worker and <role> MachineConfigs), when
+  missing; base MachineConfigs `00-master` / `00-worker` (osImageURL of the running
+  release) when missing;
+* render: `rendered-<pool>-<md5 of the pool's MachineConfigs>`, the pool's
+  `spec.configuration`;
+* node controller (pkg/controller/node): per pool, unless paused, sets
+  `machineconfiguration.openshift.io/desiredConfig` on candidates: nodes not yet targeting
+  the pool's config, at most maxUnavailable (int or percent of the pool's nodes, rounded
+  down, at least 1) minus unavailable nodes minus nodes failing on this config; when there
+  are more candidates than capacity they are sorted by topology.kubernetes.io/zone (nodes
+  without a zone last), then oldest creationTimestamp first; event SetDesiredConfig; the
+  `UpdateInProgress:PreferNoSchedule` taint on nodes being updated, removed when done; the
+  pool status counts and conditions computed as pkg/controller/node/status.go does;
+* drain controller: cordon, evict (eviction API, PDBs respected, DaemonSet pods stay) and,
+  while a PDB refuses, retry after 1 minute, after 10 minutes of failing every 5 minutes
+  (drain_controller.go DefaultConfig); uncordon when the daemon asks.
+
+`mco-daemon` (the MCD on each node): state Working and desiredDrain drain-<config>, waits for
+the drain, writes files and the OS (OSUpdateStarted / OSUpdateStaged / PendingConfig), reboots
+(`Reboot`; the kubelet stops reporting, so the node goes NotReady and the node lifecycle
+controller taints it) and comes back with currentConfig = desired, state Done, desiredDrain
+uncordon-<config>. Durations: OS update 60-120 s and reboot 60-120 s (cloud figures of the
+update-duration docs), from ctx.rng, or the node annotations `clusterui.io/update-seconds` /
+`clusterui.io/reboot-seconds`. `clusterui.io/fail-update: "<message>"` on a node makes its
+update fail (state Degraded, reason = message) until the annotation is removed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from typing import Any, Mapping
+
+from scheduling.engine import actions as A
+from scheduling.engine.api.objects import LabelSelector
+from scheduling.engine.controller import Context
+from scheduling.engine.oc import drain
+from scheduling.engine.store import (
+    HEARTBEAT_STOPPED_ANNOTATION,
+    annotations_of,
+    labels_of,
+    name_of,
+    sim_time,
+    time_text,
+    time_value,
+)
+
+from . import conditions as C
+from .cvo import current_version, os_image
+
+NODE_CONTROLLER = "mco-node-controller"
+DAEMON = "mco-daemon"
+MCC_SOURCE = "machineconfigcontroller-nodecontroller"
+DRAIN_SOURCE = "machineconfigcontroller-drain-controller"
+MCD_SOURCE = "machineconfigdaemon"
+API = "machineconfiguration.openshift.io/v1"
+
+CURRENT = "machineconfiguration.openshift.io/currentConfig"
+DESIRED = "machineconfiguration.openshift.io/desiredConfig"
+STATE = "machineconfiguration.openshift.io/state"
+REASON = "machineconfiguration.openshift.io/reason"
+DESIRED_DRAIN = "machineconfiguration.openshift.io/desiredDrain"
+LAST_DRAIN = "machineconfiguration.openshift.io/lastAppliedDrain"
+ROLE_LABEL = "machineconfiguration.openshift.io/role"
+GENERATED_BY = "machineconfiguration.openshift.io/generated-by-controller-version"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+TAINT_KEY = "UpdateInProgress"
+UPDATE_SECONDS = "clusterui.io/update-seconds"
+REBOOT_SECONDS = "clusterui.io/reboot-seconds"
+FAIL_UPDATE = "clusterui.io/fail-update"
+
+STATE_DONE, STATE_WORKING, STATE_DEGRADED, STATE_UNRECONCILABLE = "Done", "Working", "Degraded", "Unreconcilable"
+DRAIN_REQUEUE = 60.0
+DRAIN_FAILING_THRESHOLD = 600.0
+DRAIN_FAILING_DELAY = 300.0
+DRAIN_TIMEOUT = 3600.0
+RELEASE_VERSION = "machineconfiguration.openshift.io/release-image-version"
+# the controller's git commit in generated-by-controller-version (a fixed stand-in)
+CONTROLLER_VERSION = hashlib.sha1(b"clusterui machine-config-controller").hexdigest()
+# the drain helper of pkg/controller/drain: Force, IgnoreAllDaemonSets, DeleteEmptyDirData,
+# GracePeriodSeconds -1, Timeout DrainHelperTimeout (90 s)
+MCO_DRAIN_OPTIONS = drain.DrainOptions(force=True, ignore_daemonsets=True, delete_emptydir_data=True, timeout=90.0)
+
+
+# --- pools and nodes --------------------------------------------------------------------------------------------
+
+
+def node_roles(node: Mapping[str, Any]) -> list[str]:
+    roles = []
+    for key in labels_of(node):
+        if key.startswith("node-role.kubernetes.io/"):
+            role = key.split("/", 1)[1]
+            roles.append("master" if role == "control-plane" else role)
+    return sorted(set(roles))
+
+
+def pool_doc(name: str, now: float) -> dict:
+    if name in ("master", "worker"):
+        mc_selector = {"matchLabels": {ROLE_LABEL: name}}
+    else:
+        mc_selector = {"matchExpressions": [{"key": ROLE_LABEL, "operator": "In", "values": ["worker", name]}]}
+    return {"apiVersion": API, "kind": "MachineConfigPool",
+            "metadata": {"name": name, "creationTimestamp": time_value(now),
+                         "labels": {f"pools.operator.machineconfiguration.openshift.io/{name}": ""}},
+            "spec": {"machineConfigSelector": mc_selector,
+                     "nodeSelector": {"matchLabels": {f"node-role.kubernetes.io/{name}": ""}},
+                     "paused": False, "configuration": {}}, "status": {}}
+
+
+def base_config(role: str, version: str, now: float) -> dict:
+    return {"apiVersion": API, "kind": "MachineConfig",
+            "metadata": {"name": f"00-{role}", "creationTimestamp": time_value(now), "labels": {ROLE_LABEL: role},
+                         "annotations": {GENERATED_BY: CONTROLLER_VERSION, **({RELEASE_VERSION: version} if version else {})}},
+            "spec": {"osImageURL": os_image(version) if version else "", "config": {"ignition": {"version": "3.2.0"}}}}
+
+
+def _selector(doc_selector: Any) -> LabelSelector | None:
+    return LabelSelector.from_doc(doc_selector) if doc_selector is not None else None
+
+
+def pool_nodes(store, pool: Mapping[str, Any]) -> list[dict]:
+    """The pool's nodes; a node matching a custom pool and worker belongs to the custom pool,
+    as the MCO's GetPoolsForNode resolves it."""
+    sel = _selector((pool.get("spec") or {}).get("nodeSelector"))
+    if sel is None or sel.is_empty:
+        return []
+    pools = store.list("MachineConfigPool")
+    out = []
+    for node in store.list("Node"):
+        if not sel.matches(labels_of(node)):
+            continue
+        if name_of(pool) == "worker":
+            if any(name_of(p) not in ("worker", "master") and (s := _selector((p.get("spec") or {}).get("nodeSelector")))
+                   and not s.is_empty and s.matches(labels_of(node)) for p in pools):
+                continue
+        out.append(node)
+    return out
+
+
+def pool_configs(store, pool: Mapping[str, Any]) -> list[dict]:
+    sel = _selector((pool.get("spec") or {}).get("machineConfigSelector"))
+    if sel is None or sel.is_empty:
+        return []
+    return sorted((mc for mc in store.list("MachineConfig")
+                   if not name_of(mc).startswith("rendered-") and sel.matches(labels_of(mc))), key=name_of)
+
+
+def rendered_name(pool: str, configs: list[dict]) -> str:
+    payload = json.dumps([[name_of(mc), mc.get("spec") or {}] for mc in configs], sort_keys=True)
+    return f"rendered-{pool}-{hashlib.md5(payload.encode()).hexdigest()}"
+
+
+def is_node_ready(node: Mapping[str, Any]) -> bool:
+    for c in ((node.get("status") or {}).get("conditions") or ()):
+        t, s = c.get("type"), c.get("status")
+        if t == "Ready" and s != "True":
+            return False
+        if t in ("DiskPressure", "NetworkUnavailable") and s != "False":
+            return False
+    if HEARTBEAT_STOPPED_ANNOTATION in annotations_of(node):
+        return False
+    return not (node.get("spec") or {}).get("unschedulable")
+
+
+def is_node_done(node: Mapping[str, Any]) -> bool:
+    ann = annotations_of(node)
+    return bool(ann.get(CURRENT)) and ann.get(CURRENT) == ann.get(DESIRED) and ann.get(STATE) == STATE_DONE
+
+
+def is_node_failing(node: Mapping[str, Any]) -> bool:
+    return annotations_of(node).get(STATE) in (STATE_DEGRADED, STATE_UNRECONCILABLE)
+
+
+def is_node_unavailable(node: Mapping[str, Any]) -> bool:
+    if not is_node_ready(node):
+        return True
+    if is_node_done(node):
+        return False
+    return annotations_of(node).get(STATE) == STATE_WORKING or (
+        annotations_of(node).get(CURRENT) != annotations_of(node).get(DESIRED) and not is_node_failing(node))
+
+
+def max_unavailable(pool: Mapping[str, Any], count: int) -> int:
+    value = (pool.get("spec") or {}).get("maxUnavailable")
+    if value is None:
+        n = 1
+    elif isinstance(value, str) and value.endswith("%"):
+        n = math.floor(int(value[:-1]) * count / 100)
+    else:
+        n = int(value)
+    return n if n > 0 else 1
+
+
+def _creation(node: Mapping[str, Any]) -> float:
+    return sim_time((node.get("metadata") or {}).get("creationTimestamp")) or 0.0
+
+
+def sort_candidates(nodes: list[dict]) -> list[dict]:
+    """sortNodeList: by zone (nodes without one last), then oldest first (name breaks ties)."""
+    def key(n):
+        zone = labels_of(n).get(ZONE_LABEL)
+        return (zone is None, zone or "", _creation(n), name_of(n))
+    return sorted(nodes, key=key)
+
+
+def pool_status(pool: Mapping[str, Any], nodes: list[dict], now: float) -> dict:
+    target = ((pool.get("spec") or {}).get("configuration") or {}).get("name") or ""
+    old = pool.get("status") or {}
+    updated = [n for n in nodes if is_node_done(n) and annotations_of(n).get(CURRENT) == target]
+    ready = [n for n in updated if is_node_ready(n)]
+    unavailable = [n for n in nodes if is_node_unavailable(n)]
+    degraded = [n for n in nodes if is_node_failing(n)]
+    conds = [dict(c) for c in old.get("conditions") or ()]
+    status: dict[str, Any] = {
+        "observedGeneration": (pool.get("metadata") or {}).get("generation", 1),
+        "machineCount": len(nodes), "updatedMachineCount": len(updated), "readyMachineCount": len(ready),
+        "unavailableMachineCount": len(unavailable), "degradedMachineCount": len(degraded),
+        "configuration": old.get("configuration") or {},
+    }
+    all_updated = len(updated) == len(nodes) and len(ready) == len(nodes) and not unavailable
+    line = f"MachineConfig {target}"
+    if all_updated:
+        status["configuration"] = dict((pool.get("spec") or {}).get("configuration") or {})
+        conds = C.set_condition(conds, "Updated", "True", "", f"All nodes are updated with {line}", now)
+        conds = C.set_condition(conds, "Updating", "False", "", "", now)
+    else:
+        conds = C.set_condition(conds, "Updated", "False", "", "", now)
+        if (pool.get("spec") or {}).get("paused"):
+            conds = C.set_condition(conds, "Updating", "False", "", f"Pool is paused; will not update to {line}", now)
+        else:
+            conds = C.set_condition(conds, "Updating", "True", "", f"All nodes are updating to {line}", now)
+    if degraded:
+        msgs = ", ".join(f'Node {name_of(n)} is reporting: "{annotations_of(n).get(REASON, "")}"' for n in degraded)
+        conds = C.set_condition(conds, "NodeDegraded", "True", f"{len(degraded)} nodes are reporting degraded status on sync", msgs, now)
+    else:
+        conds = C.set_condition(conds, "NodeDegraded", "False", "", "", now)
+    conds = C.set_condition(conds, "RenderDegraded", C.find(conds, "RenderDegraded") and C.find(conds, "RenderDegraded").get("status") or "False", "", "", now)
+    render_degraded = C.is_true(conds, "RenderDegraded")
+    conds = C.set_condition(conds, "Degraded", "True" if degraded or render_degraded else "False", "", "", now)
+    status["conditions"] = conds
+    return status
+
+
+# --- the controllers ------------------------------------------------------------------------------------------
+
+
+class MCONodeController:
+    name = NODE_CONTROLLER
+    watches = frozenset({"Node", "MachineConfigPool", "MachineConfig", "ClusterVersion", "Pod", "PodDisruptionBudget"})
+
+    def reconcile(self, ctx: Context) -> A.Result:
+        result = A.Result()
+        store, now = ctx.store, ctx.now
+        nodes = store.list("Node")
+        if not nodes:
+            return result
+        cv = store.get("ClusterVersion", "", "version")
+        version = current_version(cv) if cv else ""
+        # missing pools (from node roles) and base configs
+        wanted = {"master", "worker"} | {r for n in nodes for r in node_roles(n)}
+        created = False
+        for name in sorted(wanted):
+            if store.get("MachineConfigPool", "", name) is None:
+                result.actions.append(A.CreateObject(pool_doc(name, now)))
+                created = True
+        for role in ("master", "worker"):
+            if store.get("MachineConfig", "", f"00-{role}") is None:
+                result.actions.append(A.CreateObject(base_config(role, version, now)))
+                created = True
+        if created:
+            result.due(now)
+            return result
+        state = dict(ctx.state.get("drains") or {})
+        for pool in store.list("MachineConfigPool"):
+            self._pool(ctx, pool, state, result)
+        if state != (ctx.state.get("drains") or {}):
+            result.actions.append(A.SetControllerState(NODE_CONTROLLER, "drains", state or None))
+        return result
+
+    def _pool(self, ctx: Context, pool: dict, drains: dict, result: A.Result) -> None:
+        store, now = ctx.store, ctx.now
+        pname = name_of(pool)
+        configs = pool_configs(store, pool)
+        spec = pool.get("spec") or {}
+        if configs:
+            rendered = rendered_name(pname, configs)
+            if store.get("MachineConfig", "", rendered) is None:
+                merged: dict[str, Any] = {}
+                release = ""
+                for mc in configs:
+                    for k, v in (mc.get("spec") or {}).items():
+                        if v not in (None, "", [], {}):
+                            merged[k] = v
+                    release = annotations_of(mc).get(RELEASE_VERSION) or release
+                result.actions.append(A.CreateObject({
+                    "apiVersion": API, "kind": "MachineConfig",
+                    "metadata": {"name": rendered, "creationTimestamp": time_value(now),
+                                 "annotations": {GENERATED_BY: CONTROLLER_VERSION, **({RELEASE_VERSION: release} if release else {})},
+                                 "ownerReferences": [{"apiVersion": API, "kind": "MachineConfigPool", "name": pname,
+                                                      "controller": True, "blockOwnerDeletion": True}]},
+                    "spec": merged}))
+            configuration = {"name": rendered, "source": [{"apiVersion": API, "kind": "MachineConfig", "name": name_of(mc)} for mc in configs]}
+            if spec.get("configuration") != configuration:
+                result.actions.append(A.ReplaceObject({**pool, "spec": {**spec, "configuration": configuration}}, keep_status=True))
+                pool = {**pool, "spec": {**spec, "configuration": configuration}}
+                spec = pool["spec"]
+        target = (spec.get("configuration") or {}).get("name") or ""
+        nodes = pool_nodes(store, pool)
+        if not target:
+            return
+        # a node that never had a config: installed with the pool's config
+        for node in nodes:
+            if not annotations_of(node).get(DESIRED):
+                result.actions.append(A.SetAnnotation("Node", "", name_of(node), DESIRED, target))
+        # the update-in-progress taint and the drain controller
+        for node in nodes:
+            ann = annotations_of(node)
+            self._drain(ctx, node, drains, result)
+            has_taint = any(t.get("key") == TAINT_KEY for t in (node.get("spec") or {}).get("taints") or ())
+            if is_node_done(node) and ann.get(DESIRED) == target or not ann.get(CURRENT):
+                if has_taint:
+                    result.actions.append(A.RemoveTaint(name_of(node), TAINT_KEY, "PreferNoSchedule"))
+        # the node controller: new targets
+        if not spec.get("paused"):
+            max_u = max_unavailable(pool, len(nodes))
+            unavailable = [n for n in nodes if is_node_unavailable(n)]
+            if len(unavailable) < max_u:
+                capacity = max_u - len(unavailable)
+                failing = 0
+                candidates = []
+                for node in nodes:
+                    if annotations_of(node).get(DESIRED) == target:
+                        if is_node_failing(node):
+                            failing += 1
+                        continue
+                    if not annotations_of(node).get(CURRENT):
+                        continue
+                    candidates.append(node)
+                if candidates and failing < capacity:
+                    capacity -= failing
+                    if capacity < len(candidates):
+                        candidates = sort_candidates(candidates)[:capacity]
+                    for node in candidates:
+                        result.actions.append(A.SetAnnotation("Node", "", name_of(node), DESIRED, target))
+                        result.actions.append(A.AddTaint(name_of(node), {"key": TAINT_KEY, "effect": "PreferNoSchedule"}))
+                    msg = (f"Targeted node {name_of(candidates[0])} to config {target}" if len(candidates) == 1
+                           else f"Set target for {len(candidates)} nodes to config {target}")
+                    result.actions.append(A.RecordEvent(now, "Normal", "SetDesiredConfig", "MachineConfigPool", "", pname, msg, MCC_SOURCE))
+        status = pool_status(pool, nodes, now)
+        old = pool.get("status") or {}
+        fields = {k: v for k, v in status.items() if old.get(k) != v}
+        if fields:
+            result.actions.append(A.PatchStatus("MachineConfigPool", "", pname, fields))
+
+    def _drain(self, ctx: Context, node: dict, drains: dict, result: A.Result) -> None:
+        """The drain controller (pkg/controller/drain): desiredDrain drain-X -> cordon, run
+        kubectl's drain (engine.oc.drain, with the MCO's helper options and its 90 s
+        timeout), on failure requeue after 1 minute, after 10 minutes of failing every 5
+        minutes (event DrainThresholdExceeded), after an hour the node is Degraded;
+        uncordon-X -> uncordon. Then lastAppliedDrain = desiredDrain."""
+        store, now = ctx.store, ctx.now
+        nname = name_of(node)
+        ann = annotations_of(node)
+        want = ann.get(DESIRED_DRAIN) or ""
+        if not want or want == ann.get(LAST_DRAIN):
+            drains.pop(nname, None)
+            return
+        action, _, config = want.partition("-")
+        if action == "uncordon":
+            result.actions.append(A.SetUnschedulable(nname, False))
+            result.actions.append(A.SetAnnotation("Node", "", nname, LAST_DRAIN, want))
+            result.actions.append(A.RecordEvent(now, "Normal", "Uncordon", "Node", "", nname,
+                                                f"Update completed for config {config} and node has been uncordoned", DRAIN_SOURCE))
+            drains.pop(nname, None)
+            return
+        d = dict(drains.get(nname) or {})
+        if d.get("want") != want:
+            d = {"want": want, "started": now, "next": now, "attempt": None, "log": []}
+            result.actions.append(A.SetUnschedulable(nname, True))
+            result.actions.append(A.RecordEvent(now, "Normal", "Cordon", "Node", "", nname, "Cordoned node to apply update", DRAIN_SOURCE))
+        drains[nname] = d
+        if now + 1e-9 < d["next"]:
+            result.due(d["next"])
+            return
+        if d.get("attempt") is None:
+            attempt = drain.plan(store, nname, MCO_DRAIN_OPTIONS)
+        else:
+            attempt = drain.DrainPlan.from_dict(d["attempt"])
+        if attempt.errors:
+            failed, error = True, drain.aggregate(attempt.errors)
+        else:
+            actions, _, done = drain.evict_pass(store, attempt, now)
+            result.actions.extend(actions)
+            if not done:
+                d["attempt"] = attempt.to_dict()
+                d["next"] = attempt.next_due if attempt.next_due is not None else now
+                blocked = [f"{p.namespace}/{p.name}" for p in attempt.pods if p.state == "evict" and p.next_try > now]
+                d["blocked"] = blocked
+                if attempt.next_due is not None and attempt.next_due > now:
+                    result.due(attempt.next_due)
+                return
+            failed = bool(attempt.failures)
+            error = drain.aggregate(attempt.failures) if failed else ""
+        d["attempt"] = None
+        if not failed:
+            result.actions.append(A.SetAnnotation("Node", "", nname, LAST_DRAIN, want))
+            result.actions.append(A.RecordEvent(now, "Normal", "Drain", "Node", "", nname, "Drained node to apply update", DRAIN_SOURCE))
+            if ann.get(REASON, "").startswith("failed to drain node"):
+                result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_WORKING))
+                result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
+            drains.pop(nname, None)
+            return
+        failing_for = now - d["started"]
+        if failing_for > DRAIN_FAILING_THRESHOLD:
+            line = (f"Drain failed. Drain has been failing for more than {DRAIN_FAILING_THRESHOLD / 60:g} minutes. "
+                    f"Waiting {DRAIN_FAILING_DELAY / 60:g} minutes then retrying. Error message from drain: {error}")
+            result.actions.append(A.RecordEvent(now, "Warning", "DrainThresholdExceeded", "Node", "", nname, line, DRAIN_SOURCE))
+            d["next"] = now + DRAIN_FAILING_DELAY
+        else:
+            line = f"Drain failed. Waiting {DRAIN_REQUEUE / 60:g} minute then retrying. Error message from drain: {error}"
+            d["next"] = now + DRAIN_REQUEUE
+        d["log"] = (d.get("log") or [])[-9:] + [{"time": time_value(now), "message": f"node {nname}: {line}"}]
+        if failing_for > DRAIN_TIMEOUT and ann.get(STATE) != STATE_DEGRADED:
+            d["log"].append({"time": time_value(now), "message": f"node {nname}: drain exceeded timeout: 1h0m0s. Will continue to retry."})
+            result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_DEGRADED))
+            result.actions.append(A.SetAnnotation("Node", "", nname, REASON, f"failed to drain node: {nname} after 1 hour. "
+                                                  "Please see machine-config-controller logs for more information"))
+        result.due(d["next"])
+
+
+class MCODaemon:
+    name = DAEMON
+    watches = frozenset({"Node", "MachineConfig"})
+
+    def reconcile(self, ctx: Context) -> A.Result:
+        result = A.Result()
+        store, now = ctx.store, ctx.now
+        nodes_state = dict(ctx.state.get("nodes") or {})
+        for node in store.list("Node"):
+            self._node(ctx, node, nodes_state, result)
+        if nodes_state != (ctx.state.get("nodes") or {}):
+            result.actions.append(A.SetControllerState(DAEMON, "nodes", nodes_state or None))
+        return result
+
+    def _seconds(self, ctx: Context, node: Mapping[str, Any], annotation: str, what: str, config: str) -> float:
+        raw = annotations_of(node).get(annotation)
+        if raw:
+            try:
+                return float(raw)
+            except ValueError:
+                pass
+        return float(60 + round(60 * ctx.rng(DAEMON, what, name_of(node), config).random()))
+
+    def _node(self, ctx: Context, node: dict, states: dict, result: A.Result) -> None:
+        now = ctx.now
+        nname = name_of(node)
+        ann = annotations_of(node)
+        desired, current = ann.get(DESIRED), ann.get(CURRENT)
+        if not desired:
+            return
+        if not current:
+            # first boot: the node came up with this config
+            result.actions.append(A.SetAnnotation("Node", "", nname, CURRENT, desired))
+            result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_DONE))
+            return
+        st = dict(states.get(nname) or {})
+        if desired == current and not st:
+            if ann.get(STATE) != STATE_DONE and FAIL_UPDATE not in ann:
+                result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_DONE))
+                result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
+            return
+        if st.get("config") != desired:
+            st = {"config": desired, "phase": "Draining", "since": now}
+            result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_WORKING))
+            result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
+            result.actions.append(A.SetAnnotation("Node", "", nname, DESIRED_DRAIN, f"drain-{desired}"))
+        phase = st["phase"]
+        if phase == "Draining":
+            if ann.get(LAST_DRAIN) != f"drain-{desired}":
+                states[nname] = st
+                return
+            result.actions.append(A.RecordEvent(now, "Normal", "OSUpdateStarted", "Node", "", nname,
+                                                f"Changing OS to {desired}", MCD_SOURCE))
+            st.update(phase="Updating", since=now, until=now + self._seconds(ctx, node, UPDATE_SECONDS, "update", desired))
+            phase = "Updating"
+        if phase == "Updating":
+            if FAIL_UPDATE in ann:
+                if ann.get(STATE) != STATE_DEGRADED:
+                    result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_DEGRADED))
+                    result.actions.append(A.SetAnnotation("Node", "", nname, REASON, ann[FAIL_UPDATE]))
+                    result.actions.append(A.RecordEvent(now, "Warning", "OSUpdateFailed", "Node", "", nname, ann[FAIL_UPDATE], MCD_SOURCE))
+                states[nname] = st
+                return
+            if ann.get(STATE) == STATE_DEGRADED:
+                result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_WORKING))
+                result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
+                st["until"] = now + self._seconds(ctx, node, UPDATE_SECONDS, "retry", desired)
+            if now < st["until"]:
+                result.due(st["until"])
+                states[nname] = st
+                return
+            for reason, msg in (("OSUpdateStaged", "Changes to OS staged"), ("PendingConfig", f"Written pending config {desired}"),
+                                ("Reboot", f"Node will reboot into config {desired}")):
+                result.actions.append(A.RecordEvent(now, "Normal", reason, "Node", "", nname, msg, MCD_SOURCE))
+            result.actions.append(A.SetAnnotation("Node", "", nname, HEARTBEAT_STOPPED_ANNOTATION, time_text(now)))
+            st.update(phase="Rebooting", since=now, until=now + self._seconds(ctx, node, REBOOT_SECONDS, "reboot", desired))
+            phase = "Rebooting"
+        if phase == "Rebooting":
+            if now < st["until"]:
+                result.due(st["until"])
+                states[nname] = st
+                return
+            result.actions.append(A.SetAnnotation("Node", "", nname, HEARTBEAT_STOPPED_ANNOTATION, None))
+            result.actions.append(A.SetAnnotation("Node", "", nname, CURRENT, desired))
+            result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_DONE))
+            result.actions.append(A.SetAnnotation("Node", "", nname, DESIRED_DRAIN, f"uncordon-{desired}"))
+            result.actions.append(A.RecordEvent(now, "Normal", "NodeDone", "Node", "", nname,
+                                                f"Setting node {nname}, currentConfig {desired} to Done", MCD_SOURCE))
+            states.pop(nname, None)

@@ -1,0 +1,133 @@
+"""Writes of the update pages, through scheduling.services (validation, compare-and-swap,
+events, reconcile) and with `oc`'s own checks and messages (updates.engine.oc_upgrade), so
+the page and `oc adm upgrade` accept and refuse the same requests with the same words."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from scheduling import services
+from scheduling.engine import actions as A
+from scheduling.engine.oc import OcError
+from scheduling.engine.store import Store
+from scheduling.models import Cluster
+from scheduling.state import cluster_documents
+from updates.engine import facts as F
+from updates.engine import oc_upgrade
+from updates.engine.cvo import INJECT_DEGRADED as CVO_INJECT_DEGRADED, SLOW as CVO_SLOW
+from updates.engine.mco import FAIL_UPDATE as MCO_FAIL_UPDATE
+
+
+class UpdateError(Exception):
+    """What `oc` would print on stderr; str() is the text for the page."""
+
+
+def _cluster_version(cluster: Cluster) -> tuple[dict, Store]:
+    docs = cluster_documents(cluster, ("ClusterVersion",))
+    if not docs:
+        raise UpdateError(oc_upgrade.NO_CV)
+    return docs[0], Store(docs)
+
+
+def _apply(cluster: Cluster, cv: dict, result) -> str:
+    if result.exit_code != 0:
+        raise UpdateError(result.stderr.strip())
+    version = int((cv.get("metadata") or {}).get("resourceVersion") or 0) or None
+    for action in result.actions:
+        if isinstance(action, A.ReplaceObject):
+            doc = dict(action.doc)
+            doc["status"] = cv.get("status") or {}
+            services.replace_object(cluster, doc, expected_version=version)
+    return (result.stdout + result.stderr).strip()
+
+
+def _run(cluster: Cluster, function, args: list[str]) -> str:
+    cv, store = _cluster_version(cluster)
+    try:
+        result = function(store, args, cluster.now)
+    except OcError as exc:
+        raise UpdateError(f"error: {exc.message}".strip()) from exc
+    return _apply(cluster, cv, result)
+
+
+def request_update(cluster: Cluster, version: str, *, allow_not_recommended: bool = False,
+                   allow_with_warnings: bool = False) -> str:
+    """`oc adm upgrade --to VERSION [--allow-not-recommended] [--allow-upgrade-with-warnings]`."""
+    args = ["--to", version]
+    if allow_not_recommended:
+        args.append("--allow-not-recommended")
+    if allow_with_warnings:
+        args.append("--allow-upgrade-with-warnings")
+    return _run(cluster, oc_upgrade.upgrade, args)
+
+
+def clear_update(cluster: Cluster) -> str:
+    return _run(cluster, oc_upgrade.upgrade, ["--clear"])
+
+
+def set_channel(cluster: Cluster, channel: str) -> str:
+    """`oc adm upgrade channel CHANNEL --allow-explicit-channel` (the picker offers every
+    channel of the data, also those the running release is not listed in)."""
+    return _run(cluster, oc_upgrade.channel, [channel, "--allow-explicit-channel"])
+
+
+def set_facts(cluster: Cluster, data: Mapping[str, Any]) -> dict:
+    """The Cluster Settings form's facts (updates.engine.facts.DEFAULT_FACTS keys)."""
+    facts = F.facts_of(cluster.facts)
+    for key in ("platform", "networkType", "initialVersion", "managedBy", "installer", "credentialsMode", "cpuVendor",
+                "cpuFamily"):
+        if key in data:
+            facts[key] = str(data.get(key) or "").strip()
+    if facts["platform"] not in F.PLATFORMS:
+        raise UpdateError(f"unknown platform {facts['platform']!r}")
+    if facts["networkType"] not in F.NETWORK_TYPES:
+        raise UpdateError(f"unknown network type {facts['networkType']!r}")
+    for key in ("ipsec", "ceph", "sriovOperator", "imageRegistryStorageUsed"):
+        facts[key] = bool(data.get(key))
+    if "capabilities" in data:
+        caps = data.get("capabilities") or []
+        facts["capabilities"] = [c for c in F.CAPABILITIES if c in caps]
+    services.set_cluster_facts(cluster, facts)
+    return facts
+
+
+INJECTIONS = {
+    # (kind, action) -> (annotation, value or None to remove)
+    ("ClusterOperator", "degrade"): (CVO_INJECT_DEGRADED, "InjectedFailure: {message}"),
+    ("ClusterOperator", "recover"): (CVO_INJECT_DEGRADED, None),
+    ("ClusterOperator", "slow"): (CVO_SLOW, "3"),
+    ("ClusterOperator", "normal"): (CVO_SLOW, None),
+    ("Node", "fail"): (MCO_FAIL_UPDATE, "{message}"),
+    ("Node", "unfail"): (MCO_FAIL_UPDATE, None),
+}
+
+
+def inject(cluster: Cluster, kind: str, name: str, action: str, message: str = "") -> str:
+    """Failure injection from the progress page: the annotations the simulated operators
+    and machine-config daemons obey (updates.engine.cvo / mco)."""
+    if (kind, action) not in INJECTIONS:
+        raise UpdateError(f"unknown action {action!r} for a {kind}")
+    annotation, value = INJECTIONS[(kind, action)]
+    docs = [d for d in cluster_documents(cluster, (kind,)) if (d.get("metadata") or {}).get("name") == name]
+    if not docs:
+        raise UpdateError(f'{kind.lower()}s "{name}" not found')
+    doc = docs[0]
+    meta = dict(doc.get("metadata") or {})
+    annotations = dict(meta.get("annotations") or {})
+    if value is None:
+        annotations.pop(annotation, None)
+    else:
+        annotations[annotation] = value.format(message=message or "failure injected from the dashboard")
+    meta["annotations"] = annotations
+    services.replace_object(cluster, {**doc, "metadata": meta})
+    return f"{kind.lower()}/{name} annotated"
+
+
+def set_pool_paused(cluster: Cluster, pool: str, paused: bool) -> str:
+    """`oc patch mcp/<pool> --type merge -p '{"spec":{"paused":true|false}}'`."""
+    docs = [d for d in cluster_documents(cluster, ("MachineConfigPool",)) if (d.get("metadata") or {}).get("name") == pool]
+    if not docs:
+        raise UpdateError(f'machineconfigpools.machineconfiguration.openshift.io "{pool}" not found')
+    doc = docs[0]
+    services.replace_object(cluster, {**doc, "spec": {**(doc.get("spec") or {}), "paused": paused}})
+    return f"machineconfigpool.machineconfiguration.openshift.io/{pool} patched"

@@ -1,0 +1,216 @@
+"""The update pages: Cluster Settings (version, channel, the channel's update graph with
+its known issues, the simulated facts the risks query, the update button) and the update
+progress (runlevel lanes, operators, pools, node phases, updated machines, `oc adm upgrade
+status`, history, stuck drains). A view parses, calls updates.services or the engine,
+renders; writes need the edit permission (scheduling.permissions) and CSRF."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from scheduling import board
+from scheduling.engine.store import Store
+from scheduling.models import Event
+from scheduling.permissions import can_edit, get_cluster_for_user
+from scheduling.state import cluster_documents
+from updates import services
+from updates.engine import facts as F
+from updates.engine import graph as G
+from updates.engine import progress
+from updates.engine.cvo import current_version
+from updates.engine.versions import Version, is_version
+
+UPDATE_KINDS = ("ClusterVersion", "ClusterOperator", "MachineConfigPool", "MachineConfig", "Node", "Pod",
+                "PodDisruptionBudget")
+CHART_W, CHART_H = 600, 160
+
+
+def _store(cluster, kinds=UPDATE_KINDS) -> Store:
+    return Store(cluster_documents(cluster, kinds))
+
+
+def _targets(status: dict, include_known_issues: bool) -> list[dict]:
+    """The channel's targets for the page: recommended ones, then (when asked) the ones with
+    known issues and their risks, newest first."""
+    rows = []
+    conditional = {(u.get("release") or {}).get("version"): u for u in status.get("conditionalUpdates") or []}
+    for r in status.get("availableUpdates") or []:
+        u = conditional.get(r.get("version"))
+        rows.append({"version": r.get("version"), "image": r.get("image"), "recommended": True,
+                     "risks": (u or {}).get("risks") or [], "condition": None})
+    if include_known_issues:
+        offered = {r["version"] for r in rows}
+        for v, u in conditional.items():
+            if v in offered:
+                continue
+            cond = next((c for c in u.get("conditions") or () if c.get("type") == "Recommended"), {})
+            rows.append({"version": v, "image": (u.get("release") or {}).get("image"), "recommended": False,
+                         "risks": u.get("risks") or [], "condition": cond})
+    rows.sort(key=lambda r: Version(r["version"]) if is_version(r["version"] or "") else Version("0.0.0"), reverse=True)
+    for r in rows:
+        r["dom_id"] = "target-" + (r["version"] or "").replace(".", "-").replace("+", "-")
+    return rows
+
+
+def settings_context(request, cluster, **extra) -> dict:
+    store = _store(cluster, ("ClusterVersion",))
+    cv = store.get("ClusterVersion", "", "version")
+    status = (cv or {}).get("status") or {}
+    include = request.GET.get("known_issues") == "1" or request.POST.get("known_issues") == "1"
+    facts = F.facts_of(cluster.facts)
+    return {
+        "cluster": cluster,
+        "can_edit": can_edit(request.user),
+        "cv": cv,
+        "current": current_version(cv) if cv else "",
+        "channel": ((cv or {}).get("spec") or {}).get("channel", ""),
+        "channels": G.channels(),
+        "desired_channels": (status.get("desired") or {}).get("channels") or [],
+        "desired_update": ((cv or {}).get("spec") or {}).get("desiredUpdate"),
+        "conditions": {c.get("type"): c for c in status.get("conditions") or ()},
+        "targets": _targets(status, include),
+        "known_issues": include,
+        "hidden_known_issues": sum(1 for u in status.get("conditionalUpdates") or []
+                                   for c in u.get("conditions") or () if c.get("type") == "Recommended" and c.get("status") != "True"),
+        "facts": facts,
+        "platforms": F.PLATFORMS,
+        "network_types": F.NETWORK_TYPES,
+        "capabilities": F.CAPABILITIES,
+        **extra,
+    }
+
+
+@require_GET
+def update_settings(request, pk: int):
+    cluster = get_cluster_for_user(request, pk)
+    context = settings_context(request, cluster)
+    if request.htmx and request.htmx.target == "update-graph":
+        return render(request, "updates/settings.html#update-graph", context)
+    return render(request, "updates/settings.html", context)
+
+
+def _back(cluster, request):
+    url = reverse("update-settings", args=[cluster.pk])
+    if request.POST.get("known_issues") == "1":
+        url += "?known_issues=1"
+    return redirect(url)
+
+
+@require_POST
+def update_request(request, pk: int):
+    cluster = get_cluster_for_user(request, pk, write=True)
+    version = request.POST.get("version", "")
+    try:
+        if request.POST.get("action") == "clear":
+            text = services.clear_update(cluster)
+        else:
+            text = services.request_update(cluster, version, allow_not_recommended=request.POST.get("accept_risks") == "1",
+                                           allow_with_warnings=request.POST.get("with_warnings") == "1")
+    except services.UpdateError as exc:
+        messages.error(request, str(exc))
+        return _back(cluster, request)
+    messages.success(request, text)
+    if request.POST.get("action") == "clear":
+        return _back(cluster, request)
+    return redirect("update-progress", pk=cluster.pk)
+
+
+@require_POST
+def update_channel(request, pk: int):
+    cluster = get_cluster_for_user(request, pk, write=True)
+    try:
+        text = services.set_channel(cluster, request.POST.get("channel", ""))
+    except services.UpdateError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, text or f"channel set to {request.POST.get('channel', '')}")
+    return _back(cluster, request)
+
+
+@require_POST
+def update_facts(request, pk: int):
+    cluster = get_cluster_for_user(request, pk, write=True)
+    data = {k: request.POST.get(k) for k in request.POST}
+    data["capabilities"] = request.POST.getlist("capabilities")
+    try:
+        services.set_facts(cluster, data)
+    except services.UpdateError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "cluster characteristics saved; the CVO re-evaluates the update risks")
+    return _back(cluster, request)
+
+
+def _chart(points: list[tuple[float, int]], since: float, now: float, total: int) -> str:
+    """The polyline of updated machines over simulated time (SVG coordinates)."""
+    span = max(now - since, 1.0)
+    top = max(total, 1)
+    coords = []
+    last = 0
+    for t, n in points:
+        x = CHART_W * (t - since) / span
+        coords.append(f"{x:.1f},{CHART_H - CHART_H * last / top:.1f}")
+        coords.append(f"{x:.1f},{CHART_H - CHART_H * n / top:.1f}")
+        last = n
+    coords.append(f"{CHART_W:.1f},{CHART_H - CHART_H * last / top:.1f}")
+    return " ".join(coords)
+
+
+def progress_context(request, cluster) -> dict:
+    store = _store(cluster)
+    events = [{"time": e.last_time, "reason": e.reason, "kind": e.involved_kind, "name": e.involved_name, "message": e.message}
+              for e in Event.objects.filter(cluster=cluster, involved_kind="Node",
+                                            reason__in=list(progress.PHASE_EVENTS)).order_by("first_time", "id")]
+    state = (cluster.controller_state or {}).get("controllers") or {}
+    view = progress.build(store, cluster.now, events, state)
+    span = max(view["now"] - view["since"], 1.0)
+    total = sum(p["machineCount"] for p in view["pools"])
+    for pool in view["pools"]:
+        for node in pool["nodes"]:
+            node["segments"] = [{**s, "left": 100 * (s["start"] - view["since"]) / span,
+                                 "width": max(100 * (s["end"] - s["start"]) / span, 0.3)}
+                                for s in view["timelines"].get(node["name"], [])]
+    pod_base = reverse("cluster-detail", args=[cluster.pk]) + "pods/"
+    for stuck in view["stuck"]:
+        for pod in stuck["pods"]:
+            pod["url"] = f"{pod_base}{pod['namespace']}/{pod['name']}/"
+    return {"cluster": cluster, "can_edit": can_edit(request.user), "view": view, "clock_text": board.format_clock(cluster.now),
+            "chart_points": _chart(view["updated_points"], view["since"], view["now"], total), "chart_total": total,
+            "chart_w": CHART_W, "chart_h": CHART_H}
+
+
+@require_GET
+def update_progress(request, pk: int):
+    cluster = get_cluster_for_user(request, pk)
+    context = progress_context(request, cluster)
+    if request.htmx and request.htmx.target == "progress-live":
+        return render(request, "updates/progress.html#progress-live", context)
+    return render(request, "updates/progress.html", context)
+
+
+@require_POST
+def update_inject(request, pk: int):
+    cluster = get_cluster_for_user(request, pk, write=True)
+    try:
+        text = services.inject(cluster, request.POST.get("kind", ""), request.POST.get("name", ""),
+                               request.POST.get("action", ""), request.POST.get("message", ""))
+    except services.UpdateError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, text)
+    return redirect("update-progress", pk=cluster.pk)
+
+
+@require_POST
+def update_pool(request, pk: int):
+    cluster = get_cluster_for_user(request, pk, write=True)
+    try:
+        text = services.set_pool_paused(cluster, request.POST.get("pool", ""), request.POST.get("action") == "pause")
+    except services.UpdateError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, text)
+    return redirect("update-progress", pk=cluster.pk)

@@ -1,0 +1,218 @@
+"""The Machine API pages: MachineSets, Machines and MachineHealthChecks of a cluster with
+their phases, conditions and nodes; a machine's deletion drawn as seed 002's flow with the
+current step lit and the lifecycle hooks holding it; "act as owner" buttons that remove a
+hook (how an owner says its work is done) or add one; deleting a machine and scaling a
+MachineSet; the etcd quorum (the etcd-quorum-guard's state) while control-plane machines
+are replaced.
+
+Writes go through scheduling.services (compare-and-swap on the object's resource
+version, events, reconcile); the documents they write come from the engine's own helpers
+(updates.engine.machine_api), so the dashboard, `oc` and the controllers change machines
+the same way. Pages stay live through the cluster's websocket: every push the broadcast
+sends makes the fragments below refetch themselves (hx-trigger on htmx:wsAfterMessage).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from scheduling import services
+from scheduling.engine.oc.printers import machine_health_checks, machine_sets, machines
+from scheduling.engine.store import Store
+from scheduling.models import KIND_MODELS, Cluster, Event
+from scheduling.permissions import can_edit, get_cluster_for_user
+from scheduling.state import controllers_state
+
+from .engine import etcd_quorum
+from .engine import machine_api as M
+
+PAGE = "updates/machines.html"
+MACHINE_PAGE = "updates/machine.html"
+
+
+def _docs(cluster: Cluster, kind: str) -> list[dict]:
+    return [o.document for o in KIND_MODELS[kind].objects.filter(cluster=cluster).order_by("namespace", "name")]
+
+
+def _condition_cells(doc: dict) -> list[dict]:
+    out = []
+    for type_ in (M.DRAINABLE, M.DRAINED, M.TERMINABLE):
+        c = M.condition(doc, type_)
+        if c is not None:
+            out.append({"type": type_, "status": c.get("status"), "reason": c.get("reason") or "", "message": c.get("message") or "",
+                        "severity": c.get("severity") or ""})
+    return out
+
+
+def machines_context(request, cluster: Cluster) -> dict:
+    sets = _docs(cluster, "MachineSet")
+    machine_docs = _docs(cluster, "Machine")
+    nodes = {o.name for o in KIND_MODELS["Node"].objects.filter(cluster=cluster)}
+    set_headers, set_rows = machine_sets(sets, cluster.now, False)
+    machine_headers, machine_rows = machines(machine_docs, cluster.now, True)
+    mhc_headers, mhc_rows = machine_health_checks(_docs(cluster, "MachineHealthCheck"), cluster.now, False)
+    quorum = etcd_quorum.quorum(controllers_state(cluster).get(etcd_quorum.CONTROLLER) or {})
+    return {
+        "cluster": cluster,
+        "can_edit": can_edit(request.user),
+        "machinesets": [
+            {"doc": d, "row": row, "name": M.name_of(d), "namespace": M.ns_of(d),
+             "taints": ((d.get("spec") or {}).get("template") or {}).get("spec", {}).get("taints") or [],
+             "policy": (d.get("spec") or {}).get("deletePolicy") or "Random"}
+            for d, row in zip(sets, set_rows)
+        ],
+        "machineset_headers": set_headers,
+        "machines": [
+            {"doc": d, "row": row, "name": M.name_of(d), "namespace": M.ns_of(d), "phase": M.phase_of(d),
+             "node": M.node_name_of(d), "node_exists": M.node_name_of(d) in nodes, "conditions": _condition_cells(d),
+             "hooks": {p: M.hooks_of(d, p) for p in M.HOOK_POINTS}, "step": M.deletion_step(d)}
+            for d, row in zip(machine_docs, machine_rows)
+        ],
+        "machine_headers": machine_headers,
+        "mhc_headers": mhc_headers,
+        "mhc_rows": mhc_rows,
+        "quorum": quorum if quorum["members"] else None,
+    }
+
+
+@require_GET
+def machines_page(request, pk: int):
+    cluster = get_cluster_for_user(request, pk)
+    context = machines_context(request, cluster)
+    if request.htmx:
+        return render(request, f"{PAGE}#machines-board", context)
+    return render(request, PAGE, context)
+
+
+def machine_context(request, cluster: Cluster, namespace: str, name: str) -> dict:
+    obj = KIND_MODELS["Machine"].objects.filter(cluster=cluster, namespace=namespace, name=name).first()
+    doc = obj.document if obj is not None else None
+    step = M.deletion_step(doc)
+    drained = M.condition(doc, M.DRAINED) if doc else None
+    events = Event.objects.filter(cluster=cluster, involved_kind="Machine", involved_namespace=namespace,
+                                  involved_name=name).order_by("first_time", "id")
+    quorum = etcd_quorum.quorum(controllers_state(cluster).get(etcd_quorum.CONTROLLER) or {})
+    return {
+        "cluster": cluster,
+        "can_edit": can_edit(request.user),
+        "namespace": namespace,
+        "name": name,
+        "doc": doc,
+        "version": obj.resource_version if obj is not None else None,
+        "phase": M.phase_of(doc) if doc else "",
+        "node": M.node_name_of(doc) if doc else "",
+        "conditions": (doc.get("status") or {}).get("conditions") or [] if doc else [],
+        "hooks": [(p, M.hooks_of(doc, p)) for p in M.HOOK_POINTS] if doc else [],
+        "steps": [{"number": i, "text": t, "state": "done" if i < step else "current" if i == step else "todo"}
+                  for i, t in enumerate(M.DELETION_STEPS, start=1)],
+        "step": step,
+        "drain_failed": bool(drained and drained.get("status") == "False"),
+        "drain_message": (drained or {}).get("message") or "",
+        "events": events,
+        "quorum": quorum if quorum["members"] and doc is not None and M.is_control_plane(doc) else None,
+        "points": M.HOOK_POINTS,
+    }
+
+
+@require_GET
+def machine_page(request, pk: int, namespace: str, name: str):
+    cluster = get_cluster_for_user(request, pk)
+    context = machine_context(request, cluster, namespace, name)
+    if request.htmx:
+        return render(request, f"{MACHINE_PAGE}#machine-flow", context)
+    if context["doc"] is None and not context["events"]:
+        return HttpResponse(f'machines.machine.openshift.io "{name}" not found', status=404)
+    return render(request, MACHINE_PAGE, context)
+
+
+def _update(request, cluster: Cluster, kind: str, namespace: str, name: str, change) -> bool:
+    """Read the object, `change(doc)` -> the new document (None: nothing to do), write it
+    with a compare-and-swap; a write that lost the race (a controller updated the status
+    meanwhile) is tried again on the fresh object, as an owner's controller would.
+    False: the object is gone."""
+    for _ in range(5):
+        obj = KIND_MODELS[kind].objects.filter(cluster=cluster, namespace=namespace, name=name).first()
+        if obj is None:
+            return False
+        doc = change(obj.document)
+        if doc is None:
+            return True
+        try:
+            services.replace_object(cluster, doc, expected_version=obj.resource_version)
+            return True
+        except services.Conflict:
+            continue
+    messages.error(request, f"{kind} {name} kept changing: look again and retry.")
+    return True
+
+
+def _machine_response(request, cluster: Cluster, namespace: str, name: str):
+    if request.htmx:
+        return render(request, f"{MACHINE_PAGE}#machine-flow", machine_context(request, cluster, namespace, name))
+    return redirect("machine-detail", pk=cluster.pk, namespace=namespace, name=name)
+
+
+@require_POST
+def hook_action(request, pk: int, namespace: str, name: str):
+    """Act as a hook's owner: remove the hook (its work is done) or add one."""
+    cluster = get_cluster_for_user(request, pk, write=True)
+    point = request.POST.get("point", "")
+    hook = request.POST.get("hook", "").strip()
+    owner = request.POST.get("owner", "").strip()
+    adding = request.POST.get("op") == "add"
+    if point not in M.HOOK_POINTS or not hook:
+        return HttpResponse("choose preDrain or preTerminate and name the hook", status=400)
+    if adding and not owner:
+        return HttpResponse("a hook needs an owner", status=400)
+
+    def change(doc: dict) -> dict | None:
+        action = M.add_hook(doc, point, hook, owner) if adding else M.remove_hook(doc, point, hook)
+        return None if action is None else dict(action.doc)
+
+    if not _update(request, cluster, "Machine", namespace, name, change):
+        return HttpResponse(f'machines.machine.openshift.io "{name}" not found', status=404)
+    return _machine_response(request, cluster, namespace, name)
+
+
+@require_POST
+def machine_delete(request, pk: int, namespace: str, name: str):
+    """`oc delete machine`: with its finalizer the machine is only marked (Deleting)."""
+    cluster = get_cluster_for_user(request, pk, write=True)
+    obj = KIND_MODELS["Machine"].objects.filter(cluster=cluster, namespace=namespace, name=name).first()
+    if obj is None:
+        return HttpResponse(f'machines.machine.openshift.io "{name}" not found', status=404)
+    if not (obj.document.get("metadata") or {}).get("finalizers"):
+        services.delete_object(cluster, "Machine", name, namespace)
+        return _machine_response(request, cluster, namespace, name)
+
+    def change(doc: dict) -> dict | None:
+        marked = [a for a in M.request_deletion(Store([doc]), namespace, name, cluster.now) if getattr(a, "doc", None) is not None]
+        return dict(marked[0].doc) if marked else None
+
+    _update(request, cluster, "Machine", namespace, name, change)
+    return _machine_response(request, cluster, namespace, name)
+
+
+@require_POST
+def machineset_scale(request, pk: int, namespace: str, name: str):
+    """`oc scale --replicas=N machineset X`."""
+    cluster = get_cluster_for_user(request, pk, write=True)
+    try:
+        replicas = int(request.POST.get("replicas", ""))
+    except ValueError:
+        replicas = -1
+    if replicas < 0:
+        return HttpResponse("The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0", status=400)
+
+    def change(doc: dict) -> dict:
+        return {**doc, "spec": {**(doc.get("spec") or {}), "replicas": replicas}}
+
+    if not _update(request, cluster, "MachineSet", namespace, name, change):
+        return HttpResponse(f'machinesets.machine.openshift.io "{name}" not found', status=404)
+    if request.htmx:
+        return render(request, f"{PAGE}#machines-board", machines_context(request, cluster))
+    return redirect(reverse("machines", args=[cluster.pk]))
