@@ -38,3 +38,16 @@ def env_url(name: str, schemes: tuple[str, ...]) -> str | None:
             f"{name}={raw!r} is not a valid URL: the scheme must be one of {', '.join(schemes)}"
         )
     return raw.strip()
+
+
+def env_int(name: str, default: int, minimum: int = 0) -> int:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name}={raw!r} must be at least {minimum}")
+    return value

@@ -37,3 +37,18 @@ class ThreadSafeInMemoryChannelLayer(InMemoryChannelLayer):
 
     async def group_discard(self, group, channel):
         return await self._at_home(super().group_discard, group, channel)
+
+
+# channels_redis waits for messages with a blocking pop of up to 5 s. redis-py 8 gives every
+# connection a 5 s socket_timeout by default, which cuts that pop and kills the consumer
+# (redis.exceptions.TimeoutError; django/channels_redis#422): every idle websocket was
+# dropped within seconds. A read timeout well above the pop keeps them; a dead Redis is
+# still noticed by the connect timeout and the health check.
+REDIS_SOCKET_TIMEOUT = 30
+REDIS_CONNECT_TIMEOUT = 5
+
+
+def redis_channel_layer(url: str, **config) -> dict:
+    """The CHANNEL_LAYERS entry for a RedisChannelLayer at `url`."""
+    host = {"address": url, "socket_timeout": REDIS_SOCKET_TIMEOUT, "socket_connect_timeout": REDIS_CONNECT_TIMEOUT}
+    return {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [host], **config}}

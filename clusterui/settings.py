@@ -16,7 +16,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import env_bool, env_list, env_url
+from .env import env_bool, env_int, env_list, env_url
+from .layers import redis_channel_layer
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(__import__("os").environ.get("CLUSTERUI_VAR_DIR", BASE_DIR / "var"))
@@ -63,7 +64,12 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "clusterui.middleware.DatabaseUnavailableMiddleware",  # a 503 naming the reason, not a bare 500
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Pages are compressed (the board at 10,000 pods: 1.75 MB -> ~130 KB). Safe against
+    # BREACH: Django masks the CSRF token afresh in every response and GZipMiddleware pads
+    # each response with random bytes; no other secret is reflected in a page.
+    "django.middleware.gzip.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -122,6 +128,9 @@ def _database() -> dict:
 DATABASES = {"default": _database()}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# A pasted document may be as large as an uploaded file (scheduling.kube.MAX_TEXT_BYTES, 20 MiB).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 21 * 1024 * 1024
+
 # --- auth -----------------------------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -163,9 +172,7 @@ if EMBEDDED:
     CELERY_BROKER_URL = "memory://localhost/"
     CELERY_RESULT_BACKEND = "cache+memory://"
 else:
-    CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
-    }
+    CHANNEL_LAYERS = {"default": redis_channel_layer(REDIS_URL)}
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
 
@@ -175,6 +182,22 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_ACKS_LATE = True  # a worker killed mid-task leaves the message for another one
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# The longest a task may run (a reconcile of a very large cluster); the worker kills it after.
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 600, minimum=1)
+# Redis redelivers a message its worker never acknowledged (killed mid-task: acks_late) once
+# it has been unacknowledged this long. It must outlast the longest task, or a task still
+# running would be handed to a second worker; kombu's default is an hour, which left a killed
+# worker's reconcile stuck for that long. The sweep that restores such messages runs every
+# tenth of it (at most every 10 s); a test can shorten both with CELERY_VISIBILITY_TIMEOUT.
+CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", CELERY_TASK_TIME_LIMIT + 60, minimum=1)
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+    "unacked_restore_interval": max(1, min(10, CELERY_VISIBILITY_TIMEOUT // 10)),
+    "unacked_restore_throttle": 1,
+}
+# A reconcile redelivered after a worker died must not be dropped as expired on the way:
+# reconcile_cluster's own `expires` (120 s) is raised past the visibility timeout.
+CELERY_TASK_ANNOTATIONS = {"scheduling.tasks.reconcile_cluster": {"expires": CELERY_VISIBILITY_TIMEOUT + 120}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "tick": {"task": "scheduling.tasks.tick", "schedule": 1.0, "options": {"expires": 5}},

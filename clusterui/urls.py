@@ -7,4 +7,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("", include("scheduling.urls")),
+    path("", include("updates.urls")),
+    path("", include("scheduling.console")),
+    path("", include("updates.urls_machines")),
 ]

@@ -46,10 +46,10 @@ import time
 import tracemalloc
 from dataclasses import dataclass
 
-from scheduling.engine.cluster import ClusterState
-from scheduling.engine.objects import Controller, Node, Pod, PriorityClass, Service
-from scheduling.engine.policy import default_policy
-from scheduling.engine.scheduler import run_queue
+from scheduling.engine.scheduler.cluster import ClusterState
+from scheduling.engine.api.objects import Controller, Node, Pod, PriorityClass, Service
+from scheduling.engine.scheduler.policy import default_policy
+from scheduling.engine.scheduler.scheduler import run_queue
 
 
 @dataclass(frozen=True)

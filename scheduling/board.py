@@ -13,9 +13,9 @@ type, event filters) come from GET parameters so that a view can be shared by UR
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from html import escape as _esc
-import re
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -23,12 +23,15 @@ from functools import lru_cache
 from typing import Iterable, Mapping
 from urllib.parse import urlencode
 
-from django.db.models import TextField
+from django.db.models import Count, Q, TextField
 from django.db.models.functions import Cast
 from django.utils.safestring import mark_safe
 
-from .engine.objects import Taint
-from .engine.quantity import QuantityError, milli_value, value
+from scheduling.engine.api import selectors
+from scheduling.engine.api.objects import CPU, MEMORY, PODS, Resource, Taint
+from scheduling.engine.api.selectors import Selector
+from scheduling.engine.api.quantity import QuantityError
+from . import explain
 from .models import Cluster, Event, Node, Pod
 
 # How many pod chips a node card shows before it aggregates the rest into "+N more".
@@ -40,6 +43,10 @@ EVENT_ROWS = 100
 # the explainer instead.
 PENDING_MESSAGE_BUDGET = 5000
 PALETTE_SIZE = 12
+# Above this many nodes the board opens in the overview (small tiles, pods counted per node,
+# a node's chips loaded when its tile is opened); `view=cards|overview` chooses explicitly.
+OVERVIEW_THRESHOLD = 150
+VIEW_CHOICES = (("", "automatic"), ("cards", "node cards"), ("overview", "overview (tiles)"))
 
 ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone", "zone")
 ROLE_PREFIX = "node-role.kubernetes.io/"
@@ -52,63 +59,6 @@ PRESSURE_CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure", "OutOfDi
 # --- display options (GET parameters) ----------------------------------------------------
 
 
-class SelectorError(ValueError):
-    """A label selector that does not parse; str() is the message for the user."""
-
-
-@dataclass(frozen=True)
-class Requirement:
-    key: str
-    op: str  # "=", "!=", "exists", "!exists", "in", "notin"
-    values: tuple[str, ...] = ()
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        if self.op == "exists":
-            return self.key in labels
-        if self.op == "!exists":
-            return self.key not in labels
-        if self.op in ("=", "in"):
-            return self.key in labels and labels[self.key] in self.values
-        return self.key not in labels or labels[self.key] not in self.values  # != and notin
-
-
-_REQ_SET = re.compile(r"^\s*(!?)\s*([A-Za-z0-9_./-]+)\s*(?:(in|notin)\s*\(([^)]*)\)|(==|=|!=)\s*([A-Za-z0-9_.-]*))?\s*$")
-
-
-def parse_selector(text: str) -> tuple[Requirement, ...]:
-    """kubectl's `-l` syntax: `k=v`, `k==v`, `k!=v`, `k`, `!k`, `k in (a,b)`, `k notin (a,b)`,
-    comma-separated (commas inside parentheses belong to the set)."""
-    text = (text or "").strip()
-    if not text:
-        return ()
-    parts, depth, current = [], 0, ""
-    for ch in text:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += ch
-    parts.append(current)
-    reqs = []
-    for part in parts:
-        m = _REQ_SET.match(part)
-        if not m or (m.group(1) and (m.group(3) or m.group(5))):
-            raise SelectorError(f"unable to parse requirement: {part.strip()!r}")
-        neg, key, set_op, set_values, eq_op, eq_value = m.groups()
-        if set_op:
-            values = tuple(v.strip() for v in set_values.split(",") if v.strip())
-            reqs.append(Requirement(key, set_op, values))
-        elif eq_op:
-            reqs.append(Requirement(key, "!=" if eq_op == "!=" else "=", (eq_value,)))
-        else:
-            reqs.append(Requirement(key, "!exists" if neg else "exists"))
-    return tuple(reqs)
-
-
 @dataclass(frozen=True)
 class BoardOptions:
     q: str = ""  # substring of node or pod names
@@ -119,10 +69,11 @@ class BoardOptions:
     big: bool = False  # large type (projector)
     ev: str = ""  # event filter: substring of reason, object or message
     evtype: str = ""  # event filter: Normal | Warning
-    selector: tuple[Requirement, ...] = ()
+    view: str = ""  # "" (automatic: overview above OVERVIEW_THRESHOLD nodes) | cards | overview
+    selector: Selector = Selector()
     selector_error: str = ""
 
-    FIELDS = ("q", "ns", "label", "group", "color", "big", "ev", "evtype")
+    FIELDS = ("q", "ns", "label", "group", "color", "big", "ev", "evtype", "view")
 
     @classmethod
     def from_query(cls, params: Mapping[str, str]) -> "BoardOptions":
@@ -131,11 +82,12 @@ class BoardOptions:
 
         color = get("color")
         evtype = get("evtype")
+        view = get("view")
         label = get("label")
-        selector, error = (), ""
+        selector, error = Selector(), ""
         try:
-            selector = parse_selector(label)
-        except SelectorError as exc:
+            selector = selectors.parse(label)
+        except selectors.SelectorError as exc:
             error = str(exc)
         return cls(
             q=get("q"),
@@ -146,9 +98,16 @@ class BoardOptions:
             big=get("big") in ("1", "on", "true"),
             ev=get("ev"),
             evtype=evtype if evtype in ("Normal", "Warning") else "",
+            view=view if view in dict(VIEW_CHOICES) else "",
             selector=selector,
             selector_error=error,
         )
+
+    def overview_for(self, node_count: int) -> bool:
+        """Whether the board shows the overview of tiles for a cluster of `node_count` nodes."""
+        if self.view:
+            return self.view == "overview"
+        return node_count > OVERVIEW_THRESHOLD
 
     @property
     def filters_pods(self) -> bool:
@@ -161,6 +120,15 @@ class BoardOptions:
     @property
     def filters_events(self) -> bool:
         return bool(self.ev or self.evtype)
+
+    @property
+    def cards_query(self) -> str:
+        """The query string of this view with the node cards chosen (the overview's toggle)."""
+        return dataclasses.replace(self, view="cards").querystring
+
+    @property
+    def overview_query(self) -> str:
+        return dataclasses.replace(self, view="overview").querystring
 
     @property
     def querystring(self) -> str:
@@ -177,24 +145,27 @@ class BoardOptions:
 # --- quantities ---------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=4096)
-def _milli(raw) -> int:
-    try:
-        return milli_value(raw)
-    except (QuantityError, ValueError, TypeError):
-        return 0
+SHOWN_RESOURCES = (CPU, MEMORY, PODS)
+
+
+def _add(total: Resource, amounts: Mapping | None) -> None:
+    """The engine's accumulation (Resource.add_list, Resource.add) of the amounts a card
+    shows. The store holds validated documents; should a stray amount not parse, it counts
+    0 rather than breaking the board."""
+    for name, amount in (amounts or {}).items():
+        if name in SHOWN_RESOURCES:
+            total.add(_amount(name, amount if isinstance(amount, (str, int, float)) else str(amount)))
 
 
 @lru_cache(maxsize=4096)
-def _units(raw) -> int:
+def _amount(name: str, amount) -> Resource:
+    """One amount as a Resource (a board reads the same few quantities thousands of times)."""
+    one = Resource()
     try:
-        return value(raw)
+        one.add_list({name: amount})
     except (QuantityError, ValueError, TypeError):
-        return 0
-
-
-def _hashable(raw):
-    return raw if isinstance(raw, (str, int, float)) else str(raw)
+        pass
+    return one
 
 
 def format_cpu(milli: int) -> str:
@@ -238,6 +209,11 @@ def format_clock(seconds: float) -> str:
     minutes, s = divmod(s, 60)
     text = f"{hours}:{minutes:02d}:{s:02d}"
     return f"{days}d {text}" if days else text
+
+
+def sim_time_text(seconds: float) -> str:
+    """A simulated time as the scenarios write it: t=105 s."""
+    return f"t={seconds:.0f} s" if seconds == int(seconds) else f"t={seconds:.1f} s"
 
 
 # --- view models --------------------------------------------------------------------------
@@ -413,6 +389,7 @@ class PendingRow:
     message: str  # FailedScheduling text (condition or computed), "" when unknown
     message_source: str  # "condition" | "computed" | ""
     would_schedule_to: str = ""  # not attempted yet, but it fits there now
+    victims: list[PodChip] = field(default_factory=list)  # preempted for it: terminating on its nominated node
 
 
 @dataclass
@@ -438,6 +415,8 @@ class EventRow:
     message: str
     count: int
     source: str
+    at: str = ""  # the simulated time, as the scenarios write it: t=105 s
+    clock: str = ""  # the same on the clock: 0:01:45
 
 
 @dataclass
@@ -491,14 +470,12 @@ def group_title(value: str, group: str) -> str:
 
 
 def _container_requests(spec: Mapping) -> tuple[int, int]:
-    cpu = mem = 0
+    """(milli cpu, memory) the pod's regular containers request: what it adds to its node
+    (as engine.api.objects.Pod.container_request counts it)."""
+    total = Resource()
     for c in spec.get("containers") or ():
-        requests = ((c.get("resources") or {}).get("requests")) or {}
-        if "cpu" in requests:
-            cpu += _milli(_hashable(requests["cpu"]))
-        if "memory" in requests:
-            mem += _units(_hashable(requests["memory"]))
-    return cpu, mem
+        _add(total, (c.get("resources") or {}).get("requests"))
+    return total.milli_cpu, total.memory
 
 
 def _owner(metadata: Mapping) -> str:
@@ -576,13 +553,24 @@ def _is_pending(chip: PodChip) -> bool:
 
 def _node_card(name: str, metadata: Mapping, spec: Mapping, status: Mapping, chips: list[PodChip], options: BoardOptions,
                filtered: bool) -> NodeCard:
+    """The node's card. A node stored with a status the board cannot read (written before
+    today's validation) shows as not reporting, rather than failing the page; the reconcile
+    reports it with an InvalidObject event."""
+    try:
+        return _read_node_card(name, metadata, spec, status, chips, options, filtered)
+    except (TypeError, ValueError, AttributeError, OverflowError):
+        return _read_node_card(name, metadata if isinstance(metadata, dict) else {}, {}, {}, chips, options, filtered)
+
+
+def _read_node_card(name: str, metadata: Mapping, spec: Mapping, status: Mapping, chips: list[PodChip],
+                    options: BoardOptions, filtered: bool) -> NodeCard:
     labels = dict(metadata.get("labels") or {})
     conditions = {c.get("type"): c.get("status") for c in status.get("conditions") or ()}
     capacity = status.get("capacity") or {}
     allocatable = status.get("allocatable") or capacity
-    alloc_cpu = _milli(_hashable(allocatable.get("cpu", 0)))
-    alloc_mem = _units(_hashable(allocatable.get("memory", 0)))
-    alloc_pods = _units(_hashable(allocatable.get("pods", 0)))
+    alloc = Resource()
+    _add(alloc, allocatable)
+    alloc_cpu, alloc_mem, alloc_pods = alloc.milli_cpu, alloc.memory, alloc.allowed_pods
     used_cpu = sum(c.request_cpu for c in chips)
     used_mem = sum(c.request_memory for c in chips)
     bars = [
@@ -605,7 +593,7 @@ def _node_card(name: str, metadata: Mapping, spec: Mapping, status: Mapping, chi
         ns = options.ns
         selected = [c for c in chips if (not ns or c.namespace == ns) and (node_matches_q or q in c.name.lower())]
         shown, matching = selected[:CHIPS_PER_NODE], len(selected)
-    visible = all(r.matches(labels) for r in options.selector) and not options.selector_error
+    visible = options.selector.matches(labels) and not options.selector_error
     if options.q and not node_matches_q and not matching:
         visible = False
     return NodeCard(
@@ -689,6 +677,186 @@ def build_board(cluster: Cluster, options: BoardOptions) -> tuple[Board, Pending
     return board, _pending(cluster, pending, options)
 
 
+# --- the overview: one small tile per node -------------------------------------------------------
+
+TILE_STATES = (
+    ("notready", "NotReady"),
+    ("cordoned", "cordoned (SchedulingDisabled)"),
+    ("pressure", "under pressure"),
+    ("tainted", "tainted (NoSchedule / NoExecute)"),
+    ("ready", "Ready"),
+)
+
+
+@dataclass(frozen=True)
+class Tile:
+    name: str
+    state: str  # one of TILE_STATES: the most serious that applies
+    status: str  # `oc get nodes` STATUS
+    pods: int  # pods bound to it
+    allowed_pods: int
+    taints: tuple[str, ...]
+    pressures: tuple[str, ...]
+    labels_hash: str
+    visible: bool = True
+    html: str = ""
+
+    @property
+    def dom_id(self) -> str:
+        return tile_dom_id(self.name)
+
+
+def tile_dom_id(name: str) -> str:
+    return f"tile-{name}"
+
+
+def tile_html(tile: Tile, node_base: str) -> str:
+    """A node tile, built in Python as a pod chip is (a board shows thousands): a link that
+    loads the node's card (its chips) into the overview's detail area; its fill shows how
+    many pods it holds against its allocatable pods."""
+    fill = min(100, round(100 * tile.pods / tile.allowed_pods)) if tile.allowed_pods > 0 else 0
+    title = f"{tile.name} · {tile.status} · {tile.pods} pod{'s' if tile.pods != 1 else ''}"
+    if tile.pressures:
+        title += " · " + ", ".join(tile.pressures)
+    if tile.taints:
+        title += " · " + ", ".join(tile.taints)
+    url = f"{node_base}{tile.name}/card"
+    hidden = "" if tile.visible else " hidden"
+    return mark_safe(
+        f'<a class="tile s-{tile.state}" id="{_esc(tile.dom_id)}" data-tile="{_esc(tile.name)}" '
+        f'data-labels="{tile.labels_hash}" href="{_esc(url)}" hx-get="{_esc(url)}" hx-target="#tile-detail" '
+        f'hx-swap="innerHTML" title="{_esc(title)}" aria-label="{_esc(title)}"{hidden}>'
+        f'<span class="fill" style="height:{fill}%"></span></a>'
+    )
+
+
+def _tile(name: str, metadata: Mapping, spec: Mapping, status: Mapping, pods: int, visible: bool, node_base: str) -> Tile:
+    labels = dict(metadata.get("labels") or {})
+    conditions = {c.get("type"): c.get("status") for c in status.get("conditions") or ()}
+    ready = conditions.get("Ready", "True") if conditions else "True"
+    unschedulable = bool(spec.get("unschedulable"))
+    pressures = tuple(c for c in PRESSURE_CONDITIONS if conditions.get(c) == "True")
+    taints = tuple(
+        str(Taint(t.get("key") or "", t.get("value") or "", t.get("effect") or "")) for t in spec.get("taints") or ()
+    )
+    hard = any(t.get("effect") in ("NoSchedule", "NoExecute") for t in spec.get("taints") or ())
+    if ready != "True":
+        state = "notready"
+    elif unschedulable:
+        state = "cordoned"
+    elif pressures:
+        state = "pressure"
+    elif hard:
+        state = "tainted"
+    else:
+        state = "ready"
+    allocatable = status.get("allocatable") or status.get("capacity") or {}
+    pods_amount = allocatable.get(PODS)
+    allowed = _amount(PODS, pods_amount if isinstance(pods_amount, (str, int, float)) else str(pods_amount)).allowed_pods if pods_amount is not None else 0
+    tile = Tile(
+        name=name, state=state,
+        status=("Ready" if ready == "True" else "NotReady") + (",SchedulingDisabled" if unschedulable else ""),
+        pods=pods, allowed_pods=allowed, taints=taints, pressures=pressures,
+        labels_hash=f"{zlib.crc32(json.dumps(labels, sort_keys=True, separators=(',', ':')).encode()):08x}",
+        visible=visible,
+    )
+    return dataclasses.replace(tile, html=tile_html(tile, node_base))
+
+
+@dataclass
+class TileGroup:
+    value: str
+    title: str
+    tiles: list[Tile] = field(default_factory=list)
+
+    @property
+    def visible_count(self) -> int:
+        return sum(1 for t in self.tiles if t.visible)
+
+
+@dataclass
+class Overview:
+    groups: list[TileGroup]
+    node_count: int
+    visible_nodes: int
+    pod_count: int
+    states: list[tuple[str, str, int]]  # (state, label, nodes) for the legend
+    namespaces: list[str]
+    group_keys: list[str]
+
+
+def _pod_counts(cluster: Cluster, options: BoardOptions, nodes: Iterable[str] | None = None) -> tuple[dict[str, int], dict[str, int]]:
+    """(pods per node, pods per node matching the namespace/search filter): one query, the
+    pods counted in the database, no document read."""
+    qs = Pod.objects.filter(cluster=cluster).exclude(node_name="")
+    if nodes is not None:
+        qs = qs.filter(node_name__in=list(nodes))
+    match = Q()
+    if options.ns:
+        match &= Q(namespace=options.ns)
+    if options.q:
+        match &= Q(name__icontains=options.q)
+    rows = qs.values_list("node_name").annotate(n=Count("pk"), m=Count("pk", filter=match)).order_by()
+    counts, matching = {}, {}
+    for node, n, m in rows:
+        counts[node], matching[node] = n, m
+    return counts, matching
+
+
+def build_overview(cluster: Cluster, options: BoardOptions, node_base: str) -> Overview:
+    """Every node as a tile, grouped, with its pod count: three queries (node documents, pod
+    counts, namespaces); no pod document is read."""
+    counts, matching = _pod_counts(cluster, options)
+    q = options.q.lower()
+    groups: dict[str, TileGroup] = {}
+    label_keys: set[str] = set()
+    states: dict[str, int] = {}
+    node_count = visible = 0
+    for name, metadata, spec, status in Node.objects.filter(cluster=cluster).order_by("pk").values_list(
+        "name", "metadata", "spec", "status"
+    ):
+        labels = metadata.get("labels") or {}
+        shown = options.selector.matches(labels) and not options.selector_error
+        if options.filters_pods and shown:
+            shown = (bool(q) and q in name.lower() and not options.ns) or matching.get(name, 0) > 0
+        tile = _tile(name, metadata, spec, status, counts.get(name, 0), shown, node_base)
+        label_keys.update(labels)
+        value = group_value(labels, options.group)
+        group = groups.get(value)
+        if group is None:
+            group = groups[value] = TileGroup(value, group_title(value, options.group))
+        group.tiles.append(tile)
+        node_count += 1
+        visible += shown
+        states[tile.state] = states.get(tile.state, 0) + 1
+    namespaces = sorted(Pod.objects.filter(cluster=cluster).values_list("namespace", flat=True).distinct().order_by())
+    return Overview(
+        groups=sorted(groups.values(), key=lambda g: (g.value == "", g.value)),
+        node_count=node_count,
+        visible_nodes=visible,
+        pod_count=sum(counts.values()) + Pod.objects.filter(cluster=cluster, node_name="").count(),
+        states=[(state, label, states.get(state, 0)) for state, label in TILE_STATES],
+        namespaces=namespaces,
+        group_keys=sorted(k for k in label_keys if k not in ("kubernetes.io/hostname",) and not k.startswith(ROLE_PREFIX)),
+    )
+
+
+def node_tiles(cluster: Cluster, names: Iterable[str], node_base: str) -> dict[str, Tile | None]:
+    """The tiles of the named nodes (None for a node that no longer exists): two queries."""
+    names = list(dict.fromkeys(names))
+    counts, _ = _pod_counts(cluster, BoardOptions(), names)
+    out: dict[str, Tile | None] = {n: None for n in names}
+    for name, metadata, spec, status in Node.objects.filter(cluster=cluster, name__in=names).values_list(
+        "name", "metadata", "spec", "status"
+    ):
+        out[name] = _tile(name, metadata, spec, status, counts.get(name, 0), True, node_base)
+    return out
+
+
+def node_count(cluster: Cluster) -> int:
+    return Node.objects.filter(cluster=cluster).count()
+
+
 def pending_queue(cluster: Cluster, options: BoardOptions | None = None) -> Pending:
     """The pending queue alone (one query: the unbound pods)."""
     options = options or BoardOptions()
@@ -734,10 +902,13 @@ def _pending(cluster: Cluster, pending: list[PodChip], options: BoardOptions) ->
                 message_source="condition" if message else "",
             )
         )
+    nominated = {r.nominated for r in rows if r.nominated}
+    if nominated:  # the victims of their preemption: lower-priority pods terminating there (one query)
+        terminating = [c for c in _cached_chips(Pod.objects.filter(cluster=cluster, node_name__in=nominated)) if c.terminating]
+        for r in rows:
+            r.victims = [c for c in terminating if c.node == r.nominated and c.priority < r.chip.priority]
     missing = [r for r in rows if not r.message]
     if missing:
-        from . import explain
-
         computed = explain.pending_messages(cluster, [r.chip.key for r in missing], budget=PENDING_MESSAGE_BUDGET)
         for r in missing:
             text = computed.get(r.chip.key)
@@ -755,8 +926,6 @@ def events(cluster: Cluster, options: BoardOptions | None = None, limit: int = E
     if options.evtype:
         qs = qs.filter(type=options.evtype)
     if options.ev:
-        from django.db.models import Q
-
         text = options.ev
         qs = qs.filter(
             Q(reason__icontains=text) | Q(message__icontains=text) | Q(involved_name__icontains=text)
@@ -773,7 +942,35 @@ def events(cluster: Cluster, options: BoardOptions | None = None, limit: int = E
             message=e.message,
             count=e.count,
             source=e.source,
+            at=sim_time_text(e.last_time),
+            clock=format_clock(e.last_time),
         )
         for e in qs.order_by("-last_time", "-id")[:limit]
     ]
     return Events(rows=rows, filtered=options.filters_events)
+
+
+@dataclass(frozen=True)
+class DescribeEvent:
+    """A row of the Events table of `oc describe`: Type Reason Age From Message."""
+
+    type: str
+    reason: str
+    age: str
+    source: str
+    message: str
+    at: str = ""  # when it was last seen on the simulated clock: t=105 s
+    clock: str = ""  # the same on the clock: 0:01:45
+
+
+def object_events(cluster, kind: str, name: str, namespace: str = "") -> list[DescribeEvent]:
+    rows = []
+    for e in Event.objects.filter(
+        cluster=cluster, involved_kind=kind, involved_namespace=namespace, involved_name=name
+    ).order_by("last_time", "id"):
+        if e.count > 1:
+            age = f"{format_duration(cluster.now - e.last_time)} (x{e.count} over {format_duration(cluster.now - e.first_time)})"
+        else:
+            age = format_duration(cluster.now - e.first_time)
+        rows.append(DescribeEvent(e.type, e.reason, age, e.source, e.message.strip(), sim_time_text(e.last_time), format_clock(e.last_time)))
+    return rows

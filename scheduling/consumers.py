@@ -6,7 +6,10 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from .broadcast import group_name
+from .models import Attendee, Cluster, TrainingSession
 from .permissions import can_edit
+from .training import attendee_connected
+from .training_broadcast import instructor_group, session_group
 
 
 class ClusterConsumer(AsyncWebsocketConsumer):
@@ -37,6 +40,64 @@ class ClusterConsumer(AsyncWebsocketConsumer):
 
     @database_sync_to_async
     def _cluster_exists(self) -> bool:
-        from .models import Cluster
-
         return Cluster.objects.filter(pk=self.cluster_id).exists()
+
+
+class TrainingConsumer(AsyncWebsocketConsumer):
+    """The socket of a page in a training session: relays the session's signals
+    (training_broadcast). The instructor (an editor) also gets the instructor's signals;
+    an attendee is whoever joined with the code in this browser session. Read-only: the
+    socket takes nothing back."""
+
+    async def connect(self):
+        self.code = self.scope["url_route"]["kwargs"]["code"]
+        found = await self._role()
+        if found is None:
+            await self.close(code=4403)
+            return
+        self.session_id, self.role, self.attendee_id = found
+        if self.role == "ended":  # a page that was in the session: it is told, not refused
+            await self.accept()
+            await self.send(text_data=json.dumps({"closed": True}))
+            await self.close(code=4410)
+            return
+        self.groups_joined = [session_group(self.session_id)]
+        if self.role == "instructor":
+            self.groups_joined.append(instructor_group(self.session_id))
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        await self.accept()
+        if self.attendee_id is not None:
+            await database_sync_to_async(attendee_connected)(self.attendee_id, +1)
+
+    async def disconnect(self, code):
+        for group in getattr(self, "groups_joined", ()):
+            await self.channel_layer.group_discard(group, self.channel_name)
+        if getattr(self, "attendee_id", None) is not None:
+            await database_sync_to_async(attendee_connected)(self.attendee_id, -1)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        reason = "read-only: attendees follow the instructor and cannot change anything" if self.role == "attendee" else (
+            "changes are made through the page's forms, not the socket"
+        )
+        await self.send(text_data=json.dumps({"error": reason}))
+
+    async def training_message(self, event):
+        await self.send(text_data=event["text"])
+
+    @database_sync_to_async
+    def _role(self):
+        """(session id, "instructor" | "attendee" | "ended", attendee id or None), or None:
+        no access. "ended": the session was closed and this browser took part in it."""
+        session = TrainingSession.objects.filter(code=self.code).first()
+        if session is None:
+            return None
+        attendee_id = ((self.scope.get("session") or {}).get("training") or {}).get(session.code)
+        if attendee_id and not Attendee.objects.filter(pk=attendee_id, session=session).exists():
+            attendee_id = None
+        editor = can_edit(self.scope.get("user"))
+        if not (editor or attendee_id):
+            return None
+        if not session.is_open:
+            return session.pk, "ended", None
+        return (session.pk, "instructor", None) if editor else (session.pk, "attendee", attendee_id)

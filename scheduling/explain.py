@@ -9,7 +9,7 @@ explained as if it were scheduled now (it is taken off its node first). `explain
 answers for each pod of a node why it is there and whether it would still fit.
 
 The computations take a ClusterState and a Policy and touch no database; the helpers at
-the bottom read the stored cluster (state, events) for the views.
+the bottom read the stored cluster (its state) for the views.
 """
 
 from __future__ import annotations
@@ -20,15 +20,26 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from .engine.cluster import ClusterState, NodeInfo
-from .engine.context import CycleContext
-from .engine.objects import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, Pod, Taint, Toleration
-from .engine.policy import Policy, PolicyError, load_policy
-from .engine.preemption import UNRESOLVABLE_REASONS, preempt
-from .engine import registry
-from .engine.scheduler import TOTAL, is_pending, schedule, scheduler_not_running_message
+import yaml
+
+from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
+from scheduling.engine.scheduler.context import CycleContext
+from scheduling.engine.api.objects import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, Pod, Taint, Toleration
+from scheduling.engine.scheduler.policy import Policy, PolicyError, load_policy
+from scheduling.engine.scheduler.preemption import UNRESOLVABLE_REASONS, preempt
+from scheduling.engine.scheduler import registry
+from scheduling.engine.scheduler.priorities.node_prefer_avoid_pods import node_prefer_avoid_pods_priority
+from scheduling.engine.scheduler.predicates.taints import ERR_TAINTS_TOLERATIONS_NOT_MATCH, pod_tolerates_node_no_execute_taints
+from scheduling.engine.scheduler.scheduler import TOTAL, is_pending, schedule, scheduler_not_running_message
+
+from .models import Node
+from .models import Pod as StoredPod
+from .state import cluster_state
 
 MAX_FILTER_ROWS = 200
+# Above this many nodes the per-node filter table starts collapsed under the summary by reason.
+OPEN_FILTER_ROWS = 20
+NODES_PER_REASON = 12  # node names listed beside a reason of the summary (then "and N more")
 MAX_NODE_PODS = 40
 MAX_PODS_FOR_PENDING_MESSAGES = 2000
 
@@ -38,6 +49,7 @@ class Cell:
     reasons: tuple[str, ...]
     stopped: bool = False  # the predicate at which the 1.11 scheduler stopped on this node
     skipped: bool = False  # after the stop: the scheduler did not evaluate it
+    detail: str = ""  # what the reason is about: the taints the pod does not tolerate
 
     @property
     def fits(self) -> bool:
@@ -59,6 +71,7 @@ class FilterRow:
 class ScoreCell:
     raw: int
     weight: int
+    avoid: bool = False  # NodePreferAvoidPodsPriority: weight 10000, shown apart
 
     @property
     def weighted(self) -> int:
@@ -72,6 +85,12 @@ class ScoreRow:
     total: int
     winner: bool
     tied: bool
+    avoid: int = 0  # the weighted NodePreferAvoidPodsPriority part of the total
+
+    @property
+    def rest(self) -> int:
+        """The total without the avoid-pods part: what decides between ordinary nodes."""
+        return self.total - self.avoid
 
 
 @dataclass(frozen=True)
@@ -89,6 +108,82 @@ class PreemptionView:
     candidates: list[Candidate] = field(default_factory=list)
     nominated: str | None = None
     unhelpful: list[tuple[str, str]] = field(default_factory=list)  # (node, unresolvable reason)
+    # already preempted: the lower-priority pods still terminating on the nominated node
+    terminating: list[tuple[str, int]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReasonGroup:
+    """One failure reason of the filters and the nodes that failed with it (as the
+    FailedScheduling message counts them, with the nodes named)."""
+
+    reason: str
+    count: int
+    nodes: tuple[str, ...]  # the first NODES_PER_REASON
+
+    @property
+    def more(self) -> int:
+        return self.count - len(self.nodes)
+
+
+@dataclass(frozen=True)
+class TaintFix:
+    """A taint that kept the pod off nodes, the nodes, and the toleration that tolerates it."""
+
+    taint: str
+    key: str
+    value: str
+    effect: str
+    nodes: tuple[str, ...]
+    count: int
+
+    @property
+    def operator(self) -> str:
+        return "Equal" if self.value else "Exists"
+
+    @property
+    def toleration_yaml(self) -> str:
+        """The toleration as a user pastes it under the pod's spec."""
+        toleration = {"key": self.key, "operator": self.operator, **({"value": self.value} if self.value else {}), "effect": self.effect}
+        return yaml.safe_dump({"tolerations": [toleration]}, sort_keys=False, default_flow_style=False).rstrip()
+
+    @property
+    def more(self) -> int:
+        return self.count - len(self.nodes)
+
+
+def untolerated_taints(node_taints: Sequence[Taint], tolerations: Sequence[Toleration]) -> list[Taint]:
+    """The NoSchedule and NoExecute taints none of the tolerations tolerates: what
+    PodToleratesNodeTaints reports as "node(s) had taints that the pod didn't tolerate"."""
+    return [t for t in node_taints if t.effect in (NO_SCHEDULE, NO_EXECUTE) and not any(x.tolerates(t) for x in tolerations)]
+
+
+def reason_groups(filters: Mapping[str, Sequence[str]]) -> list[ReasonGroup]:
+    """Nodes by failure reason, most nodes first (ties: the reason's text), as the
+    FailedScheduling message counts them."""
+    by_reason: dict[str, list[str]] = defaultdict(list)
+    for node, reasons in filters.items():
+        for reason in dict.fromkeys(reasons):
+            by_reason[reason].append(node)
+    return [
+        ReasonGroup(reason, len(nodes), tuple(nodes[:NODES_PER_REASON]))
+        for reason, nodes in sorted(by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    ]
+
+
+def taint_fixes(state: ClusterState, pod: Pod, nodes: Sequence[str]) -> list[TaintFix]:
+    """For the nodes `nodes` (those the taints predicate refused): each untolerated taint,
+    the nodes that carry it, and the toleration that would tolerate it."""
+    wanted = set(nodes)
+    by_taint: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for node in state.nodes:
+        if node.name in wanted:
+            for taint in untolerated_taints(node.taints, pod.tolerations):
+                by_taint[(taint.key, taint.value, taint.effect)].append(node.name)
+    return [
+        TaintFix(str(Taint(k, v, e)), k, v, e, tuple(names[:NODES_PER_REASON]), len(names))
+        for (k, v, e), names in sorted(by_taint.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    ]
 
 
 @dataclass
@@ -107,6 +202,16 @@ class PodExplanation:
     message: str | None
     preemption: PreemptionView | None
     scheduler_runs: bool = True
+    reasons: list[ReasonGroup] = field(default_factory=list)  # the filters' failures by reason, every node
+    taint_fixes: list[TaintFix] = field(default_factory=list)
+    untolerated: dict[str, tuple[str, ...]] = field(default_factory=dict)  # node -> its taints the pod does not tolerate
+    node_count: int = 0
+    avoid_pods: tuple[str, ...] = ()  # the policy's NodePreferAvoidPodsPriority entries (shown apart)
+
+    @property
+    def filters_open(self) -> bool:
+        """Whether the per-node table starts open (small clusters) or collapsed under the summary."""
+        return self.node_count <= OPEN_FILTER_ROWS
 
     @property
     def feasible(self) -> list[str]:
@@ -160,19 +265,28 @@ def explain_pod(
     ctx = CycleContext(pod, state, dict(infos))
     entries = policy.predicates
     rows: list[FilterRow] = []
+    untolerated: dict[str, tuple[str, ...]] = {}
     for name, info in infos.items():
         cells = []
         stopped = False
         for entry in entries:
             reasons = tuple(entry.fn(pod, ctx, info))
+            detail = ""
+            if ERR_TAINTS_TOLERATIONS_NOT_MATCH in reasons:
+                if name not in untolerated:
+                    untolerated[name] = tuple(str(t) for t in untolerated_taints(info.node.taints, pod.tolerations))
+                effects = (NO_EXECUTE,) if entry.fn is pod_tolerates_node_no_execute_taints else (NO_SCHEDULE, NO_EXECUTE)
+                detail = ", ".join(str(t) for t in untolerated_taints(info.node.taints, pod.tolerations) if t.effect in effects)
             if stopped:
-                cells.append(Cell(reasons, skipped=not policy.always_check_all_predicates))
+                cells.append(Cell(reasons, skipped=not policy.always_check_all_predicates, detail=detail))
                 continue
             is_stop = bool(reasons) and not policy.always_check_all_predicates
-            cells.append(Cell(reasons, stopped=is_stop))
+            cells.append(Cell(reasons, stopped=is_stop, detail=detail))
             stopped = is_stop
         rows.append(FilterRow(name, tuple(cells), tuple(result.filters.get(name, ()))))
     rows.sort(key=lambda r: r.fits)  # failing nodes first, node order within each (stable)
+    failing = {r.node: r.scheduler_reasons for r in rows if r.scheduler_reasons}
+    tainted = [n for n, reasons in failing.items() if ERR_TAINTS_TOLERATIONS_NOT_MATCH in reasons]
     more = max(0, len(rows) - MAX_FILTER_ROWS)
     rows = rows[:MAX_FILTER_ROWS]
 
@@ -180,11 +294,15 @@ def explain_pod(
         priorities = tuple((p.name, p.weight) for p in policy.priorities)
     else:
         priorities = ((registry.IMPLICIT_PRIORITY, 1),)
+    avoid = {p.name for p in policy.priorities if p.fn is node_prefer_avoid_pods_priority}
     score_rows = []
     for node, scores in result.scores.items():
-        cells = tuple(ScoreCell(int(scores.get(name, 0)), weight) for name, weight in priorities)
+        cells = tuple(ScoreCell(int(scores.get(name, 0)), weight, name in avoid) for name, weight in priorities)
         score_rows.append(
-            ScoreRow(node, cells, int(scores.get(TOTAL, 0)), node == result.node, node in result.tied and len(result.tied) > 1)
+            ScoreRow(
+                node, cells, int(scores.get(TOTAL, 0)), node == result.node, node in result.tied and len(result.tied) > 1,
+                avoid=sum(c.weighted for c in cells if c.avoid),
+            )
         )
     score_rows.sort(key=lambda r: -r.total)
 
@@ -210,6 +328,11 @@ def explain_pod(
         message=message,
         preemption=view,
         scheduler_runs=runs,
+        reasons=reason_groups(failing),
+        taint_fixes=taint_fixes(state, pod, tainted or list(untolerated)),
+        untolerated=untolerated,
+        node_count=len(infos),
+        avoid_pods=tuple(name for name, _ in priorities if name in avoid),
     )
 
 
@@ -223,7 +346,12 @@ def _preemption(pod, state, infos, policy, filters, nominated, enabled) -> Preem
             unhelpful.append((node, bad[0]))
     outcome = preempt(pod, state, infos, policy, filters, nominated=nominated)
     if outcome is None:
-        return PreemptionView(False, "the pod already preempted: lower-priority pods are still terminating on its nominated node")
+        node = pod.nominated_node_name
+        victims = [(p.key, p.priority) for p in state.pods if node and p.node_name == node and p.is_terminating and p.priority < pod.priority]
+        return PreemptionView(
+            False, "the pod already preempted: lower-priority pods are still terminating on its nominated node",
+            nominated=node or None, terminating=victims,
+        )
     candidates = [
         Candidate(node, tuple((v.key, v.priority) for v in victims), outcome.pdb_violations.get(node, 0), node == outcome.nominated_node)
         for node, victims in outcome.candidates.items()
@@ -328,15 +456,11 @@ def cluster_policy(cluster) -> Policy:
 def pending_messages(cluster, keys: Sequence[str], *, budget: int) -> dict[str, str]:
     """FailedScheduling messages of the pending pods `keys`, computed with the engine, as
     many as `budget` (pods x nodes predicate checks) allows."""
-    from .state import cluster_state
-
     if not keys:
         return {}
-    from .models import Node, Pod
-
     nodes = Node.objects.filter(cluster=cluster).count()
     affordable = budget // max(1, nodes)
-    if affordable <= 0 or Pod.objects.filter(cluster=cluster).count() > MAX_PODS_FOR_PENDING_MESSAGES:
+    if affordable <= 0 or StoredPod.objects.filter(cluster=cluster).count() > MAX_PODS_FOR_PENDING_MESSAGES:
         return {}  # reading the whole cluster into the engine would cost more than a render
     state = cluster_state(cluster)
     policy = cluster_policy(cluster)
@@ -356,33 +480,6 @@ def pending_messages(cluster, keys: Sequence[str], *, budget: int) -> dict[str, 
 
 # The prefix of pending_messages' answer for a pod that fits somewhere (not attempted yet).
 WOULD_SCHEDULE = "would schedule to "
-
-
-@dataclass(frozen=True)
-class DescribeEvent:
-    """A row of the Events table of `oc describe`: Type Reason Age From Message."""
-
-    type: str
-    reason: str
-    age: str
-    source: str
-    message: str
-
-
-def object_events(cluster, kind: str, name: str, namespace: str = "") -> list[DescribeEvent]:
-    from .board import format_duration
-    from .models import Event
-
-    rows = []
-    for e in Event.objects.filter(
-        cluster=cluster, involved_kind=kind, involved_namespace=namespace, involved_name=name
-    ).order_by("last_time", "id"):
-        if e.count > 1:
-            age = f"{format_duration(cluster.now - e.last_time)} (x{e.count} over {format_duration(cluster.now - e.first_time)})"
-        else:
-            age = format_duration(cluster.now - e.first_time)
-        rows.append(DescribeEvent(e.type, e.reason, age, e.source, e.message.strip()))
-    return rows
 
 
 EFFECT_MEANING: Mapping[str, str] = {

@@ -1,6 +1,10 @@
 from django import forms
 from django.core.validators import RegexValidator
 
+from scheduling.engine.api.objects import TAINT_EFFECTS
+
+from .whatif import NODE_CONDITIONS
+
 cluster_name = RegexValidator(
     r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
     "a cluster name must consist of lower case alphanumeric characters or '-', "
@@ -38,14 +42,14 @@ class ImportForm(forms.Form):
             data["source"] = upload.name
         else:
             data["source"] = "pasted text"
-        if not (data.get("text") or "").strip():
+        if not (data.get("text") or "").strip() and "text" not in self.errors:  # else the text's own error says why
             raise forms.ValidationError("upload a file or paste YAML")
         return data
 
 
 # --- the what-if editor ---------------------------------------------------------------------
 
-EFFECTS = [("NoSchedule", "NoSchedule"), ("PreferNoSchedule", "PreferNoSchedule"), ("NoExecute", "NoExecute")]
+EFFECTS = [(effect, effect) for effect in TAINT_EFFECTS]
 
 
 class TaintForm(forms.Form):
@@ -75,7 +79,7 @@ class KeyForm(forms.Form):
 
 
 class ConditionForm(forms.Form):
-    type = forms.ChoiceField(choices=[(c, c) for c in ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable", "OutOfDisk")])
+    type = forms.ChoiceField(choices=[(c, c) for c in NODE_CONDITIONS])
     status = forms.ChoiceField(choices=[("True", "True"), ("False", "False"), ("Unknown", "Unknown")])
 
 
@@ -108,6 +112,10 @@ class ApplyForm(forms.Form):
     document = forms.CharField(widget=forms.HiddenInput)
     resource_version = forms.IntegerField(widget=forms.HiddenInput, min_value=0)
     verb = forms.SlugField(required=False, widget=forms.HiddenInput)
+    # an edit of several objects (oc adm taint nodes a b, --all, -l): `document` is a JSON
+    # list, with each object's previewed resourceVersion and oc verb here, comma-separated
+    versions = forms.RegexField(r"^\d+(,\d+)*$", required=False, widget=forms.HiddenInput)
+    verbs = forms.RegexField(r"^[\w-]+(,[\w-]+)*$", required=False, widget=forms.HiddenInput)
 
 
 class PolicyForm(forms.Form):

@@ -30,6 +30,15 @@ class Cluster(models.Model):
     # Kubernetes object (the node lifecycle controller's Zone documents).
     reconciled_to = models.FloatField(default=0.0)
     controller_state = models.JSONField(default=dict, blank=True)
+    # The descheduler's DeschedulerPolicy document and how it runs ({"policy": {...},
+    # "interval": seconds or null, "flags": {...}}); empty: no descheduler.
+    descheduler = models.JSONField(default=dict, blank=True)
+    # Admission plugins' configuration documents (PodNodeConstraintsConfig,
+    # PodNodeSelectorConfig, MasterConfig.projectConfig), by kind.
+    admission_config = models.JSONField(default=dict, blank=True)
+    # Simulated characteristics of the cluster that update risks query (platform,
+    # network type, ...), shown and editable on the Cluster Settings page.
+    facts = models.JSONField(default=dict, blank=True)
     revision = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -152,6 +161,45 @@ class StorageClass(KubeObject):
     NAMESPACED = False
 
 
+class ClusterVersion(KubeObject):
+    KIND = "ClusterVersion"
+    API_VERSION = "config.openshift.io/v1"
+    NAMESPACED = False
+
+
+class ClusterOperator(KubeObject):
+    KIND = "ClusterOperator"
+    API_VERSION = "config.openshift.io/v1"
+    NAMESPACED = False
+
+
+class MachineConfigPool(KubeObject):
+    KIND = "MachineConfigPool"
+    API_VERSION = "machineconfiguration.openshift.io/v1"
+    NAMESPACED = False
+
+
+class MachineConfig(KubeObject):
+    KIND = "MachineConfig"
+    API_VERSION = "machineconfiguration.openshift.io/v1"
+    NAMESPACED = False
+
+
+class Machine(KubeObject):
+    KIND = "Machine"
+    API_VERSION = "machine.openshift.io/v1beta1"
+
+
+class MachineSet(KubeObject):
+    KIND = "MachineSet"
+    API_VERSION = "machine.openshift.io/v1beta1"
+
+
+class MachineHealthCheck(KubeObject):
+    KIND = "MachineHealthCheck"
+    API_VERSION = "machine.openshift.io/v1beta1"
+
+
 # Kind name -> model, in the order objects are exported (and applied on import).
 KIND_MODELS: dict[str, type[KubeObject]] = {
     m.KIND: m
@@ -170,6 +218,13 @@ KIND_MODELS: dict[str, type[KubeObject]] = {
         StatefulSet,
         DaemonSet,
         Pod,
+        ClusterVersion,
+        ClusterOperator,
+        MachineConfig,
+        MachineConfigPool,
+        MachineSet,
+        Machine,
+        MachineHealthCheck,
     )
 }
 
@@ -201,3 +256,7 @@ class Event(models.Model):
     def object_ref(self) -> str:
         parts = [self.involved_kind, self.involved_namespace, self.involved_name]
         return "/".join(p for p in parts if p)
+
+
+# Training mode (issue 15): sessions, questions, snapshots for rewinding.
+from .training_models import Answer, Attendee, ClusterScript, ClusterSnapshot, Question, TrainingSession  # noqa: E402,F401

@@ -1,15 +1,36 @@
 """Run the controllers of one stored cluster up to its clock, through the engine.
 
 The same `engine.simulation.Simulation` that plays `simulate --until` runs here: the
-stored documents go in, the controllers (scheduler, node lifecycle, taint manager,
-kubelets, workload controllers) run from `reconciled_to` to the cluster's `now`, and what
-changed comes back as documents and events, written in one transaction.
+stored documents go in, the controllers of engine.simulation.CONTROLLERS run from
+`reconciled_to` to the cluster's `now`, and what changed comes back as documents and
+events, written in one transaction.
 
-Idempotent by construction: all controller state lives in the documents (and the Zone
-documents in `Cluster.controller_state`); the write is a compare-and-swap on the cluster
-revision read at the start (someone else wrote meanwhile: nothing is written, the next
-run starts again from the new state); and a run with nothing due and nothing changed
-since the last one returns before computing anything.
+What the loop must carry from one run to the next is kept in `Cluster.controller_state`:
+* `controllers`: every controller's own state (`Simulation.store.controller_state`:
+  the taint manager's timers, the scheduler's unschedulable queue and attempts, the
+  workload controllers' name counters, the node lifecycle controller's zones, ...),
+  handed back to the next Simulation (`controller_state=`);
+* `due`: when each controller asked to run again (`Simulation.due`);
+* `steps_played`, `timelines`: the Timeline steps already played, and the Timelines;
+* `revision`: the cluster revision the last run wrote. When it is still the cluster's
+  revision, nothing but the clock moved since: the run is resumed (`resumed=True`) and
+  the controllers run exactly when they would have in one long run, which is what makes
+  a stored cluster stepped +1 min ten times play like one +10 min step and like
+  `simulate --until`. Otherwise someone wrote meanwhile and every controller looks at
+  everything once at the first instant;
+* `next_due`: the earliest of `due` (for `is_due`), and `zones`: the zones as the
+  cluster page shows them (derived from the node lifecycle controller's state).
+A stored cluster from before controller state (Zone documents in `zones`, timers in pod
+annotations) is migrated when read (engine.controllers.legacy).
+
+The random generator is derived from `Cluster.seed` alone (and each decision's identity,
+engine.controller.rng_for), never from the time of the run.
+
+Idempotent by construction: all controller state lives in the documents and in
+`controller_state`; the write is a compare-and-swap on the cluster revision read at the
+start (someone else wrote meanwhile: nothing is written, the next run starts again from
+the new state); and a run with nothing due and nothing changed since the last one
+returns before computing anything.
 """
 
 from __future__ import annotations
@@ -19,13 +40,16 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from . import services
-from .engine.defaults import ZONE_KIND
-from .engine.policy import PolicyError, schedulers_for
+from . import node_selection, services
+from scheduling.engine.controllers import node_lifecycle
+from scheduling.engine.scheduler.policy import PolicyError, schedulers_for
+from .engine import actions as A
 from .engine.simulation import Simulation
 from .engine.timeline import load_timeline
 from .models import KIND_MODELS, Cluster
-from .state import cluster_documents
+from .snapshots import take_snapshot_if_due
+from .state import cluster_documents, with_usable_documents
+from scheduling.engine.api.validation import INVALID_OBJECT_REASON, invalid_object_message
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +86,16 @@ def is_due(cluster: Cluster) -> bool:
     return bool(due) and cluster.now >= min(due)
 
 
+def enqueue_due() -> list[int]:
+    """Ask for a reconcile of every cluster with work due (run when the server starts: a
+    reconcile enqueued by a process without a worker, say `manage.py load_demo`, was lost,
+    and a paused clock never asks again). Returns their ids."""
+    due = [c.pk for c in Cluster.objects.order_by("pk") if is_due(c)]
+    for cluster_id in due:
+        services.request_reconcile(cluster_id)
+    return due
+
+
 def _next_step_time(state: dict) -> float | None:
     """When the next Timeline step not yet played is due."""
     times = sorted(float(step.get("at") or 0) for doc in state.get("timelines") or [] for step in doc.get("steps") or [])
@@ -78,82 +112,110 @@ def reconcile(cluster_id: int, *, force: bool = False) -> Outcome:
             return Outcome(ran=False)
         docs = cluster_documents(cluster)
     stored = cluster.controller_state or {}
-    zones = list(stored.get("zones") or [])
     timelines = [load_timeline(doc) for doc in stored.get("timelines") or []]
     start, until = cluster.reconciled_to, max(cluster.now, cluster.reconciled_to)
+    has_state = "controllers" in stored
+    legacy_zones = [] if has_state else list(stored.get("zones") or [])
 
-    sim = Simulation(
-        docs + zones,
+    def run(usable: list[dict]) -> Simulation:
+        sim = _simulation(cluster, usable + legacy_zones, stored, timelines, has_state)
+        sim.now = start
+        sim.run_until(until)
+        return sim
+
+    # An object stored before the rules that keep the engine safe existed is skipped and
+    # reported, and the rest of the cluster goes on (its own documents stay as they are).
+    sim, skipped = with_usable_documents(docs, run)
+    if skipped:
+        bad = {id(doc) for doc, _ in skipped}
+        docs = [d for d in docs if id(d) not in bad]
+        for doc, problem in skipped:
+            meta = doc.get("metadata") or {}
+            sim.store.events.append(A.RecordEvent(
+                until, "Warning", INVALID_OBJECT_REASON, str(doc.get("kind")), meta.get("namespace") or "",
+                str(meta.get("name") or ""), invalid_object_message(doc, problem), "clusterui"))
+    return _write(cluster, docs, sim, until)
+
+
+def _simulation(cluster: Cluster, docs: list[dict], stored: dict, timelines: list, has_state: bool) -> Simulation:
+    return Simulation(
+        docs,
         schedulers=_schedulers(cluster),
-        # A fresh generator per run, derived from the cluster's seed and the time, so a
-        # replay of the same history makes the same choices.
-        seed=cluster.seed * 1_000_003 + int(round(start * 1000)),
+        seed=cluster.seed,
         admission=cluster.admission or None,
+        settings={
+            "node_selection": node_selection.config_of(cluster),
+            "user": node_selection.web_user(cluster),
+            "descheduler": cluster.descheduler or None,
+            "facts": cluster.facts or {},  # what update risks query (updates.engine.facts)
+        },
         explain=False,
         preemption=cluster.preemption_enabled,
         timelines=timelines,
         steps_played=int(stored.get("steps_played") or 0),
+        controller_state=stored.get("controllers") or {},
+        due=stored.get("due") or {},
+        resumed=has_state and stored.get("revision") == cluster.revision,
     )
-    sim.now = start
-    sim.run_until(until)
-    return _write(cluster, docs, sim, until)
+
+
+def zone_docs(controller_state: dict) -> list[dict]:
+    """The zones of the node lifecycle controller as the cluster page lists them."""
+    zones = node_lifecycle.recorded_zones(controller_state.get(node_lifecycle.NAME) or {})
+    return [{"metadata": {"name": name}, "status": status} for name, status in sorted(zones.items())]
 
 
 def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float) -> Outcome:
     old = {_key(d): d for d in before}
-    new = {_key(d): d for d in sim.store.all() if d.get("kind") != ZONE_KIND}
+    new = {_key(d): d for d in sim.store.all() if d.get("kind") in KIND_MODELS}
     # Pods that are still pending carry the scheduler's last word, as the API shows it.
     for key, result in sim.last_results().items():
         ns, _, name = key.partition("/")
         doc = new.get(("Pod", ns, name))
         if doc is not None and result.node is None and result.message and not (doc.get("spec") or {}).get("nodeName"):
             _set_unschedulable_condition(doc, result.message, until)
-    zones = [d for d in sim.store.all() if d.get("kind") == ZONE_KIND]
     written = 0
     with transaction.atomic(), services.controller_writes():
         locked = Cluster.objects.select_for_update().get(pk=cluster.pk)
         if locked.revision != cluster.revision:
             return Outcome(ran=True, conflict=True)
-        order = list(KIND_MODELS)
-        for key in sorted(new.keys() | old.keys(), key=lambda k: (order.index(k[0]) if k[0] in order else 99, k)):
+        order = {kind: i for i, kind in enumerate(KIND_MODELS)}
+        # Kinds in store order; within a kind the stored objects first, then the new ones
+        # in the order the controllers created them (the order the next run reads them in).
+        keys = list(old) + [k for k in new if k not in old]
+        writes: list[services.Write] = []
+        for key in sorted(keys, key=lambda k: order.get(k[0], len(order))):
             before_doc, after_doc = old.get(key), new.get(key)
             if key[0] not in KIND_MODELS:
                 continue
             if before_doc is None:
-                services.create_object(cluster, after_doc)
+                writes.append(("create", None, after_doc))
             elif after_doc is None:
-                services.delete_object(cluster, key[0], key[2], key[1], expected_version=_version(before_doc))
+                writes.append(("delete", before_doc, None))
             elif _comparable(after_doc) != _comparable(before_doc):
-                services.replace_object(cluster, after_doc, expected_version=_version(before_doc))
-            else:
-                continue
-            written += 1
-        for e in sim.events:
-            services.record_event(
-                cluster, reason=e.reason, message=e.message, kind=e.kind, name=e.name, namespace=e.namespace,
-                type=e.type, source=e.source, time=e.time,
-            )
-        revision = Cluster.objects.values_list("revision", flat=True).get(pk=cluster.pk)
+                writes.append(("replace", before_doc, after_doc))
+        written = len(writes)
+        revision = services.write_batch(cluster, writes)
+        services.record_events(cluster, sim.events)
         Cluster.objects.filter(pk=cluster.pk).update(
             reconciled_to=until,
             controller_state={
                 **(cluster.controller_state or {}),
-                "zones": zones,
+                "controllers": sim.store.controller_state,
+                "due": sim.due,
+                "zones": zone_docs(sim.store.controller_state),
                 "next_due": sim.next_due,
                 "revision": revision,
                 "steps_played": sim.steps_played,
             },
         )
+    take_snapshot_if_due(cluster)  # training mode: a snapshot every snapshots.INTERVAL simulated seconds
     return Outcome(ran=True, written=written, events=len(sim.events))
 
 
 def _key(doc: dict) -> tuple[str, str, str]:
     meta = doc.get("metadata") or {}
     return doc.get("kind") or "", meta.get("namespace") or "", meta.get("name") or ""
-
-
-def _version(doc: dict) -> int:
-    return int((doc.get("metadata") or {}).get("resourceVersion") or 0)
 
 
 def _set_unschedulable_condition(doc: dict, message: str, now: float) -> None:

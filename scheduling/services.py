@@ -2,7 +2,9 @@
 
 A write validates (kube.py, the API server's rules), runs in a transaction, takes the next
 cluster revision as the object's resource_version, refuses a write that names a stale
-resource_version, and announces the change after commit (broadcast, reconcile work).
+resource_version, and announces the change (`announce`): after commit the open pages are
+told through changes.py, and a reconcile task is enqueued by its name. This module imports
+neither the pages, the broadcast nor the tasks.
 """
 
 from __future__ import annotations
@@ -12,12 +14,27 @@ import threading
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 
-from . import kube
+from clusterui.celery import app as celery_app
+from scheduling.engine import scenarios
+from scheduling.engine.api.admission import PLUGIN_NAMES, admit
+from scheduling.engine.api.objects import DEFAULT_SCHEDULER, PriorityClass
+from scheduling.engine.api.priority import AdmissionError
+from scheduling.engine.scheduler.policy import PolicyError, load_policy
+from scheduling.engine.store import time_value
+from scheduling.engine.timeline import TimelineError, load_timeline
+
+from . import changes, kube, node_selection
+from .changes import Change
 from .models import KIND_MODELS, Cluster, Event, KubeObject
+from .models import PriorityClass as StoredPriorityClass
+
+# The reconcile task, enqueued by name: the store does not import the tasks that call it.
+RECONCILE_TASK = "scheduling.tasks.reconcile_cluster"
 
 TOP_LEVEL = ("apiVersion", "kind", "metadata", "spec", "status")
 # Plural resource names as the API server prints them in errors ("nodes \"n1\" ...").
@@ -36,6 +53,13 @@ RESOURCES = {
     "PersistentVolume": "persistentvolumes",
     "PersistentVolumeClaim": "persistentvolumeclaims",
     "StorageClass": "storageclasses.storage.k8s.io",
+    "ClusterVersion": "clusterversions.config.openshift.io",
+    "ClusterOperator": "clusteroperators.config.openshift.io",
+    "MachineConfigPool": "machineconfigpools.machineconfiguration.openshift.io",
+    "MachineConfig": "machineconfigs.machineconfiguration.openshift.io",
+    "Machine": "machines.machine.openshift.io",
+    "MachineSet": "machinesets.machine.openshift.io",
+    "MachineHealthCheck": "machinehealthchecks.machine.openshift.io",
 }
 
 
@@ -66,6 +90,7 @@ class ImportResult:
     created: int
     replaced: int
     policy_set: bool
+    skipped: tuple[str, ...] = ()  # notes for documents of kinds that are not simulated (kube.load_documents)
 
 
 # --- clusters ----------------------------------------------------------------------------
@@ -93,6 +118,9 @@ def fork_cluster(source: Cluster, name: str, description: str | None = None) -> 
         policy=copy.deepcopy(source.policy),
         preemption_enabled=source.preemption_enabled,
         revision=source.revision,
+        # The controllers' own state (timers, queues) goes with the objects.
+        reconciled_to=source.reconciled_to,
+        controller_state=copy.deepcopy(source.controller_state),
     )
     for model in KIND_MODELS.values():
         rows = []
@@ -151,6 +179,8 @@ def create_object(cluster: Cluster, doc: dict) -> KubeObject:
     """Create from a checked document (kube.check_documents)."""
     model = KIND_MODELS[doc["kind"]]
     fields = _fields(doc)
+    # The API server stamps every new object (simulated seconds on the cluster's clock).
+    fields["metadata"].setdefault("creationTimestamp", time_value(cluster.now))
     with transaction.atomic():
         if model.objects.filter(cluster=cluster, namespace=fields["namespace"], name=fields["name"]).exists():
             raise AlreadyExists(doc["kind"], fields["name"])
@@ -205,6 +235,122 @@ def delete_object(cluster: Cluster, kind: str, name: str, namespace: str = "", e
         _changed(cluster.pk, kind, name, current.namespace, _nodes_showing(kind, name, current.document))
 
 
+# --- bulk writes ----------------------------------------------------------------------------------
+
+# One write of a batch: ("create", None, new document), ("replace", stored document, new
+# document) or ("delete", stored document, None); stored documents carry their resourceVersion.
+Write = tuple[str, "dict | None", "dict | None"]
+
+
+def _doc_key(doc: dict) -> tuple[str, str, str]:
+    meta = doc.get("metadata") or {}
+    return doc["kind"], meta.get("namespace") or "", meta["name"]
+
+
+def write_batch(cluster: Cluster, writes: list[Write]) -> int:
+    """Make `writes` in order as create_object/replace_object/delete_object would, one
+    revision each, with a few statements per kind instead of several queries and a savepoint
+    per object. The caller holds the cluster's row lock (select_for_update) in the current
+    transaction and has checked that the revision it read the stored documents at is still
+    the cluster's: nothing else has written since, so no per-object compare-and-swap is
+    needed. Returns the cluster's new revision."""
+    base = Cluster.objects.values_list("revision", flat=True).get(pk=cluster.pk)
+    if not writes:
+        return base
+    pks: dict[str, dict[tuple[str, str], tuple[int, str]]] = {}
+    for kind in {op[1]["kind"] for op in writes if op[1] is not None}:
+        pks[kind] = {
+            (ns, name): (pk, uid)
+            for ns, name, pk, uid in KIND_MODELS[kind].objects.filter(cluster=cluster).values_list("namespace", "name", "pk", "uid")
+        }
+    creates: dict[str, list] = {}
+    updates: dict[str, list] = {}
+    deletes: dict[str, list[int]] = {}
+    for i, (op, before, after) in enumerate(writes, start=1):
+        rv = base + i
+        doc = after if after is not None else before
+        kind, namespace, name = _doc_key(doc)
+        model = KIND_MODELS[kind]
+        if op == "create":
+            fields = _fields(after)
+            # The API server stamps every new object (simulated seconds on the cluster's clock).
+            fields["metadata"].setdefault("creationTimestamp", time_value(cluster.now))
+            creates.setdefault(kind, []).append(model(cluster=cluster, resource_version=rv, **fields))
+        elif op == "replace":
+            pk, uid = pks[kind][(namespace, name)]
+            fields = _fields(after)
+            fields["uid"] = fields["metadata"]["uid"] = uid
+            updates.setdefault(kind, []).append((pk, rv, fields))
+        else:
+            deletes.setdefault(kind, []).append(pks[kind][(namespace, name)][0])
+        _changed(cluster.pk, kind, name, namespace, _nodes_showing(kind, name, *(d for d in (before, after) if d)))
+    for kind, pk_list in deletes.items():
+        for chunk in range(0, len(pk_list), 500):
+            KIND_MODELS[kind].objects.filter(pk__in=pk_list[chunk:chunk + 500]).delete()
+    for kind, rows in updates.items():
+        _update_rows(KIND_MODELS[kind], rows)
+    for kind, objs in creates.items():
+        KIND_MODELS[kind].objects.bulk_create(objs, batch_size=500)
+    revision = base + len(writes)
+    Cluster.objects.filter(pk=cluster.pk).update(revision=revision)
+    return revision
+
+
+def _update_rows(model, rows: list[tuple[int, int, dict]]) -> None:
+    """UPDATE ... WHERE id = %s for every row, one executemany (values prepared by the
+    fields themselves, so JSON goes in as each database wants it)."""
+    names = ["resource_version", *rows[0][2]]
+    fields = [model._meta.get_field(n) for n in names]
+    sql = "UPDATE {} SET {} WHERE {} = %s".format(
+        connection.ops.quote_name(model._meta.db_table),
+        ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields),
+        connection.ops.quote_name(model._meta.pk.column),
+    )
+    params = []
+    for pk, rv, values in rows:
+        values = {"resource_version": rv, **values}
+        params.append([f.get_db_prep_save(values[f.name], connection) for f in fields] + [pk])
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
+
+
+def record_events(cluster: Cluster, events) -> None:
+    """record_event for each of `events` (objects with reason, message, kind, name,
+    namespace, type, source, time), in order, with one read and bulk writes: a repeat of an
+    event already stored, or earlier in the batch, bumps its count."""
+    events = list(events)
+    if not events:
+        return
+    names = {e.name for e in events}
+    latest: dict[tuple, Event] = {}
+    existing = Event.objects.filter(cluster=cluster).order_by("last_time", "id")
+    if len(names) <= 500:
+        existing = existing.filter(involved_name__in=names)
+    for ev in existing.iterator(chunk_size=2000):
+        latest[(ev.involved_kind, ev.involved_namespace, ev.involved_name, ev.reason, ev.message, ev.type)] = ev
+    new: list[Event] = []
+    bumped: dict[int, Event] = {}
+    for e in events:
+        when = cluster.now if e.time is None else e.time
+        key = (e.kind, e.namespace, e.name, e.reason, e.message, e.type)
+        ev = latest.get(key)
+        if ev is not None:
+            ev.count += 1
+            ev.last_time = when
+            if ev.pk is not None:
+                bumped[ev.pk] = ev
+            continue
+        ev = latest[key] = Event(
+            cluster=cluster, type=e.type, reason=e.reason, involved_kind=e.kind, involved_namespace=e.namespace,
+            involved_name=e.name, message=e.message, first_time=when, last_time=when, source=e.source,
+        )
+        new.append(ev)
+    if bumped:
+        Event.objects.bulk_update(list(bumped.values()), ["count", "last_time"], batch_size=500)
+    Event.objects.bulk_create(new, batch_size=500)
+    _changed(cluster.pk, "Event")
+
+
 # --- import and export ------------------------------------------------------------------------
 
 
@@ -213,24 +359,22 @@ def import_documents(cluster: Cluster, text: str, source: str = "<input>") -> Im
 
     Raises kube.DocumentError (every bad document with its field path and message) before
     anything is written."""
-    docs = kube.load_documents(text, source)
-    return apply_documents(cluster, docs)
+    skipped: list[str] = []
+    docs = kube.load_documents(text, source, skipped=skipped)
+    result = apply_documents(cluster, docs)
+    return ImportResult(result.created, result.replaced, result.policy_set, tuple(skipped))
 
 
 def admit_documents(cluster: Cluster, docs: list[dict]) -> list[dict]:
     """The API server's admission plugins (engine.admission) over documents about to be
     created, with the cluster's switches. Raises kube.DocumentError when one is refused."""
-    from .engine.admission import admit
-    from .engine.objects import PriorityClass
-    from .engine.priority import AdmissionError
-    from .models import PriorityClass as StoredPriorityClass
-
     classes = [PriorityClass.from_doc(o.document) for o in StoredPriorityClass.objects.filter(cluster=cluster)]
     classes += [PriorityClass.from_doc(d) for d in docs if d["kind"] == "PriorityClass"]
+    context = node_selection.context_for(cluster, docs)
     admitted, problems = [], []
     for doc in docs:
         try:
-            admitted.append(admit(doc, classes, cluster.admission or None))
+            admitted.append(admit(doc, classes, cluster.admission or None, context))
         except AdmissionError as exc:
             problems.append(str(exc))
     if problems:
@@ -244,6 +388,7 @@ def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
     order = {kind: i for i, kind in enumerate(KIND_MODELS)}
     objects = sorted((d for d in docs if d["kind"] in KIND_MODELS), key=lambda d: order[d["kind"]])
     with transaction.atomic():
+        Cluster.objects.select_for_update().filter(pk=cluster.pk).first()  # writers queue behind us
         for doc in docs:
             if doc["kind"] == kube.POLICY_KIND:
                 set_policy(cluster, doc)
@@ -251,36 +396,65 @@ def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
         timelines = [d for d in docs if d["kind"] == kube.TIMELINE_KIND]
         if timelines:
             add_timelines(cluster, timelines)
+        stored: dict[str, set[tuple[str, str]]] = {
+            kind: set(KIND_MODELS[kind].objects.filter(cluster=cluster).values_list("namespace", "name"))
+            for kind in {d["kind"] for d in objects}
+        }
+        classes = [PriorityClass.from_doc(o.document) for o in StoredPriorityClass.objects.filter(cluster=cluster)]
+        classes += [PriorityClass.from_doc(d) for d in docs if d["kind"] == "PriorityClass"]
+        context = node_selection.context_for(cluster, docs)  # namespaces and their node selectors
+        writes: list[Write] = []
+        seen: set[tuple[str, str, str]] = set()
         for doc in objects:
-            model = KIND_MODELS[doc["kind"]]
             meta = doc["metadata"]
-            exists = model.objects.filter(
-                cluster=cluster, namespace=meta.get("namespace", ""), name=meta["name"]
-            ).exists()
-            if exists:
+            key = (doc["kind"], meta.get("namespace", ""), meta["name"])
+            if key in seen:  # the same object twice in one input: the later one replaces it
+                raise_for_batch = True
+                break
+            seen.add(key)
+            if key[1:] in stored[doc["kind"]]:
+                current = get_object(cluster, doc["kind"], meta["name"], meta.get("namespace", ""))
                 doc = {**doc, "metadata": {k: v for k, v in meta.items() if k != "resourceVersion"}}
-                replace_object(cluster, doc)
+                writes.append(("replace", current.document, doc))
                 replaced += 1
             else:
-                create_object(cluster, admit_documents(cluster, [doc])[0])
+                try:
+                    writes.append(("create", None, admit(doc, classes, cluster.admission or None, context)))
+                except AdmissionError as exc:
+                    raise kube.DocumentError([str(exc)]) from None
                 created += 1
+        else:
+            raise_for_batch = False
+        if raise_for_batch:  # rare: one object at a time, as written
+            created = replaced = 0
+            for doc in objects:
+                meta = doc["metadata"]
+                model = KIND_MODELS[doc["kind"]]
+                if model.objects.filter(cluster=cluster, namespace=meta.get("namespace", ""), name=meta["name"]).exists():
+                    replace_object(cluster, {**doc, "metadata": {k: v for k, v in meta.items() if k != "resourceVersion"}})
+                    replaced += 1
+                else:
+                    create_object(cluster, admit_documents(cluster, [doc])[0])
+                    created += 1
+        else:
+            write_batch(cluster, writes)
     return ImportResult(created, replaced, policy_set)
 
 
 def import_new_cluster(name: str, text: str, source: str, description: str = "") -> Cluster:
     """Create a cluster holding the documents of `text`, or nothing at all."""
-    docs = kube.load_documents(text, source)
+    skipped: list[str] = []
+    docs = kube.load_documents(text, source, skipped=skipped)
     with transaction.atomic():
         cluster = create_cluster(name, description)
         apply_documents(cluster, docs)
+    cluster.import_notes = tuple(skipped)  # what was left out, for the page to show
     return cluster
 
 
 def add_timelines(cluster: Cluster, docs: list[dict]) -> None:
     """Keep Timeline documents with the cluster; the controllers play their steps as the
     clock passes them (steps before the cluster's current time are played at once)."""
-    from .engine.timeline import TimelineError, load_timeline
-
     problems = []
     for doc in docs:
         try:
@@ -304,10 +478,6 @@ def add_timelines(cluster: Cluster, docs: list[dict]) -> None:
 
 def load_scenario(name: str, cluster_name: str | None = None) -> Cluster:
     """A new cluster holding one of the built-in scenarios (engine/scenarios), paused at 0."""
-    from pathlib import Path
-
-    from .engine import scenarios
-
     scenario = next((s for s in scenarios.SCENARIOS if s.name == name), None)
     if scenario is None:
         raise StoreError(f'no scenario named "{name}"')
@@ -340,9 +510,6 @@ def export_documents(cluster: Cluster) -> list[dict]:
 def set_policy(cluster: Cluster, policy_doc: dict | None, scheduler_name: str | None = None) -> None:
     """Set the Policy of the default scheduler, or of the scheduler the document names
     (`schedulerName`); `None` puts the default policy back (or stops that scheduler)."""
-    from .engine.objects import DEFAULT_SCHEDULER
-    from .engine.policy import PolicyError, load_policy
-
     if policy_doc is not None:
         try:
             scheduler_name = load_policy(policy_doc).scheduler_name
@@ -369,8 +536,6 @@ def set_policy(cluster: Cluster, policy_doc: dict | None, scheduler_name: str | 
 def set_cluster_settings(cluster: Cluster, *, admission: dict[str, bool], preemption: bool) -> None:
     """Switch admission plugins (engine.admission.PLUGIN_NAMES) and preemption. Admission
     applies to objects created from now on, as in a real cluster."""
-    from .engine.admission import PLUGIN_NAMES
-
     unknown = sorted(set(admission) - set(PLUGIN_NAMES))
     if unknown:
         raise StoreError(f"unknown admission plugin(s): {', '.join(unknown)}")
@@ -379,6 +544,40 @@ def set_cluster_settings(cluster: Cluster, *, admission: dict[str, bool], preemp
         _next_revision(cluster.pk)
         Cluster.objects.filter(pk=cluster.pk).update(admission=off, preemption_enabled=preemption)
         cluster.admission, cluster.preemption_enabled = off, preemption
+        _changed(cluster.pk, "Policy")
+
+
+def set_descheduler(cluster: Cluster, policy: dict | None, interval: float | None, flags: dict, run: bool = False) -> None:
+    """Cluster.descheduler: the DeschedulerPolicy document (None: no descheduler), how often
+    it runs (None: once) and its flags. `run`: ask for one more run now (the controller
+    runs once per request, engine.controllers.descheduler)."""
+    with transaction.atomic():
+        _next_revision(cluster.pk)
+        locked = Cluster.objects.select_for_update().get(pk=cluster.pk)
+        requests = int((locked.descheduler or {}).get("runRequests") or 0) + (1 if run else 0)
+        value = {} if policy is None else {"policy": policy, "interval": interval, "flags": dict(flags), "runRequests": requests}
+        Cluster.objects.filter(pk=cluster.pk).update(descheduler=value)
+        cluster.descheduler = value
+        _changed(cluster.pk, "Policy")
+
+
+def set_admission_config(cluster: Cluster, docs: list[dict], can_bind: bool) -> None:
+    """The node-selection admission plugins' configuration documents (scheduling.node_selection)
+    and whether the web user may create pods/binding; applies to objects created from now on."""
+    value = {"documents": list(docs), "userCanBind": bool(can_bind)}
+    with transaction.atomic():
+        _next_revision(cluster.pk)
+        Cluster.objects.filter(pk=cluster.pk).update(admission_config=value)
+        cluster.admission_config = value
+
+
+def set_cluster_facts(cluster: Cluster, facts: dict) -> None:
+    """The simulated characteristics update risks query (updates.engine.facts), as the
+    Cluster Settings page edits them; the CVO re-evaluates its conditional updates."""
+    with transaction.atomic():
+        _next_revision(cluster.pk)
+        Cluster.objects.filter(pk=cluster.pk).update(facts=facts)
+        cluster.facts = facts
         _changed(cluster.pk, "Policy")
 
 
@@ -440,14 +639,18 @@ def controller_writes():
         _local.controller = previous
 
 
-def _changed(cluster_id: int, kind: str = "Cluster", name: str = "", namespace: str = "", nodes=()) -> None:
-    """Tell the open pages once the transaction commits (never from inside it), and let the
-    controllers react to a change of the cluster's objects or policy."""
-    from . import broadcast
-
-    broadcast.note_change(cluster_id, broadcast.Change(kind, name, namespace, tuple(n for n in nodes if n)))
-    if (kind in KIND_MODELS or kind in ("Policy", "Timeline")) and not getattr(_local, "controller", False):
+def announce(cluster_id: int, change: Change) -> None:
+    """Announce a change of the cluster: the open pages are told once the transaction
+    commits (never from inside it, see changes.py), and a change of the cluster's objects,
+    policy or timelines asks the controllers for a reconcile (unless the controllers made it).
+    Writers outside this module (the clock) announce their changes here too."""
+    changes.note(cluster_id, change)
+    if (change.kind in KIND_MODELS or change.kind in ("Policy", "Timeline")) and not getattr(_local, "controller", False):
         request_reconcile(cluster_id)
+
+
+def _changed(cluster_id: int, kind: str = "Cluster", name: str = "", namespace: str = "", nodes=()) -> None:
+    announce(cluster_id, Change(kind, name, namespace, tuple(n for n in nodes if n)))
 
 
 def request_reconcile(cluster_id: int) -> None:
@@ -458,9 +661,7 @@ def request_reconcile(cluster_id: int) -> None:
     def enqueue():
         if cluster_id in pending:
             pending.discard(cluster_id)
-            from .tasks import reconcile_cluster
-
-            reconcile_cluster.delay(cluster_id)
+            celery_app.signature(RECONCILE_TASK, args=(cluster_id,)).delay()
 
     transaction.on_commit(enqueue)
 

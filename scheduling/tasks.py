@@ -8,10 +8,10 @@ import threading
 from celery import shared_task
 from django.utils import timezone
 
-from . import clock, reconcile
+from . import clock, reconcile, services
 
 
-@shared_task(ignore_result=True)
+@shared_task(name="scheduling.tasks.tick", ignore_result=True)
 def tick() -> None:
     """Run by beat every second: advance the clock of every running cluster."""
     now = timezone.now()
@@ -19,14 +19,15 @@ def tick() -> None:
         advance_clock.delay(cluster_id, now.isoformat())
 
 
-@shared_task(ignore_result=True)
+@shared_task(name="scheduling.tasks.advance_clock", ignore_result=True)
 def advance_clock(cluster_id: int, wall_time: str) -> None:
     """Move one cluster's clock to `wall_time`; run its controllers if something is due."""
     clock.advance(cluster_id, timezone.datetime.fromisoformat(wall_time))
+    clock.hold_at_script_end(cluster_id)
     reconcile.reconcile(cluster_id)
 
 
-@shared_task(ignore_result=True, expires=120)
+@shared_task(name=services.RECONCILE_TASK, ignore_result=True, expires=120)
 def reconcile_cluster(cluster_id: int) -> None:
     """Run the controllers of one cluster up to its clock (a no-op when nothing is due)."""
     outcome = reconcile.reconcile(cluster_id)

@@ -1,31 +1,36 @@
-from django.urls import path
+from django.urls import include, path
 
-from . import views
+from .views import board, clock, clusters, descheduler, imports, node, node_selection, pod, policy, whatif
 
 urlpatterns = [
-    path("", views.cluster_list, name="cluster-list"),
-    path("clusters/new", views.cluster_create, name="cluster-create"),
-    path("scenarios/<slug:name>/load", views.scenario_load, name="scenario-load"),
-    path("clusters/import", views.cluster_import, name="cluster-import"),
-    path("clusters/<int:pk>/", views.cluster_detail, name="cluster-detail"),
-    path("clusters/<int:pk>/fork", views.cluster_fork, name="cluster-fork"),
-    path("clusters/<int:pk>/delete", views.cluster_delete, name="cluster-delete"),
-    path("clusters/<int:pk>/export.yaml", views.cluster_export, name="cluster-export"),
+    path("", clusters.cluster_list, name="cluster-list"),
+    path("clusters/new", clusters.cluster_create, name="cluster-create"),
+    path("scenarios/<slug:name>/load", clusters.scenario_load, name="scenario-load"),
+    path("clusters/import", clusters.cluster_import, name="cluster-import"),
+    path("imports/<str:job_id>", imports.import_status, name="import-status"),
+    path("clusters/<int:pk>/", board.cluster_detail, name="cluster-detail"),
+    path("clusters/<int:pk>/fork", clusters.cluster_fork, name="cluster-fork"),
+    path("clusters/<int:pk>/delete", clusters.cluster_delete, name="cluster-delete"),
+    path("clusters/<int:pk>/export.yaml", clusters.cluster_export, name="cluster-export"),
     # the board's sections, refetched with the viewer's filters
-    path("clusters/<int:pk>/pending", views.pending_section, name="pending-section"),
-    path("clusters/<int:pk>/events", views.events_section, name="events-section"),
-    path("clusters/<int:pk>/clock", views.clock_action, name="clock-action"),
+    path("clusters/<int:pk>/pending", board.pending_section, name="pending-section"),
+    path("clusters/<int:pk>/events", board.events_section, name="events-section"),
+    path("clusters/<int:pk>/clock", clock.clock_action, name="clock-action"),
     # the explainer and the what-if editor
-    path("clusters/<int:pk>/nodes/<str:name>/", views.node_detail, name="node-detail"),
-    path("clusters/<int:pk>/nodes/<str:name>/card", views.node_card, name="node-card"),
-    path("clusters/<int:pk>/nodes/<str:name>/preview", views.node_preview, name="node-preview"),
-    path("clusters/<int:pk>/pods/<str:namespace>/<str:name>/", views.pod_detail, name="pod-detail"),
-    path("clusters/<int:pk>/pods/<str:namespace>/<str:name>/preview", views.pod_preview, name="pod-preview"),
-    path("clusters/<int:pk>/workloads/<str:kind>/<str:namespace>/<str:name>/", views.controller_detail, name="controller-detail"),
-    path("clusters/<int:pk>/workloads/<str:kind>/<str:namespace>/<str:name>/preview", views.controller_preview, name="controller-preview"),
-    path("clusters/<int:pk>/apply", views.apply_edit, name="apply-edit"),
+    path("clusters/<int:pk>/nodes/<str:name>/", node.node_detail, name="node-detail"),
+    path("clusters/<int:pk>/nodes/<str:name>/card", board.node_card, name="node-card"),
+    path("clusters/<int:pk>/nodes/<str:name>/preview", whatif.node_preview, name="node-preview"),
+    path("clusters/<int:pk>/pods/<str:namespace>/<str:name>/", pod.pod_detail, name="pod-detail"),
+    path("clusters/<int:pk>/pods/<str:namespace>/<str:name>/preview", whatif.pod_preview, name="pod-preview"),
+    path("clusters/<int:pk>/workloads/<str:kind>/<str:namespace>/<str:name>/", pod.controller_detail, name="controller-detail"),
+    path("clusters/<int:pk>/workloads/<str:kind>/<str:namespace>/<str:name>/preview", whatif.controller_preview, name="controller-preview"),
+    path("clusters/<int:pk>/apply", whatif.apply_edit, name="apply-edit"),
     # the scheduler policy
-    path("clusters/<int:pk>/policy", views.policy_page, name="policy"),
-    path("clusters/<int:pk>/settings", views.cluster_settings, name="cluster-settings"),
-    path("clusters/<int:pk>/policy/action", views.policy_action, name="policy-action"),
+    path("clusters/<int:pk>/policy", policy.policy_page, name="policy"),
+    path("clusters/<int:pk>/settings", policy.cluster_settings, name="cluster-settings"),
+    path("clusters/<int:pk>/policy/action", policy.policy_action, name="policy-action"),
+    path("clusters/<int:pk>/descheduler", descheduler.descheduler_page, name="descheduler"),
+    path("clusters/<int:pk>/descheduler/action", descheduler.descheduler_action, name="descheduler-action"),
+    path("clusters/<int:pk>/admission-config", node_selection.admission_config_save, name="admission-config"),
+    path("", include("scheduling.training_urls")),  # training mode (issue 15)
 ]

@@ -8,8 +8,9 @@ again if recreated, and how the scores of the affected pods change. Nothing here
 the database: the stored cluster is never modified by a preview; applying is the view's
 job (services.replace_object with the resource_version the preview was computed from).
 
-The document edits the editor offers (taints, labels, cordon, conditions, tolerations,
-node selector, affinity) are small pure functions on documents, at the bottom.
+The document edits the editor offers (labels, cordon, conditions, tolerations, node
+selector, affinity) are small pure functions on documents, at the bottom; taint edits go
+through `oc adm taint` (previews.py).
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from .engine import actions as A
-from .engine import node_lifecycle, taint_manager
-from .engine.cluster import ClusterState
-from .engine.objects import NO_EXECUTE, Node, Pod, TAINT_EFFECTS
-from .engine.store import EVICTION_AT_ANNOTATION, Store, sim_time
-from .engine.policy import Policy
-from .engine.scheduler import TOTAL, is_pending, last_results, run_queue, schedule
+from scheduling.engine.controllers import node_lifecycle, taint_manager
+from scheduling.engine.scheduler.cluster import ClusterState
+from scheduling.engine.api.objects import NO_EXECUTE, Node, Pod
+from .engine.store import Store
+from scheduling.engine.scheduler.policy import Policy
+from scheduling.engine.scheduler.cache import SchedulerCache
+from scheduling.engine.scheduler.priorities.node_prefer_avoid_pods import node_prefer_avoid_pods_priority
+from scheduling.engine.scheduler.scheduler import TOTAL, is_pending, last_results, run_queue, schedule, schedule_cached
 from .explain import infos_without, unbound_copy
 
 MAX_PLACEMENT_CHECKS = 200
@@ -36,7 +39,7 @@ MAX_SCORED_PODS = 12
 # --- what the controllers do after an edit -------------------------------------------------------
 
 
-def eviction_at(pod: Pod, node: Node, now: float) -> float | None:
+def eviction_at(pod: Pod, node: Node, now: float, timer: float | None = None) -> float | None:
     """When the NoExecute taint manager (engine.taint_manager) deletes the pod on `node`:
     None never, `now` at once, else the time its timer fires. Every NoExecute taint must
     be tolerated, else at once; otherwise the shortest tolerationSeconds of the tolerations
@@ -51,7 +54,6 @@ def eviction_at(pod: Pod, node: Node, now: float) -> float | None:
     minimum = taint_manager.min_toleration_time(used)
     if minimum < 0:
         return None
-    timer = sim_time(pod.annotations.get(EVICTION_AT_ANNOTATION))
     if timer is not None:
         return max(now, timer)
     return now + minimum
@@ -135,6 +137,17 @@ class ScoreDelta:
     node: str
     before: int | None  # None: not feasible
     after: int | None
+    # the weighted NodePreferAvoidPodsPriority part of each total (x10000 dwarfs the rest)
+    before_avoid: int = 0
+    after_avoid: int = 0
+
+    @property
+    def before_rest(self) -> int | None:
+        return None if self.before is None else self.before - self.before_avoid
+
+    @property
+    def after_rest(self) -> int | None:
+        return None if self.after is None else self.after - self.after_avoid
 
 
 @dataclass(frozen=True)
@@ -185,14 +198,14 @@ def copy_state(state: ClusterState) -> ClusterState:
     )
 
 
-def _evictions(state: ClusterState, now: float) -> dict[str, tuple[float, str, tuple[str, ...]]]:
+def _evictions(state: ClusterState, now: float, timers: Mapping[str, float]) -> dict[str, tuple[float, str, tuple[str, ...]]]:
     """{pod: (seconds from now until its eviction, node, the taints behind it)}."""
     nodes = {n.name: n for n in state.nodes}
     out = {}
     for pod in state.pods:
         if not pod.node_name or pod.is_terminating or pod.node_name not in nodes:
             continue
-        at = eviction_at(pod, nodes[pod.node_name], now)
+        at = eviction_at(pod, nodes[pod.node_name], now, timers.get(pod.key))
         if at is not None:
             out[pod.key] = (at - now, pod.node_name, _eviction_taints(pod, nodes[pod.node_name]))
     return out
@@ -212,25 +225,63 @@ def _without(state: ClusterState, keys: set[str]) -> ClusterState:
     return out
 
 
-def _placement(state: ClusterState, policy: Policy, pod: Pod, seed: int):
-    """Where `pod` would go if it were created now (it is taken off its node first)."""
-    unbound = unbound_copy(pod)
-    infos = infos_without(state, {pod.key})
-    return schedule(unbound, state, infos, policy, random.Random(seed), explain=False)
+class _Placer:
+    """Places pods one at a time against ONE state: its NodeInfos and SchedulerCache are
+    built once; each pod is taken off its node for its cycle and put back at the same
+    position after (the order of a node's pods is visible to some predicates)."""
+
+    def __init__(self, state: ClusterState, policy: Policy, seed: int):
+        self.state, self.policy, self.seed = state, policy, seed
+        self.infos = infos_without(state, set())
+        self.cache = SchedulerCache(self.infos, state)
+        self.cache.attach()
+
+    def _cycle(self, pod: Pod, run):
+        info = self.infos.get(pod.node_name) if pod.node_name else None
+        position = None
+        if info is not None:
+            position = next((i for i, p in enumerate(info.pods) if p.key == pod.key), None)
+            if position is not None:
+                stored = info.pods[position]
+                info.remove_pod(stored)
+        try:
+            return run(unbound_copy(pod))
+        finally:
+            if position is not None:
+                info.add_pod(stored)
+                info.pods.insert(position, info.pods.pop())
+
+    def placement(self, pod: Pod):
+        """Where `pod` would go if it were created now (it is taken off its node first)."""
+        return self._cycle(pod, lambda p: schedule_cached(p, self.state, self.cache, self.policy, random.Random(self.seed)))
+
+    def close(self) -> None:
+        self.cache.detach()
 
 
-def _totals(state: ClusterState, policy: Policy, pod: Pod, seed: int) -> dict[str, int]:
+def avoid_pods_weights(policy: Policy) -> dict[str, int]:
+    """The policy's NodePreferAvoidPodsPriority entries (name -> weight): their weight of
+    10000 makes them decide only between nodes with and without the avoid-pods annotation."""
+    return {p.name: p.weight for p in policy.priorities if p.fn is node_prefer_avoid_pods_priority}
+
+
+def _totals(state: ClusterState, policy: Policy, pod: Pod, seed: int) -> dict[str, tuple[int, int]]:
+    """node -> (total score, its weighted avoid-pods part), for the feasible nodes."""
     unbound = unbound_copy(pod)
     infos = infos_without(state, {pod.key})
     result = schedule(unbound, state, infos, policy, random.Random(seed), explain=True)
-    return {n: s.get(TOTAL, 0) for n, s in result.scores.items()}
+    avoid = avoid_pods_weights(policy)
+    return {
+        n: (int(s.get(TOTAL, 0)), sum(int(s.get(name, 0)) * w for name, w in avoid.items()))
+        for n, s in result.scores.items()
+    }
 
 
-def _best(totals: Mapping[str, int]) -> tuple[str, ...]:
+def _best(totals: Mapping[str, tuple[int, int]]) -> tuple[str, ...]:
     if not totals:
         return ()
-    top = max(totals.values())
-    return tuple(n for n, t in totals.items() if t == top)
+    top = max(t for t, _ in totals.values())
+    return tuple(n for n, (t, _) in totals.items() if t == top)
 
 
 def preview(
@@ -243,11 +294,14 @@ def preview(
     preemption: bool = True,
     recreated: Sequence[Pod] = (),
     notes: Sequence[str] = (),
+    timers: Mapping[str, float] | None = None,
 ) -> Preview:
     """What changes between `before` and `after` (the same cluster with an edit).
 
     `recreated`: pods a controller would create after the edit (a template change); their
-    placement is checked like that of the running pods."""
+    placement is checked like that of the running pods. `timers`: the taint manager's
+    running eviction timers ("<ns>/<name>" -> time, state.eviction_timers)."""
+    timers = timers or {}
     result = Preview(now=now, notes=list(notes))
     nodes_before = {n.name: n for n in before.nodes}
     nodes_after = {n.name: n for n in after.nodes}
@@ -258,7 +312,7 @@ def preview(
     result.changed_pods += [k for k in pods_before if k not in pods_after]
 
     # 1. The taint manager: pods whose eviction the edit starts (or brings forward).
-    ev_before, ev_after = _evictions(before, now), _evictions(after, now)
+    ev_before, ev_after = _evictions(before, now, timers), _evictions(after, now, timers)
     for key, (delay, node, taints) in ev_after.items():
         old = ev_before.get(key)
         if old is not None and old[0] <= delay:
@@ -307,17 +361,19 @@ def preview(
     if len(check) > MAX_PLACEMENT_CHECKS:
         result.truncated = True
         check = check[:MAX_PLACEMENT_CHECKS]
+    placer_before = _Placer(before, policy, seed)
+    placer_after = _Placer(state_after, policy, seed)
     for pod in check:
         if pod.key in seen:
             continue
         seen.add(pod.key)
-        attempt = _placement(state_after if pod.key not in gone else _with(state_after, pod), policy, pod, seed)
+        attempt = placer_after.placement(pod)
         if attempt.node is not None:
             continue
         old = pods_before.get(pod.key)
         already = False
         if old is not None and old.node_name:
-            already = _placement(before, policy, old, seed).node is None
+            already = placer_before.placement(old).node is None
         result.unplaceable.append(Placement(pod.key, pod.node_name or None, None, attempt.message, already=already))
 
     # 4. How the scores of the affected pods change.
@@ -338,20 +394,48 @@ def preview(
             continue
         totals_b = _totals(before, policy, pod_b, seed)
         totals_a = _totals(state_after if key not in gone else _with(state_after, pod_a), policy, pod_a, seed)
-        rows = tuple(
-            ScoreDelta(n, totals_b.get(n), totals_a.get(n))
-            for n in nodes_after
-            if totals_b.get(n) != totals_a.get(n)
-        )
-        if rows:
-            result.scores.append(PodScores(key, _best(totals_b), _best(totals_a), rows))
+        best_b, best_a = _best(totals_b), _best(totals_a)
+        changed = [n for n in nodes_after if totals_b.get(n) != totals_a.get(n)]
+        if changed:
+            # the best nodes before and after always have a row, changed or not
+            shown = set(changed) | set(best_b) | set(best_a)
+            rows = tuple(_delta(n, totals_b.get(n), totals_a.get(n)) for n in nodes_after if n in shown)
+            rows = tuple(sorted(rows, key=lambda r: (r.node not in best_a, r.node not in best_b)))
+            result.scores.append(PodScores(key, best_b, best_a, rows))
+    # 5. The controller's new pods (a template change): where each would land, placed in
+    # turn (each sees the ones before it), and when the taint manager would evict it there.
+    _new_pods(result, placer_after, recreated, nodes_after, now)
+    placer_before.close()
+    placer_after.close()
     return result
+
+
+def _delta(node: str, before: tuple[int, int] | None, after: tuple[int, int] | None) -> ScoreDelta:
+    return ScoreDelta(
+        node, before[0] if before else None, after[0] if after else None,
+        before_avoid=before[1] if before else 0, after_avoid=after[1] if after else 0,
+    )
 
 
 def _with(state: ClusterState, pod: Pod) -> ClusterState:
     out = copy_state(state)
     out.pods.append(pod)
     return out
+
+
+def _new_pods(result: Preview, placer: "_Placer", recreated: Sequence[Pod], nodes: Mapping[str, Node], now: float) -> None:
+    for pod in recreated:
+        attempt = placer.placement(pod)
+        if attempt.node is None:
+            continue  # reported with the pods that could not be placed (3.)
+        result.scheduled.append(Placement(pod.key, None, attempt.node))
+        bound = dataclasses.replace(pod, node_name=attempt.node, phase="Running")
+        placer.infos[attempt.node].add_pod(bound)
+        at = eviction_at(bound, nodes[attempt.node], now)
+        if at is not None:
+            eviction = Eviction(pod.key, attempt.node, at - now, at, _eviction_taints(bound, nodes[attempt.node]))
+            (result.evicted_now if at == now else result.evicted_later).append(eviction)
+    result.evicted_later.sort(key=lambda e: (e.seconds, e.pod))
 
 
 # --- edits on documents -----------------------------------------------------------------------
@@ -364,37 +448,6 @@ class EditError(ValueError):
 def edited(doc: Mapping[str, Any]) -> dict:
     out = copy.deepcopy(dict(doc))
     out.get("metadata", {}).pop("resourceVersion", None)
-    return out
-
-
-def add_taint(doc: Mapping, key: str, value: str, effect: str, *, overwrite: bool = True) -> dict:
-    if effect not in TAINT_EFFECTS:
-        raise EditError(f"invalid taint effect: {effect}, unsupported taint effect")
-    out = edited(doc)
-    taints = out.setdefault("spec", {}).setdefault("taints", [])
-    for t in taints:
-        if t.get("key") == key and t.get("effect") == effect:
-            if not overwrite:
-                raise EditError(f"node {out['metadata']['name']} already has {key} taint(s) with same effect(s) and --overwrite is false")
-            t["value"] = value
-            if not value:
-                t.pop("value", None)
-            return out
-    taint = {"key": key, "effect": effect}
-    if value:
-        taint["value"] = value
-    taints.append(taint)
-    return out
-
-
-def remove_taint(doc: Mapping, index: int) -> dict:
-    out = edited(doc)
-    taints = (out.get("spec") or {}).get("taints") or []
-    if not 0 <= index < len(taints):
-        raise EditError("that taint is no longer on the node")
-    del taints[index]
-    if not taints:
-        out["spec"].pop("taints", None)
     return out
 
 
@@ -503,7 +556,8 @@ def add_node_affinity_requirement(doc: Mapping, key: str, operator: str, values:
     if not terms:
         terms.append({})
     expression: dict = {"key": key, "operator": operator}
-    if operator not in ("Exists", "DoesNotExist"):
+    if values or operator not in ("Exists", "DoesNotExist"):
+        # kept as typed: the API server's validation refuses values with Exists/DoesNotExist
         expression["values"] = list(values)
     terms[0].setdefault("matchExpressions", []).append(expression)
     return out

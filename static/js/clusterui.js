@@ -57,10 +57,16 @@
         var oob = el.getAttribute("hx-swap-oob") || "true";
         var target = el.id ? document.getElementById(el.id) : null;
         if (!target) {
-          if (oob !== "delete" && el.hasAttribute("data-node")) needResync = true;
+          // A card or tile this page lacks: a new node (or one that changed group). The
+          // overview shows tiles, not cards (a card is swapped only where a tile is open),
+          // and a cards page shows no tiles: each skips the other's kind.
+          var overview = !!document.querySelector('#board[data-view="overview"]');
+          var mine = overview ? el.hasAttribute("data-tile") : el.hasAttribute("data-node");
+          if (oob !== "delete" && mine) needResync = true;
           return; // nothing to swap into on this page
         }
-        if (oob !== "delete" && target.hasAttribute("data-node") && groupingActive() &&
+        if (oob !== "delete" && (target.hasAttribute("data-node") || target.hasAttribute("data-tile")) &&
+            groupingActive() && !target.closest("#tile-detail") &&
             target.getAttribute("data-labels") !== el.getAttribute("data-labels")) {
           needResync = true;
           return;

@@ -5,7 +5,8 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from scheduling import kube, services
+from scheduling import kube, reconcile, services
+from scheduling.engine.api.validation import is_dns1123_label, render_value
 from scheduling.models import Cluster
 
 
@@ -17,26 +18,42 @@ class Command(BaseCommand):
         parser.add_argument("files", nargs="+", metavar="FILE")
 
     def handle(self, *args, name, files, **options):
+        problems = cluster_name_errors(name)
+        if problems:
+            raise CommandError("\n".join(problems), returncode=2)
         docs = []
+        skipped: list[str] = []
         try:
             for path in files:
-                text = sys.stdin.read() if path == "-" else _read(path)
-                docs.extend(kube.load_documents(text, "<stdin>" if path == "-" else path))
+                text = _read(path)
+                docs.extend(kube.load_documents(text, "<stdin>" if path == "-" else path, skipped=skipped))
             with transaction.atomic():
                 cluster = Cluster.objects.filter(name=name).first() or services.create_cluster(name)
                 result = services.apply_documents(cluster, docs)
         except (kube.DocumentError, services.StoreError) as exc:
             raise CommandError(str(exc), returncode=2) from exc
+        for note in skipped:
+            self.stderr.write(note)
+        reconcile.reconcile(cluster.pk)  # the scheduler's first pass happens now: no worker may run here
         self.stdout.write(
             f'cluster "{name}": {result.created} created, {result.replaced} replaced'
             + (", scheduler policy set" if result.policy_set else "")
         )
 
 
+def cluster_name_errors(name: str) -> list[str]:
+    """A cluster name is a DNS-1123 label, as the web form requires; the API server's wording."""
+    if not name:
+        return ["cluster name: Required value"]
+    return [f"cluster name: Invalid value: {render_value(name)}: {msg}" for msg in is_dns1123_label(name)]
+
+
 def _read(path: str) -> str:
     try:
+        if path == "-":
+            return sys.stdin.read(kube.MAX_TEXT_BYTES + 1)  # past the limit: refused by the loader
         with open(path, encoding="utf-8") as f:
-            return f.read()
+            return f.read(kube.MAX_TEXT_BYTES + 1)
     except OSError as exc:
         raise CommandError(f"error: the path \"{path}\" cannot be read: {exc.strerror}", returncode=2) from exc
     except UnicodeDecodeError:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from scheduling import services
+from scheduling import reconcile, services
 from scheduling.models import Cluster
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "demo" / "demo-cluster.yaml"
@@ -29,4 +29,5 @@ class Command(BaseCommand):
             name, DEMO_FILE.read_text(), DEMO_FILE.name,
             description="Demo: three zones, control plane, the taint examples of the OpenShift docs.",
         )
+        reconcile.reconcile(cluster.pk)  # the scheduler's first pass happens now: no worker may run here
         self.stdout.write(f'cluster "{cluster.name}" loaded from {DEMO_FILE.name}')

@@ -15,7 +15,11 @@ import yaml
 from django.core.management.base import BaseCommand, CommandError
 
 from scheduling import kube
-from scheduling.engine.simulate import EXPLAIN_CHOICES, SimulationError, simulate
+from scheduling.board import format_clock, sim_time_text
+from scheduling.engine.api.node_selection_admission import UserInfo
+from scheduling.engine.controllers.descheduler import Flags
+from scheduling.engine.simulate import EXPLAIN_CHOICES, EXTRA_KINDS, SimulationError, simulate
+from scheduling.engine.simulation import ControllerLoadError
 
 
 class Command(BaseCommand):
@@ -34,6 +38,19 @@ class Command(BaseCommand):
         parser.add_argument("--explain", choices=EXPLAIN_CHOICES, default="all", help="which pods keep filters and scores")
         parser.add_argument("--no-admission", action="store_true", help="take objects exactly as written")
         parser.add_argument("--format", choices=("json", "yaml", "text"), default="json", dest="output_format")
+        parser.add_argument("--controllers", metavar="NAME,...", help="run only these controllers (default: all)")
+        # The descheduler's 3.11 flags, prefixed (a DeschedulerPolicy document runs it once at time 0).
+        parser.add_argument("--descheduler-max-pods-to-evict-per-node", type=int, default=0, metavar="N",
+                            help="Limits the maximum number of pods to be evicted per node by descheduler")
+        parser.add_argument("--descheduler-node-selector", default="", metavar="SEL",
+                            help="Selector (label query) to filter on, supports '=', '==', and '!='.(e.g. -l key1=value1,key2=value2)")
+        parser.add_argument("--descheduler-dry-run", action="store_true", help="execute descheduler in dry run mode.")
+        # Who creates the objects (the node-selection admission plugins read it).
+        parser.add_argument("--user-can-bind", action="store_true", help="the user may create pods/binding (PodNodeConstraints)")
+        parser.add_argument("--as", dest="as_user", default="", metavar="USER", help="the requesting user")
+        parser.add_argument("--as-group", dest="as_groups", action="append", default=[], metavar="GROUP",
+                            help="a group of the requesting user (repeatable)")
+        parser.add_argument("--objects", action="store_true", help="add every object at the end of the run to the output")
 
     def execute(self, *args, **options):
         # Print a bad input's message as it is (no "CommandError: " prefix) and exit 2.
@@ -45,13 +62,14 @@ class Command(BaseCommand):
             self.stderr.write(str(exc))
             sys.exit(exc.returncode)
 
-    def handle(self, *args, files, policy, until, seed, explain, no_admission, output_format, **options):
+    def handle(self, *args, files, policy, until, seed, explain, no_admission, output_format, controllers=None, objects=False,
+               **options):
         docs: list[dict] = []
         problems: list[str] = []
         for name in files:
             try:
                 text = self._read(name)
-                docs.extend(kube.load_documents(text, "<stdin>" if name == "-" else name))
+                docs.extend(kube.load_documents(text, "<stdin>" if name == "-" else name, extra_kinds=EXTRA_KINDS))
             except kube.DocumentError as exc:
                 problems.append(str(exc))
         if problems:
@@ -59,10 +77,19 @@ class Command(BaseCommand):
         policy_doc = self._load_policy(policy) if policy else None
         try:
             result = simulate(
-                docs, policy=policy_doc, seed=seed, explain=explain, admission=not no_admission, until=until
+                docs, policy=policy_doc, seed=seed, explain=explain, admission=not no_admission, until=until,
+                controllers=None if controllers is None else controllers.split(","), objects=objects,
+                descheduler_flags=Flags(
+                    max_pods_to_evict_per_node=options["descheduler_max_pods_to_evict_per_node"],
+                    node_selector=options["descheduler_node_selector"],
+                    dry_run=options["descheduler_dry_run"],
+                ),
+                user=UserInfo(options["as_user"], tuple(options["as_groups"]), options["user_can_bind"]),
             )
         except SimulationError as exc:
             raise CommandError(str(exc), returncode=2) from exc
+        except ControllerLoadError as exc:  # a broken CONTROLLERS entry: say which, never skip it
+            raise CommandError(str(exc), returncode=1) from exc
         if output_format == "json":
             self.stdout.write(json.dumps(result, indent=2))
         elif output_format == "yaml":
@@ -71,35 +98,55 @@ class Command(BaseCommand):
             self.stdout.write(format_text(result), ending="")
 
     def _read(self, name: str) -> str:
-        if name == "-":
-            return sys.stdin.read()
         try:
+            if name == "-":
+                return sys.stdin.read(kube.MAX_TEXT_BYTES + 1)  # past the limit: refused by the loader
             with open(name, encoding="utf-8") as f:
-                return f.read()
+                return f.read(kube.MAX_TEXT_BYTES + 1)
         except OSError as exc:
             raise CommandError(f"error: the path \"{name}\" cannot be read: {exc.strerror}", returncode=2) from exc
+        except UnicodeDecodeError:
+            raise CommandError(f'error: "{name}" is not UTF-8 text', returncode=2) from None
 
     def _load_policy(self, name: str) -> dict:
         text = self._read(name)
         try:
-            doc = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-            raise CommandError(f"{name}: error parsing the scheduler Policy{where}: {getattr(exc, 'problem', exc)}", returncode=2) from exc
+            doc = kube.parse_value(text, name, "the scheduler Policy")
+        except kube.DocumentError as exc:
+            raise CommandError(str(exc), returncode=2) from None
         if not isinstance(doc, dict):
             raise CommandError(f"{name}: a scheduler Policy must be a mapping (an object)", returncode=2)
         return doc
 
 
 def format_text(result: dict) -> str:
-    """A table a person reads: one line per pod (POD, NODE, PHASE, MESSAGE)."""
+    """Tables a person reads: one line per pod (POD, NODE, PHASE, MESSAGE), then the events
+    in time order with their simulated time (TIME as the scenarios write it, CLOCK as the
+    board's clock reads it: board.sim_time_text and board.format_clock)."""
     rows = [("POD", "NODE", "PHASE", "MESSAGE")]
     for entry in result["pods"]:
         message = entry.get("message") or ""
         if not message and entry.get("nominatedNode"):
             message = f"nominated to {entry['nominatedNode']}"
         rows.append((entry["pod"], entry["node"] or "<none>", entry["phase"], message))
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    lines = ["   ".join(cell.ljust(widths[i]) for i, cell in enumerate(r[:3])) + "   " + r[3] for r in rows]
-    return "\n".join(line.rstrip() for line in lines) + "\n"
+    out = _table(rows)
+    events = result.get("events") or []
+    if events:
+        out.append("")
+        out.extend(_table([("TIME", "CLOCK", "TYPE", "REASON", "OBJECT", "MESSAGE")] + [
+            (sim_time_text(e["time"]), format_clock(e["time"]), e["type"], e["reason"], e["object"], _one_line(e["message"]))
+            for e in events
+        ]))
+    return "\n".join(out) + "\n"
+
+
+def _table(rows: list[tuple[str, ...]]) -> list[str]:
+    """Columns padded to their widest cell, three spaces apart; the last one as it is."""
+    last = len(rows[0]) - 1
+    widths = [max(len(r[i]) for r in rows) for i in range(last)]
+    return [("   ".join(cell.ljust(widths[i]) for i, cell in enumerate(r[:last])) + "   " + r[last]).rstrip() for r in rows]
+
+
+def _one_line(text: str) -> str:
+    """A multi-line message (a command's output) on one row: its lines joined with "; "."""
+    return "; ".join(line for line in text.splitlines() if line)

@@ -1,0 +1,146 @@
+"""python manage.py oc [-f FILE ...] [--cluster NAME] [--now TIME] [--alerts FILE] [--as USER] ARGS...
+
+`oc` against the simulated cluster (DESIGN: "The command-line contract: python manage.py
+oc"), printing what current upstream oc prints, with its exit status. The options above
+come first; the first other word starts the oc command (`oc` itself may be omitted), so
+`manage.py oc --cluster demo create -f pod.yaml` passes `-f pod.yaml` to `oc create`.
+
+* `-f FILE` (repeatable, `-` = stdin): a snapshot (`oc get -o yaml` output, a
+  must-gather's YAML): the objects exactly as given. Mutating commands change nothing.
+* `--cluster NAME`: a stored cluster; writes go through the services.
+* `--now TIME` (RFC 3339): "now" for ages; default the cluster's clock (second 0 =
+  2026-01-01T00:00:00Z) or, for files, the wall clock.
+* `--as USER`: whose permissions apply (a user without scheduling.edit_cluster may only
+  read); default: the command line's administrator.
+* `--alerts FILE`: alert data for the commands that read alerts (handed to them as the
+  file "--alerts").
+See scheduling/oc_cli.py.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from django.core.management.base import BaseCommand
+
+from scheduling import kube, oc_cli
+from scheduling.models import Cluster
+
+USAGE = "usage: manage.py oc [-f FILE ...] [--cluster NAME] [--now TIME] [--alerts FILE] [--as USER] ARGS...\n"
+OWN_OPTIONS = ("-f", "--filename", "--cluster", "--now", "--alerts", "--as")
+
+
+def _read(path: str, stdin) -> str:
+    if path == "-":
+        return stdin.read()
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()
+
+
+class Command(BaseCommand):
+    help = "Run an oc command against a stored cluster (--cluster) or snapshot files (-f), printing what oc prints."
+    requires_system_checks: list = []
+
+    def run_from_argv(self, argv):
+        code = self.main(argv[2:], sys.stdin, sys.stdout, sys.stderr)
+        sys.exit(code)
+
+    def handle(self, *args, **options):  # call_command("oc", ...) -> the exit status
+        code = self.main(list(args), options.get("stdin") or sys.stdin, self.stdout._out, self.stderr._out)
+        if code:
+            raise SystemExit(code)
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        parser.add_argument("args", nargs="*")
+        return parser
+
+    def main(self, argv: list[str], stdin, stdout, stderr) -> int:
+        files: list[str] = []
+        cluster_name = now_text = alerts = as_user = None
+        i = 0
+        while i < len(argv) and argv[i] in OWN_OPTIONS or (i < len(argv) and argv[i].split("=", 1)[0] in OWN_OPTIONS):
+            name, eq, value = argv[i].partition("=")
+            if not eq:
+                if i + 1 >= len(argv):
+                    stderr.write(f"error: flag needs an argument: {name}\n{USAGE}")
+                    return 2
+                value = argv[i + 1]
+                i += 1
+            i += 1
+            if name in ("-f", "--filename"):
+                files.append(value)
+            elif name == "--cluster":
+                cluster_name = value
+            elif name == "--now":
+                now_text = value
+            elif name == "--alerts":
+                alerts = value
+            else:
+                as_user = value
+        rest = argv[i:]
+        if rest and rest[0] in ("oc", "kubectl"):
+            command = rest
+        else:
+            command = ["oc", *rest]
+        emit = oc_cli.stdio_emit(stdout, stderr)
+        if bool(files) == bool(cluster_name):
+            stderr.write("error: give either --cluster NAME or -f FILE ...\n" + USAGE)
+            return 2
+        now = None
+        if now_text is not None:
+            try:
+                now = oc_cli.parse_now(now_text)
+            except ValueError as exc:
+                stderr.write(f'error: invalid argument "{now_text}" for "--now" flag: {exc}\n')
+                return 2
+        # oc's own -f FILE (create/apply/replace/delete): read and parse them here.
+        own_files: dict[str, list[dict]] = {}
+        try:
+            for j, word in enumerate(command):
+                path = None
+                if word in ("-f", "--filename") and j + 1 < len(command):
+                    path = command[j + 1]
+                elif word.startswith("--filename=") or (word.startswith("-f") and len(word) > 2 and word[2] != "-"):
+                    path = word.split("=", 1)[1] if "=" in word else word[2:]
+                if path is not None:
+                    own_files[path] = [oc_cli._strip_managed(d) for d in kube.parse_documents(_read(path, stdin), path)]
+            if alerts:
+                own_files["--alerts"] = kube.parse_documents(_read(alerts, stdin), alerts)
+        except OSError as exc:
+            stderr.write(f"error: the path \"{exc.filename}\" does not exist\n")
+            return 1
+        except kube.DocumentError as exc:
+            stderr.write(f"error: {exc}\n")
+            return 1
+        if cluster_name:
+            cluster = Cluster.objects.filter(name=cluster_name).first()
+            if cluster is None:
+                stderr.write(f'error: no cluster named "{cluster_name}"\n')
+                return 1
+            user = None
+            if as_user is not None:
+                from django.contrib.auth import get_user_model
+
+                user = get_user_model().objects.filter(username=as_user).first()
+                if user is None:
+                    stderr.write(f'error: no user named "{as_user}"\n')
+                    return 1
+            result = oc_cli.run_on_cluster(cluster, command, emit, now=now, user=user, files=own_files)
+            return result.exit_code
+        objects: list[dict] = []
+        events: list[dict] = []
+        try:
+            for path in files:
+                o, e, _skipped = oc_cli.snapshot_documents(_read(path, stdin), path)
+                objects += o
+                events += e
+        except OSError as exc:
+            stderr.write(f"error: the path \"{exc.filename}\" does not exist\n")
+            return 1
+        except kube.DocumentError as exc:
+            stderr.write(f"error: {exc}\n")
+            return 1
+        store = oc_cli.snapshot_store(objects, events)
+        result = oc_cli.run_on_snapshot(store, command, emit, now=oc_cli.wall_now() if now is None else now, files=own_files)
+        return result.exit_code

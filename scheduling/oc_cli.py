@@ -1,0 +1,337 @@
+"""`oc` on the Django side: the same engine commands (scheduling.engine.oc) against a
+stored cluster or a snapshot, for `manage.py oc` and the browser console.
+
+Stored clusters: the command reads the stored objects and events; its actions are
+applied to a copy of them and every object that changed is written through
+services.py (validation for created/replaced objects, a compare-and-swap on each
+object's resourceVersion, events, reconcile, live push), exactly like the web pages.
+`oc adm drain` continues on the cluster's clock: while pods are still to go, the
+command steps the stored cluster's clock to the drain's next instant (clock.step),
+runs the controllers (reconcile) and resumes the drain (engine.oc.drain.resume), so
+`manage.py oc --cluster` returns when kubectl would, with kubectl's output, and the
+pages watch the drain happen.
+
+Snapshots (`-f FILE`): the objects exactly as given (no defaults, no admission, no
+controllers; `managedFields` dropped, Lists unpacked, kinds the simulator does not know
+skipped). Mutating commands print what oc prints and change nothing; a drain on a
+snapshot lets only the pods' own grace periods pass (nothing replaces or removes pods).
+
+Times: stored clusters count simulated seconds; second 0 is engine.oc.output.EPOCH
+(2026-01-01T00:00:00Z), so `--now 2026-01-01T00:10:00Z` is simulated second 600.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable, Mapping, Sequence
+
+from django.db import transaction
+
+from . import clock, kube, reconcile, services
+from .engine import actions as A
+from .engine.api.defaults import KINDS
+from .engine.oc import commands, drain
+from .engine.oc.core import BY_KIND, OcResult, find_resource
+from .engine.oc.output import EPOCH, parse_time, seconds
+from .engine.store import CONTROLLER_STATE_KIND, Store
+from .models import KIND_MODELS, Cluster, Event
+from .permissions import can_edit
+from .state import cluster_documents
+
+MAX_DRAIN_STEPS = 720  # an hour of 5 s PDB retries without --timeout
+
+
+@dataclass
+class StoredEvent:
+    """An Event row as engine.oc.describe reads it (repeats counted)."""
+
+    time: float
+    type: str
+    reason: str
+    kind: str
+    namespace: str
+    name: str
+    message: str
+    source: str
+    count: int = 1
+    first_time: float = 0.0
+    last_time: float = 0.0
+
+
+def wall_now() -> float:
+    """The wall clock on the simulated scale (snapshots' default `now`)."""
+    return (datetime.now(timezone.utc) - EPOCH).total_seconds()
+
+
+def parse_now(text: str) -> float:
+    """`--now` (RFC 3339) -> simulated seconds; ValueError with Go's message."""
+    return parse_time(text)
+
+
+# --- reading ---------------------------------------------------------------------------------------------------
+
+
+def cluster_store(cluster: Cluster) -> Store:
+    store = Store(cluster_documents(cluster))
+    store.events = [
+        StoredEvent(e.last_time, e.type, e.reason, e.involved_kind, e.involved_namespace, e.involved_name, e.message, e.source,
+                    e.count, e.first_time, e.last_time)
+        for e in Event.objects.filter(cluster=cluster).order_by("last_time", "id")
+    ]
+    return store
+
+
+def _strip_managed(doc: dict) -> dict:
+    meta = doc.get("metadata")
+    if isinstance(meta, dict) and "managedFields" in meta:
+        doc = {**doc, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
+    return doc
+
+
+def snapshot_documents(text: str, source: str) -> tuple[list[dict], list[dict], list[str]]:
+    """(objects of simulated kinds, Event documents, skipped "Kind ns/name" notes) from
+    `oc get -o yaml` output or a must-gather file, exactly as given."""
+    objects, events, skipped = [], [], []
+    for doc in kube.parse_documents(text, source):
+        doc = _strip_managed(doc)
+        kind = doc.get("kind")
+        if kind == "Event":
+            events.append(doc)
+        elif kind in KINDS:
+            objects.append(doc)
+        else:
+            meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+            where = f"{meta.get('namespace')}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
+            skipped.append(f"{kind} {where}")
+    return objects, events, skipped
+
+
+def snapshot_store(objects: Sequence[dict], events: Sequence[dict] = ()) -> Store:
+    store = Store(objects)
+    for e in events:
+        involved = e.get("involvedObject") or {}
+        first = seconds(e.get("firstTimestamp") or e.get("eventTime") or (e.get("metadata") or {}).get("creationTimestamp"))
+        last = seconds(e.get("lastTimestamp")) or first or 0.0
+        store.events.append(StoredEvent(
+            last, e.get("type") or "Normal", e.get("reason") or "", involved.get("kind") or "",
+            involved.get("namespace") or "", involved.get("name") or "", e.get("message") or "",
+            (e.get("source") or {}).get("component") or e.get("reportingComponent") or "", int(e.get("count") or 1),
+            first if first is not None else last, last))
+    return store
+
+
+# --- writing ---------------------------------------------------------------------------------------------------
+
+
+class WriteError(Exception):
+    """What the API server answers instead of writing; str() is oc's text."""
+
+
+def write_actions(cluster: Cluster, store: Store, actions: Sequence[Any]) -> None:
+    """Apply the command's actions to a copy of `store` and write every changed object
+    through the services, each with a compare-and-swap on the version it was read at."""
+    after = store.copy()
+    changed: list[tuple[str, str, str]] = []
+    events: list[A.RecordEvent] = []
+    for action in actions:
+        if isinstance(action, A.RecordEvent):
+            events.append(action)
+        else:
+            changed.extend(after.apply(action))
+    try:
+        with transaction.atomic():
+            for kind, ns, name in dict.fromkeys(changed):
+                if kind == CONTROLLER_STATE_KIND or kind not in KIND_MODELS:
+                    continue
+                before, doc = store.get(kind, ns, name), after.get(kind, ns, name)
+                model_ns = ns if KIND_MODELS[kind].NAMESPACED else ""
+                if doc is None:
+                    services.delete_object(cluster, kind, name, model_ns,
+                                           expected_version=int((before.get("metadata") or {}).get("resourceVersion") or 0))
+                elif before is None:
+                    checked = kube.check_documents([doc], f"{kind} {name}", extra_kinds=())[0]
+                    services.create_object(cluster, services.admit_documents(cluster, [checked])[0])
+                else:
+                    expected = int((before.get("metadata") or {}).get("resourceVersion") or 0)
+                    doc = {**doc, "metadata": {k: v for k, v in (doc.get("metadata") or {}).items() if k != "resourceVersion"}}
+                    if before.get("spec") != doc.get("spec") or before.get("metadata", {}).get("labels") != doc["metadata"].get("labels"):
+                        doc = kube.check_documents([doc], f"{kind} {name}", extra_kinds=())[0]
+                    services.replace_object(cluster, doc, expected_version=expected)
+            for e in events:
+                services.record_event(cluster, reason=e.reason, message=e.message, kind=e.kind, name=e.name,
+                                      namespace=e.namespace, type=e.type, source=e.source, time=e.time)
+    except services.Conflict as exc:
+        raise WriteError(f"Error from server (Conflict): {exc}") from exc
+    except services.StoreError as exc:
+        raise WriteError(f"Error from server: {exc}") from exc
+    except kube.DocumentError as exc:
+        raise WriteError("\n".join(p.split(": ", 1)[1] if ": " in p else p for p in exc.problems)) from exc
+
+
+# --- permissions ---------------------------------------------------------------------------------------------
+
+
+_VERBS = {"label": "patch", "annotate": "patch", "scale": "patch", "delete": "delete", "create": "create", "apply": "patch",
+          "replace": "update", "taint": "patch", "cordon": "patch", "uncordon": "patch", "drain": "patch"}
+
+
+def forbidden(username: str, argv: Sequence[str]) -> str:
+    """The API server's Forbidden answer for a user who may only read."""
+    path, args = commands.resolve(argv[0], argv[1:])
+    verb = _VERBS.get(path[-1] if path else "", "patch")
+    words = [a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] not in ("-n", "--namespace"))]
+    resource, name = BY_KIND["Node"], ""
+    if path and path[-1] in ("taint", "cordon", "uncordon", "drain"):
+        name = next((w.partition("/")[2] or w for w in words if w not in ("node", "nodes", "no")), "")
+    elif words:
+        if "/" in words[0]:
+            t, _, name = words[0].partition("/")
+            resource = find_resource(t) or resource
+        else:
+            resource = find_resource(words[0]) or resource
+            name = words[1] if len(words) > 1 and "=" not in words[1] else ""
+    namespace = "default"
+    for i, word in enumerate(args):
+        if word in ("-n", "--namespace") and i + 1 < len(args):
+            namespace = args[i + 1]
+        elif word.startswith("--namespace=") or (word.startswith("-n") and len(word) > 2):
+            namespace = word.split("=", 1)[1] if "=" in word else word[2:]
+    scope = f'in the namespace "{namespace}"' if resource.namespaced else "at the cluster scope"
+    what = f'{resource.resource_string} "{name}" is forbidden' if name else f"{resource.resource_string} is forbidden"
+    return (f'Error from server (Forbidden): {what}: User "{username}" cannot {verb} resource "{resource.plural}" '
+            f'in API group "{resource.group}" {scope}\n')
+
+
+def is_mutating(argv: Sequence[str]) -> bool:
+    """Whether the API server would authorize the command as a write: a server dry run
+    is authorized like the real request; a client dry run never reaches the server. A
+    command function may say itself with a `writes(args) -> bool` attribute (`oc adm
+    upgrade` reads, `oc adm upgrade --to=4.14.27` writes); otherwise commands.MUTATING
+    and commands.READ_ONLY decide, and any other `adm` command counts as a write."""
+    path, args = commands.resolve(argv[0], argv[1:])
+    if path is None:
+        return False
+    if any(a in ("--dry-run", "--dry-run=client", "--dry-run=true") for a in args):
+        return False
+    try:
+        writes = getattr(commands.load(commands.COMMANDS[path]), "writes", None)
+    except (ImportError, AttributeError):
+        writes = None
+    if writes is not None:
+        return bool(writes(args))
+    if path in commands.MUTATING:
+        return True
+    return path not in commands.READ_ONLY and path[:1] == ("adm",)
+
+
+# --- running ---------------------------------------------------------------------------------------------------
+
+
+Emit = Callable[[str, str], None]  # (stream "stdout"|"stderr", text)
+
+
+def _emit_result(result: OcResult, emit: Emit) -> None:
+    if result.lines:
+        for stream, text in result.lines:
+            emit(stream, text)
+    else:
+        if result.stdout:
+            emit("stdout", result.stdout)
+        if result.stderr:
+            emit("stderr", result.stderr)
+
+
+def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: float | None = None, user=None,
+                   files: Mapping[str, Sequence[Mapping[str, Any]]] | None = None, wait: bool = True) -> OcResult:
+    """Run one command against a stored cluster; `user` None = the command line's own
+    administrator. With `wait`, a drain plays the cluster's clock until it ends."""
+    cluster.refresh_from_db()
+    if user is not None and is_mutating(argv) and not can_edit(user):
+        text = forbidden(user.get_username() or "system:anonymous", argv)
+        emit("stderr", text)
+        return OcResult(stderr=text, exit_code=1)
+    store = cluster_store(cluster)
+    # --now pins the ages a command prints; a write always happens at the cluster's clock.
+    at = cluster.now if now is None or is_mutating(argv) else now
+    result = commands.run(store, argv, at, files=files)
+    try:
+        if result.actions:
+            write_actions(cluster, store, result.actions)
+    except WriteError as exc:
+        emit("stderr", f"{exc}\n")
+        return OcResult(stderr=f"{exc}\n", exit_code=1)
+    _emit_result(result, emit)
+    steps = 0
+    while wait and result.pending is not None and steps < MAX_DRAIN_STEPS:
+        steps += 1
+        result = continue_drain(cluster, result.pending, emit)
+    if result.pending is not None and wait:
+        emit("stderr", "error: the drain is still waiting after the simulator's limit of "
+                       f"{MAX_DRAIN_STEPS} steps; give --timeout to bound it\n")
+        result.exit_code = 1
+    return result
+
+
+def continue_drain(cluster: Cluster, pending: Mapping[str, Any], emit: Emit) -> OcResult:
+    """Step the cluster's clock to the drain's next instant, run the controllers, resume."""
+    cluster.refresh_from_db()
+    due = pending.get("next_due")
+    if due is not None and due > cluster.now + 1e-9:
+        clock.step(cluster, due - cluster.now)
+        cluster.refresh_from_db()
+    reconcile.reconcile(cluster.pk, force=True)
+    return resume_drain(cluster, pending, emit)
+
+
+def resume_drain(cluster: Cluster, pending: Mapping[str, Any], emit: Emit) -> OcResult:
+    """Resume a pending drain at the cluster's current time (the console polls this as
+    the clock runs)."""
+    cluster.refresh_from_db()
+    store = cluster_store(cluster)
+    result = drain.resume(store, pending, cluster.now)
+    try:
+        if result.actions:
+            write_actions(cluster, store, result.actions)
+    except WriteError as exc:
+        emit("stderr", f"{exc}\n")
+        return OcResult(stderr=f"{exc}\n", exit_code=1)
+    _emit_result(result, emit)
+    return result
+
+
+def run_on_snapshot(store: Store, argv: Sequence[str], emit: Emit, *, now: float,
+                    files: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> OcResult:
+    """Run one command against snapshot objects: print, change nothing on disk."""
+    result = commands.run(store, argv, now, files=files)
+    _emit_result(result, emit)
+    scratch = store.copy()
+    scratch.apply_all(result.actions)
+    steps = 0
+    while result.pending is not None and steps < MAX_DRAIN_STEPS:
+        steps += 1
+        due = result.pending.get("next_due") or now
+        now = max(now, due)
+        for pod in list(scratch.list("Pod")):  # only the grace periods pass: no controllers
+            gone_at = seconds((pod.get("metadata") or {}).get("deletionTimestamp"))
+            if gone_at is not None and gone_at <= now:
+                scratch.remove("Pod", (pod.get("metadata") or {}).get("namespace") or "default", pod["metadata"]["name"])
+        result = drain.resume(scratch, result.pending, now)
+        scratch.apply_all(result.actions)
+        _emit_result(result, emit)
+    if result.pending is not None:
+        emit("stderr", "error: nothing changes in a snapshot (no controllers run), so this drain would wait forever; "
+                       "give --timeout to bound it\n")
+        result.exit_code = 1
+    return result
+
+
+def stdio_emit(stdout=None, stderr=None) -> Emit:
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+
+    def emit(stream: str, text: str) -> None:
+        (out if stream == "stdout" else err).write(text)
+        (out if stream == "stdout" else err).flush()
+
+    return emit

@@ -1,0 +1,44 @@
+"""Training mode on the existing pages: the follow bar (base.html), the script and rewind
+section (the cluster page), the "Ask the room first" button (the what-if preview)."""
+
+from django import template
+from django.template.loader import render_to_string
+
+from scheduling import training_views
+from scheduling.models import TrainingSession
+from scheduling.permissions import can_edit
+
+register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def training_bar(context) -> str:
+    request = context.get("request")
+    if request is None or not hasattr(request, "session"):
+        return ""
+    session, role, attendee = training_views.current(request)
+    if session is None:
+        return ""
+    ctx = training_views.session_context(request, session, role, attendee)
+    if role == "instructor":
+        ctx.update(training_views.presence_context(session))
+    return render_to_string(f"{training_views.TEMPLATE}#bar", ctx, request=request)
+
+
+@register.simple_tag(takes_context=True)
+def training_script(context) -> str:
+    request, cluster = context.get("request"), context.get("cluster")
+    if request is None or cluster is None:
+        return ""
+    return render_to_string(f"{training_views.TEMPLATE}#script", training_views.script_context(request, cluster), request=request)
+
+
+@register.simple_tag(takes_context=True)
+def training_ask(context) -> str:
+    request, cluster = context.get("request"), context.get("cluster")
+    if request is None or cluster is None or not can_edit(request.user):
+        return ""
+    session = TrainingSession.objects.filter(cluster=cluster, closed_at__isnull=True).first()
+    if session is None:
+        return ""
+    return render_to_string(f"{training_views.TEMPLATE}#ask-button", {"cluster": cluster, "session": session}, request=request)

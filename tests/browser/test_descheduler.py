@@ -1,0 +1,55 @@
+"""The Descheduler page in a real browser: load the seed's sample, preview where the pod
+would land, run it, and watch the board rebalance in a second browser."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.browser.conftest import server_env
+from tests.conftest import ROOT
+from tests.scheduling.test_descheduler_page import CLUSTER
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def desched_pk(clusterui_server) -> int:
+    path = clusterui_server.var_dir / "desched.yaml"
+    path.write_text(CLUSTER)
+    code = (f"from scheduling import services; c = services.import_new_cluster('desched', open({str(path)!r}).read(), 'desched.yaml'); "
+            "print(c.pk)")
+    out = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=server_env(clusterui_server.var_dir),
+                         check=True, capture_output=True, text=True)
+    return int(out.stdout.strip().splitlines()[-1])
+
+
+def test_an_editor_previews_and_runs_the_descheduler_and_the_board_rebalances(editor_page, viewer_page, clusterui_server, desched_pk):
+    board = viewer_page
+    board.goto(f"{clusterui_server.url}/clusters/{desched_pk}/")
+    board.wait_for_selector("#live-status.on")
+    board.wait_for_selector('#node-node1 [data-pod="default/web-b"]')
+
+    page = editor_page
+    page.goto(f"{clusterui_server.url}/clusters/{desched_pk}/descheduler")
+    page.click('button[value="sample:RemoveDuplicates"]')
+    page.wait_for_selector("text=sample \"RemoveDuplicates\" loaded into the editor")
+    assert '"RemoveDuplicates":\n     enabled: true' in page.input_value("#id_policy")
+
+    page.click('button[value="preview"]')
+    page.wait_for_selector("#descheduler-evictions")
+    assert page.inner_text(".preview-message strong") == "would evict 1 pods"
+    row = page.inner_text("#descheduler-evictions tbody tr")
+    assert row.split("\t") == ["default/web-b", "node1", "RemoveDuplicates",
+                               "another pod of ReplicaSet/web (web-a) runs on node node1", "node2"]
+
+    page.click('button[value="run"]')
+    page.wait_for_selector("text=run requested")
+    board.wait_for_function(
+        """() => { const chip = document.querySelector('#node-node1 [data-pod="default/web-b"]');
+                   return chip === null || chip.classList.contains("terminating"); }""",
+        timeout=15_000,
+    )
+    board.wait_for_selector('#node-node2 [data-pod^="default/web-"]', timeout=15_000)

@@ -1,0 +1,79 @@
+"""The machine pages in a real browser: an editor deletes a machine, acts as each of its
+hooks' owners, steps the clock, and watches the deletion flow of seed 002 advance; a
+viewer's page follows along without a reload."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+NS = "openshift-machine-api"
+VICTIM = "ci-7xk2p-worker-us-east-1a-4bk7q"
+
+
+def current_step(page) -> str:
+    return page.get_attribute("#machine-flow li.step.current", "data-step") or ""
+
+
+def wait_step(page, number: int) -> None:
+    page.wait_for_selector(f'#machine-flow li.step.current[data-step="{number}"]')
+
+
+def test_an_owner_removes_its_hook_and_the_machine_proceeds(editor_page, browser, clusterui_server, console):
+    page = editor_page
+    page.goto(f"{clusterui_server.url}/")
+    page.click("form[action='/scenarios/machine-deletion-hooks/load'] button")
+    page.wait_for_url(re.compile(r"/clusters/\d+/$"))
+    pk = re.search(r"/clusters/(\d+)/", page.url).group(1)
+    machine_url = f"{clusterui_server.url}/clusters/{pk}/machines/{NS}/{VICTIM}/"
+    page.goto(machine_url)
+    page.wait_for_selector("#machine-page[data-live=on]")
+    assert "Running" in page.inner_text("#machine-flow [data-phase]")
+
+    viewer_context = browser.new_context()
+    viewer = viewer_context.new_page()
+    console.watch(viewer)
+    viewer.goto(machine_url)
+    viewer.wait_for_selector("#machine-page[data-live=on]")
+    assert viewer.locator("text=Act as").count() == 0
+
+    page.click("text=Delete machine")
+    wait_step(page, 3)  # held by the preDrain hook
+    assert page.inner_text('#machine-flow [data-point=preDrain] [data-hook=MigrateImportantApp]').startswith(
+        "MigrateImportantApp owned by my-app-migration-controller")
+    assert "Drain operation currently blocked by: [{Name:MigrateImportantApp Owner:my-app-migration-controller}]" in page.inner_text(
+        "#machine-flow [data-condition=Drainable]")
+    wait_step(viewer, 3)
+
+    page.click("text=Act as my-app-migration-controller: remove")
+    page.wait_for_selector("#machine-flow [data-hook=MigrateImportantApp]", state="detached")
+    page.click("button[value=step-60]")  # the drain: the pods have 10 s to go
+    wait_step(page, 7)  # drained; the preTerminate hooks hold the instance
+    assert "Drain finished successfully" in page.inner_text("#machine-flow [data-condition=Drained]")
+    wait_step(viewer, 7)
+
+    for hook in ("BackupFileSystem", "CloudProviderSpecialCase", "WaitForStorageDetach"):
+        page.click(f"#machine-flow [data-hook={hook}] button")
+        page.wait_for_selector(f"#machine-flow [data-hook={hook}]", state="detached")
+    wait_step(page, 9)  # the instance is being deleted
+    page.click("button[value=step-60]")
+    page.wait_for_selector("#machine-flow [data-phase]:has-text('Deleted')")
+    viewer.wait_for_selector("#machine-flow [data-phase]:has-text('Deleted')")
+    reasons = page.eval_on_selector_all("#machine-flow [data-reason]", "els => els.map(e => e.dataset.reason)")
+    assert reasons == ["DrainBlocked", "DrainProceeds", "Deleted", "DrainSucceeded", "Delete"]
+    viewer_context.close()
+
+
+def test_the_machines_page_shows_the_etcd_quorum(editor_page, clusterui_server):
+    page = editor_page
+    page.goto(f"{clusterui_server.url}/")
+    page.click("form[action='/scenarios/etcd-quorum-guard/load'] button")
+    page.wait_for_url(re.compile(r"/clusters/\d+/$"))
+    pk = re.search(r"/clusters/(\d+)/", page.url).group(1)
+    page.goto(f"{clusterui_server.url}/clusters/{pk}/machines/")
+    page.wait_for_selector("#etcd-quorum", timeout=30_000)  # after the first reconcile of the loaded scenario
+    assert page.inner_text("#etcd-quorum [data-members]") == "3 members"
+    assert page.inner_text("#etcd-quorum [data-voting]") == "3 voting"

@@ -1,0 +1,63 @@
+"""`make bench` runs: `python -m scheduling.bench --quick` prints its figures for both
+scenarios. The figures themselves are not asserted (STYLE 18: benchmarks are not tests)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_quick_benchmark_runs_without_a_database_and_prints_its_figures():
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
+    done = subprocess.run(
+        [sys.executable, "-m", "scheduling.bench", "--quick"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    for scenario, nodes, pods in (("a", 40, 400), ("b", 60, 360)):
+        assert f"scenario {scenario}: {nodes} nodes, {pods} pending pods" in out
+    assert len(re.findall(r"scheduled +\d+ pods in \d+ attempts", out)) == 2
+    assert len(re.findall(r"run_queue +[\d.]+ s wall-clock, [\d.]+ s CPU", out)) == 2
+    assert len(re.findall(r"throughput +\d+ pods/s per CPU second \(\d+ by the wall clock\), target >= \d+ pods/s", out)) == 2
+    assert len(re.findall(r"memory +peak RSS \d+ MiB .*, \+\d+ MiB during run_queue", out)) == 2
+
+
+def test_the_benchmark_can_also_trace_python_allocations():
+    done = subprocess.run(
+        [sys.executable, "-m", "scheduling.bench", "--quick", "--scenario", "a", "--tracemalloc"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"tracemalloc +peak [\d.]+ MiB of Python allocations during run_queue", done.stdout)
+
+
+def test_the_quick_interactive_benchmark_prints_each_row_of_issue_14_against_its_target():
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
+    done = subprocess.run(
+        [sys.executable, "-m", "scheduling.bench_interactive", "--quick"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [
+        r"import_cluster, 250 objects +[\d.]+ CPU s +[\d.]+ s +target < 15 s +(ok|SLOW)",
+        r"first placement of 200 pending pods \(195 placed\) +[\d.]+ CPU s .*target < 10 s",
+        r"what-if preview, NoExecute taint on a \d+-pod node +[\d.]+ CPU s .*target < 1 s .*\(\d+ evicted\)",
+        r"apply -> the reconcile's events \(evict, recreate, place\) +[\d.]+ CPU s .*target < 1 s",
+        r"explainer of a Pending pod +[\d.]+ CPU s .*target < 0.5 s",
+        r"simulate end to end, 30 nodes x 300 pods +[\d.]+ CPU s .* pods/CPU-s, target >= 1,500",
+    ]
+    for row in rows:
+        assert re.search(row, done.stdout), (row, done.stdout)

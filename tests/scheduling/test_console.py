@@ -1,0 +1,129 @@
+"""The oc console over HTTP (scheduling/console.py): output exactly as `manage.py oc`
+prints it, reads for everyone, writes only for editors (checked on the server), the
+what-if preview before a change, CSRF, and a drain followed as the clock runs."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from scheduling import clock, reconcile, services
+from scheduling.models import Node, Pod
+from tests.scheduling.test_oc_command import CLUSTER, DRAIN
+
+
+@pytest.fixture
+def cluster(db):
+    return services.import_new_cluster("demo", CLUSTER, "cluster.yaml")
+
+
+def run(client, cluster, command: str, **extra):
+    response = client.post(reverse("console-run", args=[cluster.pk]), {"command": command, **extra})
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_the_console_is_on_every_cluster_page(client, cluster):
+    html = client.get(reverse("cluster-detail", args=[cluster.pk])).content.decode()
+    assert 'id="oc-console"' in html and reverse("console-run", args=[cluster.pk]) in html
+    html = client.get(reverse("node-detail", args=[cluster.pk, "node1"])).content.decode()
+    assert 'id="oc-console"' in html
+    assert 'id="oc-console"' not in client.get(reverse("cluster-list")).content.decode()
+
+
+def test_anyone_may_read(client, cluster):
+    answer = run(client, cluster, "oc get nodes -o name")
+    assert answer == {"lines": [["stdout", "node/node1\nnode/node2\n"]], "exit_code": 0}
+
+
+def test_the_oc_word_may_be_left_out(client, cluster):
+    assert run(client, cluster, "get no node1 -o name")["lines"] == [["stdout", "node/node1\n"]]
+
+
+@pytest.mark.parametrize("who", ["anonymous", "viewer"])
+def test_writes_are_refused_on_the_server_without_edit_rights(client, viewer, cluster, who):
+    if who == "viewer":
+        client.force_login(viewer)
+    name = "viewer" if who == "viewer" else "system:anonymous"
+    for command in ("oc adm taint nodes node1 k=v:NoExecute", "oc adm taint nodes node1 k=v:NoExecute --dry-run=server"):
+        answer = run(client, cluster, command, confirm="1")
+        assert answer == {"lines": [["stderr", f'Error from server (Forbidden): nodes "node1" is forbidden: User "{name}" '
+                                               'cannot patch resource "nodes" in API group "" at the cluster scope\n']],
+                          "exit_code": 1}
+    assert "taints" not in Node.objects.get(cluster=cluster, name="node1").spec
+
+
+def test_a_write_is_previewed_first_then_applied(editor_client, cluster):
+    answer = run(editor_client, cluster, "oc adm taint nodes node1 k=v:NoExecute")
+    assert answer["lines"] == [["stdout", "node/node1 tainted (server dry run)\n"]]
+    assert answer["confirm"] == "oc adm taint nodes node1 k=v:NoExecute"
+    assert 'data-evicted="default/web"' in answer["preview"]  # web does not tolerate the taint
+    assert "taints" not in Node.objects.get(cluster=cluster, name="node1").spec
+    answer = run(editor_client, cluster, answer["confirm"], confirm="1")
+    assert answer == {"lines": [["stdout", "node/node1 tainted\n"]], "exit_code": 0}
+    assert Node.objects.get(cluster=cluster, name="node1").spec["taints"] == [{"key": "k", "value": "v", "effect": "NoExecute"}]
+
+
+def test_the_console_needs_the_csrf_token(editor, cluster):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(editor)
+    assert client.post(reverse("console-run", args=[cluster.pk]), {"command": "oc get nodes"}).status_code == 403
+
+
+def test_completion_lists_commands_kinds_and_names(client, cluster):
+    data = client.get(reverse("console-complete", args=[cluster.pk])).json()
+    assert {"get", "describe", "adm", "label"} <= set(data["commands"]) and "drain" in data["adm"]
+    assert data["names"]["no"] == ["node1", "node2"] and data["names"]["pods"] == ["web"]
+
+
+def test_a_drain_is_followed_as_the_clock_runs(editor_client, db):
+    cluster = services.import_new_cluster("drain", DRAIN.replace("nodeSelector: {pool: a}, ", ""), "drain.yaml")
+    reconcile.reconcile(cluster.pk, force=True)
+    clock.step(cluster, 60)
+    reconcile.reconcile(cluster.pk, force=True)
+    first = run(editor_client, cluster, "oc adm drain node1", confirm="1")
+    assert first["lines"][0] == ["stdout", "node/node1 cordoned\n"] and "drain" in first
+    url = reverse("console-drain", args=[cluster.pk])
+    assert editor_client.post(url, {"drain": first["drain"]}).json()["done"] is False  # the clock has not moved
+    lines = []
+    for _ in range(40):
+        clock.step(cluster, 5)
+        reconcile.reconcile(cluster.pk, force=True)
+        answer = editor_client.post(url, {"drain": first["drain"]}).json()
+        lines += answer["lines"]
+        if answer["done"]:
+            break
+    assert lines[-1] == ["stdout", "node/node1 drained\n"]
+    assert not Pod.objects.filter(cluster=cluster, node_name="node1").exists()
+
+
+async def _socket_command_changes_nothing(user, reply_text: str, name: str):
+    """The console writes only through its CSRF-checked POST (server-side permission
+    checks); the page's socket relays pushed HTML and refuses anything sent to it."""
+    import json
+
+    from channels.db import database_sync_to_async
+    from django.db import connections
+
+    from tests.scheduling.test_channels import _communicator
+
+    cluster = await database_sync_to_async(services.import_new_cluster)(name, CLUSTER, "cluster.yaml")
+    comm = _communicator(cluster.pk, user=user)
+    assert (await comm.connect())[0]
+    await comm.send_to(text_data=json.dumps({"command": "oc adm cordon node1"}))
+    assert json.loads(await comm.receive_from(timeout=5)) == {"error": reply_text}
+    await comm.disconnect()
+    node = await database_sync_to_async(Node.objects.get)(cluster=cluster, name="node1")
+    assert not node.spec.get("unschedulable")
+    await database_sync_to_async(connections.close_all)()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_viewers_console_command_over_the_websocket_is_refused(viewer):
+    await _socket_command_changes_nothing(viewer, "read-only: you are not allowed to change this cluster", "socket-v")
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_an_editors_console_command_over_the_websocket_changes_nothing(editor):
+    await _socket_command_changes_nothing(editor, "changes are made through the page's forms, not the socket", "socket-e")

@@ -1,0 +1,116 @@
+"""The Descheduler page: the seed's samples one click away, validation, the dry-run
+preview (what would be evicted, why, where it would land, utilisation bars), and for
+editors Save and Run, whose evictions the reconcile writes to the cluster."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from scheduling import services
+from scheduling.engine.controllers.descheduler_strategies.samples import SAMPLES
+from scheduling.models import Cluster, Event, Pod
+from scheduling.reconcile import reconcile
+
+CLUSTER = """\
+apiVersion: v1
+kind: Node
+metadata: {name: node1}
+status: {capacity: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node2}
+status: {capacity: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: web, uid: rs-web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-a
+  labels: {app: web}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: rs-web, controller: true}]
+spec: {nodeName: node1, containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-b
+  labels: {app: web}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: rs-web, controller: true}]
+spec: {nodeName: node1, containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]}
+"""
+
+
+@pytest.fixture
+def cluster(db):
+    c = services.import_new_cluster("desched", CLUSTER, "cluster.yaml")
+    reconcile(c.pk, force=True)
+    return Cluster.objects.get(pk=c.pk)
+
+
+def act(client, cluster, **data):
+    return client.post(reverse("descheduler-action", args=[cluster.pk]), data, HTTP_HX_REQUEST="true")
+
+
+def test_the_page_offers_the_seeds_samples_and_loads_one(client, cluster):
+    body = client.get(reverse("descheduler", args=[cluster.pk])).content.decode()
+    for name in SAMPLES:
+        assert f'value="sample:{name}"' in body
+    body = act(client, cluster, action="sample:RemoveDuplicates").content.decode()
+    assert 'sample &quot;RemoveDuplicates&quot; loaded into the editor' in body
+    assert "&quot;RemoveDuplicates&quot;:\n     enabled: true" in body
+
+
+def test_an_invalid_policy_is_refused_with_the_reason(client, cluster):
+    body = act(client, cluster, action="validate", policy='apiVersion: "descheduler/v1alpha1"\nkind: "DeschedulerPolicy"\n'
+               'strategies:\n  "RemoveDuplicates":\n    enabled: "yes"\n').content.decode()
+    assert "failed decoding descheduler&#x27;s policy config: strategies.RemoveDuplicates.enabled: expected bool, got string" in body
+
+
+def test_the_preview_shows_what_would_be_evicted_and_where_it_would_land(client, cluster):
+    body = act(client, cluster, action="preview", policy=SAMPLES["RemoveDuplicates"]).content.decode()
+    assert "<strong>would evict 1 pods</strong>" in body
+    assert ("<td>default/web-b</td><td>node1</td><td>RemoveDuplicates</td>"
+            "<td>another pod of ReplicaSet/web (web-a) runs on node node1</td>\n          <td>node2</td>") in body
+    assert 'aria-label="node1 cpu 50.0%"' in body  # the utilisation bars
+    assert Pod.objects.get(cluster=cluster, name="web-b").node_name == "node1"  # nothing evicted
+
+
+def test_the_preview_draws_the_low_node_utilization_thresholds(client, cluster):
+    policy = SAMPLES["LowNodeUtilization"].replace("numberOfNodes: 3", "numberOfNodes: 1")
+    body = act(client, cluster, action="preview", policy=policy).content.decode()
+    assert 'aria-label="node1 cpu 50.0%, threshold 20.0%, target 50.0%"' in body
+    assert '<span class="badge">underutilized</span>' in body
+
+
+def test_a_viewer_may_preview_but_not_run(viewer_client, cluster):
+    assert act(viewer_client, cluster, action="preview", policy=SAMPLES["RemoveDuplicates"]).status_code == 200
+    assert act(viewer_client, cluster, action="run", policy=SAMPLES["RemoveDuplicates"]).status_code in (302, 403)
+    assert Cluster.objects.get(pk=cluster.pk).descheduler == {}
+
+
+def test_an_editor_runs_it_and_the_reconcile_evicts(editor_client, cluster):
+    body = act(editor_client, cluster, action="run", policy=SAMPLES["RemoveDuplicates"]).content.decode()
+    assert "run requested" in body
+    cluster.refresh_from_db()
+    assert cluster.descheduler["runRequests"] == 1
+    reconcile(cluster.pk, force=True)
+    assert Pod.objects.get(cluster=cluster, name="web-b").metadata.get("deletionTimestamp") is not None
+    assert Event.objects.filter(cluster=cluster, reason="Descheduled", involved_name="web-b",
+                                message="pod evicted by sigs.k8s.io/descheduler (RemoveDuplicates)").exists()
+    assert Event.objects.filter(cluster=cluster, reason="DeschedulerRun", message="1 pods evicted").exists()
+    page = editor_client.get(reverse("descheduler", args=[cluster.pk])).content.decode()
+    assert "<strong>1 pods evicted</strong>" in page
+    # saved without a new run request: it does not run again
+    reconcile(cluster.pk, force=True)
+    assert Event.objects.filter(cluster=cluster, reason="DeschedulerRun").count() == 1

@@ -1,0 +1,376 @@
+"""Training mode (issue 15): sessions, read-only attendees, the script, predict-then-reveal,
+rewind and restart, on the stored cluster (the browser tests drive the same through pages)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from scheduling import clock, reconcile, services, snapshots, training
+from scheduling.models import Attendee, Cluster, ClusterSnapshot, Event, KIND_MODELS, Question, TrainingSession
+from scheduling.script import cluster_script
+
+pytestmark = pytest.mark.django_db
+
+
+def play(cluster: Cluster, seconds: float, step: float = 10.0) -> Cluster:
+    """Step the clock as the beat would, reconciling after each step."""
+    remaining = seconds
+    while remaining > 0:
+        delta = min(step, remaining)
+        clock.step(Cluster.objects.get(pk=cluster.pk), delta)
+        reconcile.reconcile(cluster.pk)
+        remaining -= delta
+    return Cluster.objects.get(pk=cluster.pk)
+
+
+def loaded(name: str) -> Cluster:
+    cluster = services.load_scenario(name)
+    reconcile.reconcile(cluster.pk)
+    return Cluster.objects.get(pk=cluster.pk)
+
+
+def recorded_state(cluster: Cluster) -> tuple[list, list]:
+    """Every object (kind, namespace, name, document) and every event as a user sees them."""
+    objects = []
+    for kind, model in KIND_MODELS.items():
+        for obj in model.objects.filter(cluster=cluster).order_by("namespace", "name"):
+            doc = obj.document
+            doc["metadata"].pop("resourceVersion", None)
+            objects.append((kind, obj.namespace, obj.name, json.dumps(doc, sort_keys=True)))
+    events = [
+        (e.first_time, e.last_time, e.count, e.type, e.reason, e.involved_kind, e.involved_namespace, e.involved_name, e.message)
+        for e in Event.objects.filter(cluster=cluster).exclude(reason__in=("Rewound", "Forked", "Restarted")).order_by("id")
+    ]
+    return objects, events
+
+
+def join(client, code: str, name: str):
+    return client.post(reverse("training-join"), {"code": code, "name": name})
+
+
+# --- sessions ------------------------------------------------------------------------------------------
+
+
+def test_an_editor_starts_a_session_and_gets_a_code_a_link_and_a_qr_code(editor_client):
+    cluster = loaded("toleration-seconds")
+    response = editor_client.post(reverse("training-start", args=[cluster.pk]))
+    session = TrainingSession.objects.get(cluster=cluster)
+    assert response.status_code == 302 and response["Location"] == f"/training/{session.code}/"
+    assert len(session.code) == 6 and set(session.code) <= set(training.CODE_ALPHABET)
+    body = editor_client.get(response["Location"]).content.decode()
+    assert f"http://testserver/training/join/{session.code}" in body
+    assert "<svg" in body and f"{session.code[:3]} {session.code[3:]}" in body
+    svg = editor_client.get(reverse("training-qr", args=[session.code]))
+    assert svg["Content-Type"] == "image/svg+xml" and svg.content.startswith(b"<svg")
+
+
+def test_a_viewer_cannot_start_a_session(viewer_client):
+    cluster = loaded("toleration-seconds")
+    assert viewer_client.post(reverse("training-start", args=[cluster.pk])).status_code == 403
+    assert not TrainingSession.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "code, name, message",
+    [
+        pytest.param("WRONG1", "Ana", "no open training session has this code: check it with your instructor", id="a wrong code"),
+        pytest.param(None, "   ", "choose a name the instructor will see", id="no name"),
+        pytest.param(None, "x" * 41, "a name has at most 40 characters", id="a name too long"),
+    ],
+)
+def test_joining_is_refused_with_a_reason(client, editor, code, name, message):
+    session = training.start_session(loaded("toleration-seconds"), editor)
+    response = join(client, code or session.code, name)
+    assert response.status_code == 422
+    assert message in response.content.decode()
+    assert not Attendee.objects.exists()
+
+
+def test_an_attendee_joins_with_a_name_and_lands_on_the_instructors_page(client, editor):
+    cluster = loaded("toleration-seconds")
+    session = training.start_session(cluster, editor)
+    training.set_view(session, f"/clusters/{cluster.pk}/?big=1", f"/clusters/{cluster.pk}/nodes/node1/")
+    response = join(client, session.code.lower(), "  Ana  Lima ")
+    assert response.status_code == 302 and response["Location"] == f"/clusters/{cluster.pk}/?big=1"
+    assert Attendee.objects.get().name == "Ana Lima"
+    page = client.get(response["Location"]).content.decode()
+    assert 'id="training-bar"' in page and "You are <strong>Ana Lima</strong>" in page
+    assert client.get(reverse("training-view", args=[session.code])).json() == {
+        "url": f"/clusters/{cluster.pk}/?big=1", "panel": f"/clusters/{cluster.pk}/nodes/node1/",
+    }
+
+
+def test_only_pages_of_this_site_can_be_shown_to_the_room(editor_client, editor):
+    session = training.start_session(loaded("toleration-seconds"), editor)
+    for url in ("https://elsewhere.example/", "//elsewhere.example/x", "javascript:alert(1)"):
+        response = editor_client.post(reverse("training-view", args=[session.code]), {"url": url})
+        assert response.status_code == 400
+        assert response.content.decode() == "only pages of this site can be shown to the room"
+
+
+def test_an_attendee_cannot_change_anything_over_http(client, editor):
+    cluster = loaded("toleration-seconds")
+    session = training.start_session(cluster, editor)
+    join(client, session.code, "Bo")
+    node = services.get_object(cluster, "Node", "node1")
+    doc = node.document
+    doc["spec"]["taints"] = []
+    question = training.ask_about_edit(session, doc, node.resource_version)
+    before = (Cluster.objects.get(pk=cluster.pk).now, Cluster.objects.get(pk=cluster.pk).revision)
+    posts = [
+        (reverse("clock-action", args=[cluster.pk]), {"action": "play"}),
+        (reverse("clock-action", args=[cluster.pk]), {"action": "step-600"}),
+        (reverse("apply-edit", args=[cluster.pk]), {"document": json.dumps(doc), "resource_version": node.resource_version}),
+        (reverse("training-view", args=[session.code]), {"url": "/"}),
+        (reverse("training-close", args=[session.code]), {}),
+        (reverse("training-question-action", args=[session.code, question.pk, "reveal"]), {}),
+        (reverse("training-ask-edit", args=[cluster.pk]), {"document": json.dumps(doc), "resource_version": node.resource_version}),
+        (reverse("training-ask-step", args=[cluster.pk]), {}),
+        (reverse("training-script-action", args=[cluster.pk, "next"]), {}),
+        (reverse("training-rewind", args=[cluster.pk]), {"at": "0"}),
+        (reverse("training-fork-at", args=[cluster.pk]), {"at": "0", "name": "copy"}),
+        (reverse("training-restart", args=[cluster.pk]), {}),
+        (reverse("training-start", args=[cluster.pk]), {}),
+        (reverse("cluster-delete", args=[cluster.pk]), {}),
+    ]
+    for url, data in posts:
+        assert client.post(url, data).status_code == 403, url
+    after = Cluster.objects.get(pk=cluster.pk)
+    assert (after.now, after.revision) == before
+    assert not Question.objects.filter(revealed=True).exists()
+    assert TrainingSession.objects.get().is_open and Cluster.objects.count() == 1
+
+
+def test_closing_the_session_ends_the_attendees_view(editor_client, editor):
+    client = Client()
+    cluster = loaded("toleration-seconds")
+    session = training.start_session(cluster, editor)
+    join(client, session.code, "Cy")
+    assert editor_client.post(reverse("training-close", args=[session.code])).status_code == 302
+    assert not TrainingSession.objects.get().is_open
+    page = client.get(f"/clusters/{cluster.pk}/").content.decode()
+    assert 'id="training-bar"' not in page
+    assert client.get(reverse("training-view", args=[session.code])).status_code == 404
+    assert "The training session has ended" in client.get(reverse("training-ended", args=[session.code])).content.decode()
+
+
+# --- the script --------------------------------------------------------------------------------------------
+
+
+def test_the_script_lists_the_steps_with_times_and_descriptions_and_its_end(client):
+    cluster = loaded("toleration-seconds")
+    script = cluster_script(cluster)
+    assert [(s.time_text, s.text) for s in script.steps] == [
+        ("t=0 s", "node1 and node2 are tainted key1=value1:NoExecute: both pods tolerate it for 3600 s (evictions due at t=3600)"),
+        ("t=1800 s", "the taint is removed from node1 before its pod's 3600 s are up: that pod is never evicted"),
+    ]
+    assert script.end_text == "t=4000 s"  # the scenario's until: the eviction at 3600 is part of it
+    page = client.get(f"/clusters/{cluster.pk}/").content.decode()
+    assert "Script: tolerationSeconds: evicted after 3600 s, unless the taint goes first" in page
+    assert "Next at t=1800 s" in page
+    assert '<li data-at="0.0" class="done current"><span class="sim-time">t=0 s</span> node1 and node2' in page
+    assert "End of the script" in page
+
+
+def test_event_times_show_the_simulated_clock_with_the_age_beside(client):
+    cluster = play(loaded("default-toleration-seconds"), 120)
+    page = client.get(f"/clusters/{cluster.pk}/").content.decode()
+    event = Event.objects.filter(cluster=cluster, reason="NodeNotReady").first() or Event.objects.filter(cluster=cluster).last()
+    age = int(cluster.now - event.last_time)
+    assert f'<span class="sim-time" title="simulated time ' in page
+    assert f">t={event.last_time:.0f} s</span> <span class=\"hint age\">{age}s</span>" in page or f">t={event.last_time:.0f} s</span> <span class=\"hint age\">{age // 60}m</span>" in page
+
+
+def test_run_to_the_next_step_then_to_the_end_then_nothing(editor_client):
+    cluster = loaded("toleration-seconds")
+    url = reverse("training-script-action", args=[cluster.pk, "next"])
+    editor_client.post(url)
+    assert Cluster.objects.get(pk=cluster.pk).now == 1800
+    editor_client.post(url)
+    assert Cluster.objects.get(pk=cluster.pk).now == 4000
+    body = editor_client.post(url).content.decode()
+    assert "the script has ended: nothing left to run to" in body
+    assert Cluster.objects.get(pk=cluster.pk).now == 4000
+
+
+def test_a_running_clock_stops_at_the_end_of_the_script_unless_told_to_go_on(editor_client):
+    cluster = loaded("multiple-taints")  # ends at t=60
+    clock.play(cluster, 60)
+    Cluster.objects.filter(pk=cluster.pk).update(now=75.0)  # the beat moved past the end
+    assert clock.hold_at_script_end(cluster.pk)
+    held = Cluster.objects.get(pk=cluster.pk)
+    assert (held.now, held.paused) == (60.0, True)
+    reconcile.reconcile(cluster.pk)
+
+    editor_client.post(reverse("training-script-action", args=[cluster.pk, "go-on"]))
+    clock.play(held, 60)
+    Cluster.objects.filter(pk=cluster.pk).update(now=90.0)
+    assert not clock.hold_at_script_end(cluster.pk)
+    assert Cluster.objects.get(pk=cluster.pk).now == 90.0
+
+
+# --- predict, then reveal -------------------------------------------------------------------------------------
+
+
+def test_predict_then_reveal_then_apply_an_edit(editor_client, editor):
+    cluster = loaded("toleration-seconds")
+    session = training.start_session(cluster, editor)
+    ana, bo = Client(), Client()
+    join(ana, session.code, "Ana")
+    join(bo, session.code, "Bo")
+    node = services.get_object(cluster, "Node", "node2")
+    doc = node.document
+    doc["spec"]["taints"] = [{"key": "gone", "value": "now", "effect": "NoExecute"}]
+    response = editor_client.post(reverse("training-ask-edit", args=[cluster.pk]),
+                                  {"document": json.dumps(doc), "resource_version": node.resource_version})
+    assert "Asked the room: “Which pods will be evicted now?”" in response.content.decode()
+    question = Question.objects.get()
+    assert question.choices == ["leaves", training.NONE_OF_THEM] and question.correct == ["leaves"]
+
+    ana_page = ana.get(reverse("training-question", args=[session.code])).content.decode()
+    assert "Which pods will be evicted now?" in ana_page and 'value="leaves"' in ana_page
+    answer_url = reverse("training-answer", args=[session.code, question.pk])
+    assert "Your answer: leaves" in ana.post(answer_url, {"choice": ["leaves"]}).content.decode()
+    bo.post(answer_url, {"choice": [training.NONE_OF_THEM]})
+    assert training.tally(question) == [("leaves", 1), (training.NONE_OF_THEM, 1)]
+    # Before the reveal an attendee sees no tally and no answer.
+    assert "✓ the answer" not in ana.get(reverse("training-question", args=[session.code])).content.decode()
+
+    action = reverse("training-question-action", args=[session.code, question.pk, "apply"])
+    assert "reveal the answer first" in editor_client.post(action).content.decode()
+    editor_client.post(reverse("training-question-action", args=[session.code, question.pk, "reveal"]))
+    revealed = ana.get(reverse("training-question", args=[session.code])).content.decode()
+    assert "✓ the answer" in revealed and "You were right." in revealed
+    assert "Not this time" in bo.get(reverse("training-question", args=[session.code])).content.decode()
+    assert "the answer has been revealed" in bo.post(answer_url, {"choice": ["leaves"]}).content.decode()
+
+    body = editor_client.post(action).content.decode()
+    assert "node/node2 replaced" in body
+    assert services.get_object(cluster, "Node", "node2").document["spec"]["taints"] == doc["spec"]["taints"]
+
+
+def test_a_question_about_where_a_new_pod_goes_comes_from_the_engine(editor):
+    cluster = loaded("dedicated-nodes")  # at t=10 three pods are created
+    question = training.ask_about_next_step(training.start_session(cluster, editor))
+    assert (question.text, question.correct, question.multiple) == ("Where will group-member be scheduled at t=10 s?", ["node1"], False)
+    assert question.choices == ["node1", "node2", training.STAYS_PENDING]
+
+
+def test_a_question_about_the_next_step_comes_from_the_engine(editor):
+    cluster = loaded("tolerate-all")  # at t=10 node1 gets NoExecute: the ordinary pod goes
+    session = training.start_session(cluster, editor)
+    question = training.ask_about_next_step(session)
+    assert question.text == "Which pods will be evicted by t=10 s?"
+    assert question.correct == ["ordinary"]
+    assert set(question.choices) >= {"ordinary", training.NONE_OF_THEM}
+    training.reveal(question)
+    assert training.apply_question(question) == "ran to t=10 s"
+    assert Cluster.objects.get(pk=cluster.pk).now == 10
+
+
+# --- rewind, fork, restart -----------------------------------------------------------------------------------------
+
+
+def test_snapshots_are_taken_when_the_controllers_write_at_most_every_interval():
+    cluster = play(loaded("default-toleration-seconds"), 600, step=10)
+    times = list(ClusterSnapshot.objects.filter(cluster=cluster).values_list("at", flat=True))
+    # The controllers wrote at 0, 60, 105, 110 and 410: 105 and 110 are within the interval.
+    assert snapshots.INTERVAL == 60
+    assert times == [0.0, 60.0, 410.0]
+
+
+def test_an_edit_is_kept_in_the_history_whatever_the_interval(editor_client):
+    cluster = play(loaded("toleration-seconds"), 30, step=10)  # snapshot at 0 only
+    node = services.get_object(cluster, "Node", "node2")
+    doc = node.document
+    doc["metadata"]["labels"] = {"edited": "at-30"}
+    services.replace_object(cluster, doc)
+    reconcile.reconcile(cluster.pk)
+    cluster = play(cluster, 100, step=50)
+    editor_client.post(reverse("training-rewind", args=[cluster.pk]), {"at": "40"})
+    assert services.get_object(cluster, "Node", "node2").document["metadata"]["labels"] == {"edited": "at-30"}
+
+
+def test_the_start_is_recorded_even_if_the_clock_moves_before_the_controllers_run(editor_client):
+    cluster = services.load_scenario("tolerate-all")  # not reconciled yet
+    editor_client.get(f"/clusters/{cluster.pk}/")  # the board records the start
+    editor_client.post(reverse("training-script-action", args=[cluster.pk, "next"]))
+    reconcile.reconcile(cluster.pk)
+    assert list(ClusterSnapshot.objects.filter(cluster=cluster).values_list("at", flat=True)) == [0.0, 10.0]
+    editor_client.post(reverse("training-restart", args=[cluster.pk]))
+    restarted = Cluster.objects.get(pk=cluster.pk)
+    assert (restarted.now, restarted.paused) == (0.0, True)
+    assert "taints" not in services.get_object(cluster, "Node", "node1").document.get("spec", {})
+    assert "deletionTimestamp" not in services.get_object(cluster, "Pod", "ordinary", "default").document["metadata"]
+    assert not Event.objects.filter(cluster=cluster, reason="TaintManagerEviction").exists()
+
+
+@pytest.mark.parametrize(
+    "back_to",
+    [60.0, 105.0, 112.0, 300.0],
+    ids=["at a snapshot (node1 stops reporting)", "at Ready Unknown (between snapshots)", "after the unreachable taint",
+         "before the evictions"],
+)
+def test_rewind_gives_exactly_the_state_recorded_then(editor_client, back_to):
+    cluster = play(loaded("default-toleration-seconds"), back_to, step=5)
+    recorded = recorded_state(cluster)
+    cluster = play(cluster, 600 - back_to, step=5)
+    assert recorded_state(cluster) != recorded
+    response = editor_client.post(reverse("training-rewind", args=[cluster.pk]), {"at": str(back_to)})
+    assert response.status_code == 302
+    rewound = Cluster.objects.get(pk=cluster.pk)
+    assert rewound.now == back_to and rewound.paused
+    assert recorded_state(rewound) == recorded
+    logged = Event.objects.get(cluster=cluster, reason="Rewound")
+    assert logged.message == f"Rewound from t=600 s to t={back_to:.0f} s by editor"
+    # ... and it continues from there as it did the first time.
+    assert recorded_state(play(rewound, 600 - back_to, step=5))[1][: len(recorded[1])] == recorded[1]
+
+
+def test_fork_from_a_moment_leaves_the_cluster_as_it_is(editor_client):
+    cluster = play(loaded("default-toleration-seconds"), 300, step=10)
+    recorded = recorded_state(cluster)
+    cluster = play(cluster, 300, step=10)
+    now_state = recorded_state(cluster)
+    response = editor_client.post(reverse("training-fork-at", args=[cluster.pk]), {"at": "300", "name": "replay-300"})
+    fork = Cluster.objects.get(name="replay-300")
+    assert response["Location"] == f"/clusters/{fork.pk}/"
+    assert fork.now == 300 and recorded_state(fork) == recorded
+    assert recorded_state(Cluster.objects.get(pk=cluster.pk)) == now_state
+
+
+def test_restart_resets_the_same_cluster_to_t0(editor_client):
+    cluster = loaded("toleration-seconds")
+    at_start = recorded_state(cluster)
+    cluster = play(cluster, 4000, step=200)
+    at_end = recorded_state(cluster)
+    assert at_end != at_start
+    editor_client.post(reverse("training-restart", args=[cluster.pk]))
+    again = Cluster.objects.get(pk=cluster.pk)
+    assert (again.now, again.paused) == (0.0, True)
+    assert recorded_state(again) == at_start
+    assert Cluster.objects.count() == 1
+    assert Event.objects.get(cluster=cluster, reason="Restarted").message == "Restarted at t=0 s from t=4000 s by editor"
+    # ... and it plays again as it did the first time.
+    assert recorded_state(play(again, 4000, step=200)) == at_end
+
+
+def test_scenario_copies_are_cleaned_up_from_the_list(editor_client):
+    names = [services.load_scenario("tolerate-all").name for _ in range(3)] + [services.load_scenario("toleration-seconds").name]
+    assert names == ["tolerate-all", "tolerate-all-2", "tolerate-all-3", "toleration-seconds"]
+    response = editor_client.post(reverse("scenario-clean", args=["tolerate-all"]), follow=True)
+    assert "2 copies of tolerate-all deleted" in response.content.decode()
+    assert sorted(Cluster.objects.values_list("name", flat=True)) == ["tolerate-all", "toleration-seconds"]
+
+
+def test_a_long_run_keeps_its_start_and_thins_its_older_snapshots(monkeypatch):
+    monkeypatch.setattr(snapshots, "MAX_SNAPSHOTS", 4)
+    cluster = loaded("toleration-seconds")
+    for n in range(1, 6):
+        Cluster.objects.filter(pk=cluster.pk).update(reconciled_to=100.0 * n)
+        snapshots.take_snapshot(cluster)
+    assert list(ClusterSnapshot.objects.filter(cluster=cluster).values_list("at", flat=True)) == [0.0, 200.0, 400.0, 500.0]

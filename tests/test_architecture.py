@@ -1,0 +1,143 @@
+"""The dependency rules of docs/architecture.md, checked on the source.
+
+Every module's imports are read from its syntax tree, top-level and inside functions alike
+(an import hidden in a function is still an arrow), so nothing has to be imported to check.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("scheduling", "updates", "clusterui")
+ENGINES = ("scheduling.engine", "updates.engine")
+FRAMEWORKS = ("django", "celery", "channels", "redis", "kombu", "asgiref", "daphne", "django_htmx")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if "migrations" in path.parts:
+                continue
+            out[module_name(path)] = path
+    return out
+
+
+MODULES = modules()
+
+
+def imported_names(name: str, path: Path) -> list[tuple[str, int]]:
+    """(dotted name, line) of every import of the module, wherever it stands. `from a import b`
+    names `a.b` when that is a module, else `a`; relative imports are made absolute."""
+    is_package = path.name == "__init__.py"
+    package = name if is_package else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out.extend((alias.name, node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            for alias in node.names:
+                candidate = f"{base}.{alias.name}"
+                out.append((candidate if candidate in MODULES else base, node.lineno))
+    return out
+
+
+def internal_target(imported: str) -> str | None:
+    """The project module an import names (its nearest existing module), None when external."""
+    parts = imported.split(".")
+    while parts:
+        candidate = ".".join(parts)
+        if candidate in MODULES:
+            return candidate
+        parts.pop()
+    return None
+
+
+def graph() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {name: set() for name in MODULES}
+    for name, path in MODULES.items():
+        for imported, _ in imported_names(name, path):
+            target = internal_target(imported)
+            # A module may import its own package's __init__ (a package re-exporting it): not a cycle.
+            if target is not None and target != name and not name.startswith(target + "."):
+                edges[name].add(target)
+    return edges
+
+
+def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle as [a, b, ..., a], or None when the graph is acyclic."""
+    WHITE, GREY, BLACK = 0, 1, 2
+    colour = dict.fromkeys(edges, WHITE)
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        colour[node] = GREY
+        stack.append(node)
+        for nxt in sorted(edges[node]):
+            if colour[nxt] == GREY:
+                return stack[stack.index(nxt):] + [nxt]
+            if colour[nxt] == WHITE:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        colour[node] = BLACK
+        return None
+
+    for node in sorted(edges):
+        if colour[node] == WHITE:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_engines_import_no_framework_and_the_scheduling_engine_never_imports_updates(engine):
+    offences = []
+    for name, path in MODULES.items():
+        if name != engine and not name.startswith(engine + "."):
+            continue
+        for imported, line in imported_names(name, path):
+            top = imported.split(".")[0]
+            if top in FRAMEWORKS:
+                offences.append(f"{path.relative_to(ROOT)}:{line} imports {imported}")
+            if engine == "scheduling.engine" and top == "updates":
+                offences.append(f"{path.relative_to(ROOT)}:{line} imports {imported} (the engine names updates controllers by dotted path)")
+            target = internal_target(imported)
+            if target is not None and not target.startswith(("scheduling.engine", engine)):
+                offences.append(f"{path.relative_to(ROOT)}:{line} imports the Django app module {target}")
+    assert offences == [], "\n".join(offences)
+
+
+def test_there_is_no_import_cycle_between_the_modules():
+    cycle = find_cycle(graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+@pytest.mark.parametrize(
+    "edges, expected",
+    [
+        pytest.param({"a": {"b"}, "b": {"c"}, "c": set()}, None, id="a chain has no cycle"),
+        pytest.param({"a": {"b"}, "b": {"c"}, "c": {"a"}}, ["a", "b", "c", "a"], id="a circle of three is reported in order"),
+        pytest.param({"a": {"b", "c"}, "b": {"c"}, "c": set()}, None, id="a diamond is not a cycle"),
+    ],
+)
+def test_the_cycle_finder_reports_the_circle_it_finds(edges, expected):
+    assert find_cycle(edges) == expected
