@@ -508,9 +508,11 @@ def make_chip(namespace: str, name: str, node: str, phase: str, metadata: Mappin
     return chip
 
 
-# Chips by (cluster, pod pk, resource_version): a stored pod never changes without a new
-# resource_version, so a chip read once is reused by every later render of this process
-# (only the changed pods' documents are decoded again).
+# Chips by (cluster, pod pk, resource_version) and a hash of the stored documents' text: a
+# stored pod never changes without a new resource_version, so a chip read once is reused by
+# every later render of this process (only the changed pods' documents are decoded again).
+# The hash is there because a rolled-back transaction hands its primary keys and revisions
+# out again (SQLite reuses both), so (pk, resource_version) alone can name another pod.
 _CHIP_CACHE: OrderedDict = OrderedDict()
 CHIP_CACHE_SIZE = 60_000
 
@@ -523,7 +525,7 @@ def _cached_chips(qs) -> list[PodChip]:
         "cluster_id", "pk", "resource_version", "namespace", "name", "node_name", "phase", "m", "s"
     )
     for cluster_id, pk, rv, ns, name, node, phase, m, sp in rows:
-        key = (cluster_id, pk, rv)
+        key = (cluster_id, pk, rv, hash((m, sp)))
         chip = _CHIP_CACHE.get(key)
         if chip is not None and chip.node == node and chip.phase == (phase or "Pending"):
             _CHIP_CACHE.move_to_end(key)
