@@ -374,3 +374,18 @@ def test_a_long_run_keeps_its_start_and_thins_its_older_snapshots(monkeypatch):
         Cluster.objects.filter(pk=cluster.pk).update(reconciled_to=100.0 * n)
         snapshots.take_snapshot(cluster)
     assert list(ClusterSnapshot.objects.filter(cluster=cluster).values_list("at", flat=True)) == [0.0, 200.0, 400.0, 500.0]
+
+
+def test_a_viewer_of_a_cluster_without_a_script_sees_no_empty_training_box(viewer, editor_client):
+    cluster = services.import_new_cluster("plain", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n", "plain.yaml")
+    url = reverse("cluster-detail", args=[cluster.pk])
+    viewer_client = Client()
+    viewer_client.force_login(viewer)
+    viewer_page = viewer_client.get(url).content.decode()
+    assert '<section id="training-script"' in viewer_page  # kept for the live refresh...
+    section = viewer_page[viewer_page.index('<section id="training-script"'):]
+    assert section[: section.index(">")].endswith(" hidden")  # ...but not shown
+    editor_page = editor_client.get(url).content.decode()
+    section = editor_page[editor_page.index('<section id="training-script"'):]
+    assert " hidden" not in section[: section.index(">")]
+    assert "Start a training session" in section[: section.index("</section>")]
