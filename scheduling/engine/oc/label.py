@@ -109,6 +109,27 @@ def targets(store: Store, resources: Sequence[str], namespace: str, all_objects:
     return [(r, ns_of(r), n) for n in names]
 
 
+def _edited(doc, r, ns: str, name: str, field: str, current: dict, new: dict, remove, action, actions: list, errors: list):
+    """`doc` with its metadata.<field> map (labels or annotations) set to `current` plus `new`
+    minus `remove`, as the API server would take it; the actions that write the change are
+    added to `actions`. None (and the API server's error in `errors`) when it is invalid."""
+    updated = copy.deepcopy(doc)
+    values = {**current, **new}
+    for k in remove:
+        values.pop(k, None)
+    if values:
+        updated.setdefault("metadata", {})[field] = values
+    else:
+        updated.setdefault("metadata", {}).pop(field, None)
+    problems = [p for p in validate(apply_defaults(updated)) if p.field.startswith(f"metadata.{field}")]
+    if problems:
+        errors.append(OcError(InvalidError(r.kind, name, problems).cli_message(), raw=True))
+        return None
+    actions.extend(action(r.kind, ns, name, k, v) for k, v in new.items() if current.get(k) != v)
+    actions.extend(action(r.kind, ns, name, k, None) for k in remove if k in current)
+    return updated
+
+
 def label(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     positional, flags = parse_flags(args, FLAGS)
     resources, pairs = _split(positional, "label")
@@ -143,17 +164,8 @@ def label(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
         for k in remove:
             if k not in current:
                 out.append(f'label "{k}" not found.\n')
-        updated = copy.deepcopy(doc)
-        labels = {**current, **new_labels}
-        for k in remove:
-            labels.pop(k, None)
-        if labels:
-            updated.setdefault("metadata", {})["labels"] = labels
-        else:
-            updated.setdefault("metadata", {}).pop("labels", None)
-        problems = [p for p in validate(apply_defaults(updated)) if p.field.startswith("metadata.labels")]
-        if problems:
-            errors.append(OcError(InvalidError(r.kind, name, problems).cli_message(), raw=True))
+        updated = _edited(doc, r, ns, name, "labels", current, new_labels, remove, A.SetLabel, actions, errors)
+        if updated is None:
             continue
         if updated == doc:
             operation = "not labeled"
@@ -161,12 +173,6 @@ def label(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
             operation = "labeled"
             if not flags.overwrite and _go_json_len(updated) < _go_json_len(doc):
                 operation = "unlabeled"
-        for k, v in new_labels.items():
-            if current.get(k) != v:
-                actions.append(A.SetLabel(r.kind, ns, name, k, v))
-        for k in remove:
-            if k in current:
-                actions.append(A.SetLabel(r.kind, ns, name, k, None))
         out.append(print_obj(updated, r, name, operation, flags.output, dry_run))
     return finish(out, errors, actions, dry_run)
 
@@ -206,24 +212,9 @@ def annotate(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
             if clashes:
                 errors.append(OcError("--overwrite is false but found the following declared annotation(s): " + "; ".join(clashes)))
                 continue
-        updated = copy.deepcopy(doc)
-        values = {**current, **new}
-        for k in remove:
-            values.pop(k, None)
-        if values:
-            updated.setdefault("metadata", {})["annotations"] = values
-        else:
-            updated.setdefault("metadata", {}).pop("annotations", None)
-        problems = [p for p in validate(apply_defaults(updated)) if p.field.startswith("metadata.annotations")]
-        if problems:
-            errors.append(OcError(InvalidError(r.kind, name, problems).cli_message(), raw=True))
+        updated = _edited(doc, r, ns, name, "annotations", current, new, remove, A.SetAnnotation, actions, errors)
+        if updated is None:
             continue
-        for k, v in new.items():
-            if current.get(k) != v:
-                actions.append(A.SetAnnotation(r.kind, ns, name, k, v))
-        for k in remove:
-            if k in current:
-                actions.append(A.SetAnnotation(r.kind, ns, name, k, None))
         out.append(print_obj(updated, r, name, "annotated", flags.output, dry_run))
     return finish(out, errors, actions, dry_run)
 
