@@ -25,6 +25,7 @@ async def test_unknown_websocket_paths_are_refused_with_4404(path):
     comm = WebsocketCommunicator(application, path, headers=HEADERS)
     connected, code = await comm.connect()
     assert (connected, code) == (False, 4404)
+    await comm.disconnect()
 
 
 @pytest.mark.django_db

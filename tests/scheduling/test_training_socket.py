@@ -71,12 +71,15 @@ async def test_a_page_of_a_closed_session_is_told_it_has_ended(editor):
     assert (await socket.connect())[0]
     assert json.loads(await socket.receive_from(timeout=5)) == {"closed": True}
     assert (await socket.receive_output(timeout=5))["type"] == "websocket.close"
+    await socket.disconnect()
 
 
 async def test_a_stranger_without_joining_is_refused(editor):
     _, session, _ = await database_sync_to_async(_setup)(editor)
-    connected, code = await _socket(session.code).connect()
+    socket = _socket(session.code)
+    connected, code = await socket.connect()
     assert not connected and code == 4403
+    await socket.disconnect()  # a communicator left open hangs the event loop's shutdown
 
 
 async def test_the_instructor_hears_who_connects(editor):

@@ -8,6 +8,7 @@ process exits even if one has not (Python would otherwise wait for the request t
 however long the request takes)."""
 
 import os
+import signal
 import sys
 import threading
 import time
@@ -48,6 +49,7 @@ class Command(BaseCommand):
             self.stdout.write("embedded mode: Celery worker and beat running in this process")
         enqueue_due()  # work a process without a worker left behind (an import, a paused clock)
         connection.close()
+        _stop_on_signal_before_the_reactor_runs()
         mode = "embedded" if settings.EMBEDDED else "distributed"
         self.stdout.write(f"clusterui ({mode} mode) serving on http://{host}:{port}/  (Ctrl-C to stop)")
         try:
@@ -62,6 +64,19 @@ class Command(BaseCommand):
                 embedded.stop()
         self.stdout.write("clusterui stopped")
         _exit_after_grace(SHUTDOWN_GRACE_SECONDS)
+
+
+def _stop_on_signal_before_the_reactor_runs() -> None:
+    """A SIGTERM or Ctrl-C that comes after "serving on" but before daphne's reactor has
+    installed its own handlers stops the server as cleanly as one that comes later (without
+    this, SIGTERM in that window killed the process outright)."""
+    from twisted.internet import reactor
+
+    def stop(signum, frame):
+        reactor.callWhenRunning(reactor.stop)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
 
 
 def _exit_after_grace(seconds: float) -> None:
