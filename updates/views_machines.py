@@ -21,7 +21,6 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from scheduling import services
-from scheduling.engine.oc.printers import machine_health_checks, machine_sets, machines
 from scheduling.engine.store import Store
 from scheduling.models import KIND_MODELS, Cluster, Event
 from scheduling.permissions import can_edit, get_cluster_for_user
@@ -29,6 +28,7 @@ from scheduling.state import controllers_state
 
 from .engine import etcd_quorum
 from .engine import machine_api as M
+from .engine.machine_printers import machine_health_checks, machine_sets, machines
 
 PAGE = "updates/machines.html"
 MACHINE_PAGE = "updates/machine.html"
