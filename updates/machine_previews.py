@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from scheduling import explain, forms, kube, previews, whatif
-from scheduling.engine.api.objects import Pod
+from scheduling.engine.api.objects import Node, Pod
 from scheduling.engine.controllers.scheduling import build_state
 from scheduling.engine.scheduler.cluster import ClusterState
 from scheduling.engine.scheduler.policy import Policy
@@ -155,21 +155,15 @@ class RolloutPreview:
         return [p for p in self.pods if p.pending]
 
 
-def _ref(doc: Mapping[str, Any]) -> tuple[str, str, str]:
-    m = doc.get("metadata") or {}
-    kind = doc.get("kind") or ""
-    return kind, (m.get("namespace") or "default") if kind == "Pod" else (m.get("namespace") or ""), m.get("name") or ""
-
-
 def _key(doc: Mapping[str, Any]) -> str:
     m = doc.get("metadata") or {}
     return f"{m.get('namespace') or 'default'}/{m.get('name') or ''}"
 
 
-def _bound(doc: Mapping[str, Any], node: str) -> dict:
-    out = dict(doc)
-    out["spec"] = {**(doc.get("spec") or {}), "nodeName": node}
-    out["status"] = {"phase": "Running"}
+def _with(state: ClusterState, *, nodes: Sequence[Node] = (), pods: Sequence[Pod] = ()) -> ClusterState:
+    out = whatif.copy_state(state)
+    out.nodes.extend(nodes)
+    out.pods.extend(pods)
     return out
 
 
@@ -188,44 +182,44 @@ def rollout_preview(docs: Sequence[Mapping[str, Any]], rollout: R.Rollout, polic
     would go, computed by the scheduling what-if engine: no database, nothing written.
     `before`: the engine's state of `docs` when the caller has it already."""
     before = before if before is not None else build_state(docs)
-    gone = rollout.gone
-    kept = [d for d in docs if _ref(d) not in gone]
-    recreated = rollout.recreated
-    keys = {_key(d) for d in recreated}
+    gone_nodes, gone_pods = set(rollout.old_nodes), {d.key for d in rollout.displaced}
+    down_state = whatif.copy_state(before)
+    down_state.nodes = [n for n in down_state.nodes if n.name not in gone_nodes]
+    down_state.pods = [p for p in down_state.pods if p.key not in gone_pods]
+    recreated = [Pod.from_doc(d) for d in rollout.recreated]
+    keys = {p.key for p in recreated}
 
-    # 1. scaled to 0
-    down = whatif.preview(before, build_state(kept), policy, now=now, seed=seed, preemption=preemption,
-                          recreated=[Pod.from_doc(d) for d in recreated], timers=timers)
+    # 1. scaled to 0: the evicted pods created again, placed on the nodes that remain
+    down = whatif.preview(before, down_state, policy, now=now, seed=seed, preemption=preemption, recreated=recreated,
+                          timers=timers)
     placed_down = _placed(down, keys)
     unplaced_down = {p.pod: p.message or "" for p in down.unplaceable if p.pod in keys}
-    # 2. scaled back up
-    bound = [_bound(d, placed_down[_key(d)]) for d in recreated if _key(d) in placed_down]
-    still = [d for d in recreated if _key(d) not in placed_down]
-    up_docs = [*kept, *bound, *rollout.new_nodes, *rollout.daemon_pods]
-    up = whatif.preview(before, build_state(up_docs), policy, now=now, seed=seed, preemption=preemption,
-                        recreated=[Pod.from_doc(d) for d in still], timers=timers)
+    # 2. scaled back up: the new nodes and their DaemonSet pods join; the pods still Pending are placed again
+    bound = [dataclasses.replace(p, node_name=placed_down[p.key], phase="Running") for p in recreated if p.key in placed_down]
+    still = [p for p in recreated if p.key not in placed_down]
+    up_state = _with(down_state, nodes=[Node.from_doc(n) for n in rollout.new_nodes],
+                     pods=[*bound, *(Pod.from_doc(d) for d in rollout.daemon_pods)])
+    up = whatif.preview(before, up_state, policy, now=now, seed=seed, preemption=preemption, recreated=still, timers=timers)
     placed_up = _placed(up, keys)
     unplaced_up = {p.pod: p.message or "" for p in up.unplaceable if p.pod in keys}
     evictions = {**_evictions(down, set(placed_down)), **_evictions(up, set(placed_up))}
 
     # the pods left Pending, explained on the cluster as it would then be
-    final_docs = [*up_docs, *(_bound(d, placed_up[_key(d)]) for d in still if _key(d) in placed_up),
-                  *(d for d in still if _key(d) not in placed_up)]
-    final = build_state(final_docs)
+    final = _with(up_state, pods=[dataclasses.replace(p, node_name=placed_up[p.key], phase="Running") if p.key in placed_up else p
+                                  for p in still])
     new_nodes = rollout.new_node_names
     explained: dict[str, tuple[str, tuple[explain.TaintFix, ...]]] = {}
-    truncated = False
-    for d in still:
-        key = _key(d)
-        if key in placed_up:
+    truncated = down.truncated or up.truncated
+    for pod in still:
+        if pod.key in placed_up:
             continue
         if len(explained) >= MAX_EXPLAINED:
             truncated = True
             break
-        explanation = explain.explain_pod(final, policy, key, seed=seed, preemption=False)
-        explained[key] = (explanation.message or "", tuple(explain.taint_fixes(final, explanation.pod, new_nodes)))
+        explanation = explain.explain_pod(final, policy, pod.key, seed=seed, preemption=False)
+        explained[pod.key] = (explanation.message or "", tuple(explain.taint_fixes(final, explanation.pod, new_nodes)))
 
-    result = RolloutPreview(rollout, truncated=truncated or down.truncated or up.truncated)
+    result = RolloutPreview(rollout, truncated=truncated)
     new = set(new_nodes)
     for d in rollout.displaced:
         key = d.key
