@@ -21,6 +21,7 @@ taints it does not tolerate, the toleration that would (`explain.taint_fixes`).
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -37,7 +38,7 @@ from .engine import machine_api as M
 from .engine import template_rollout as R
 
 EditError = whatif.EditError
-MAX_EXPLAINED = 40  # pods left Pending explained one by one (the others keep the placement check's message)
+MAX_EXPLAINED = 40  # kinds of pods left Pending explained (the others keep the placement check's message)
 
 
 # --- the edits of the template --------------------------------------------------------------------------
@@ -160,6 +161,12 @@ def _key(doc: Mapping[str, Any]) -> str:
     return f"{m.get('namespace') or 'default'}/{m.get('name') or ''}"
 
 
+def _signature(doc: Mapping[str, Any]) -> str:
+    """What the scheduler sees of a pod apart from its name: its namespace, owner, labels and spec."""
+    m = doc.get("metadata") or {}
+    return json.dumps([m.get("namespace"), m.get("ownerReferences"), m.get("labels"), doc.get("spec")], sort_keys=True, default=str)
+
+
 def _with(state: ClusterState, *, nodes: Sequence[Node] = (), pods: Sequence[Pod] = ()) -> ClusterState:
     out = whatif.copy_state(state)
     out.nodes.extend(nodes)
@@ -209,15 +216,22 @@ def rollout_preview(docs: Sequence[Mapping[str, Any]], rollout: R.Rollout, polic
                                   for p in still])
     new_nodes = rollout.new_node_names
     explained: dict[str, tuple[str, tuple[explain.TaintFix, ...]]] = {}
+    # pods of one controller with the same labels and spec get the same answer on the same
+    # cluster: one explanation each
+    by_spec: dict[str, tuple[str, tuple[explain.TaintFix, ...]]] = {}
+    signatures = {_key(d): _signature(d) for d in rollout.recreated}
     truncated = down.truncated or up.truncated
     for pod in still:
         if pod.key in placed_up:
             continue
-        if len(explained) >= MAX_EXPLAINED:
-            truncated = True
-            break
-        explanation = explain.explain_pod(final, policy, pod.key, seed=seed, preemption=False)
-        explained[pod.key] = (explanation.message or "", tuple(explain.taint_fixes(final, explanation.pod, new_nodes)))
+        signature = signatures[pod.key]
+        if signature not in by_spec:
+            if len(by_spec) >= MAX_EXPLAINED:
+                truncated = True
+                continue
+            explanation = explain.explain_pod(final, policy, pod.key, seed=seed, preemption=False)
+            by_spec[signature] = (explanation.message or "", tuple(explain.taint_fixes(final, explanation.pod, new_nodes)))
+        explained[pod.key] = by_spec[signature]
 
     result = RolloutPreview(rollout, truncated=truncated)
     new = set(new_nodes)
