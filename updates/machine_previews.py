@@ -264,10 +264,16 @@ class TemplatePreview:
     applied: whatif.Preview  # what applying the edit does by itself (nothing, to existing nodes)
     existing: list[dict]  # the set's machines and nodes as they stay (template_rollout.existing_machines)
     rollout: RolloutPreview
+    replicas_before: int = 1  # spec.replicas stored and edited: an `oc edit` may scale the set too
+    replicas_after: int = 1
 
     @property
     def template_taints(self) -> list[str]:
         return R.taint_texts(R.template_taints(self.doc))
+
+    @property
+    def scales(self) -> bool:
+        return self.replicas_before != self.replicas_after
 
 
 def scale_back_to(data, doc: Mapping[str, Any]) -> int:
@@ -296,4 +302,9 @@ def preview_template(cluster: Cluster, obj, op: str, data) -> TemplatePreview:
                                 preemption=cluster.preemption_enabled, timers=eviction_timers(cluster),
                                 before=cluster_state(cluster))
     return TemplatePreview(edited, summary, previews.diff(obj.document, edited), obj.resource_version, applied,
-                           R.existing_machines(store, edited), placement)
+                           R.existing_machines(store, edited), placement, _replicas(obj.document), _replicas(edited))
+
+
+def _replicas(ms: Mapping[str, Any]) -> int:
+    value = (ms.get("spec") or {}).get("replicas")
+    return 1 if value is None else int(value)

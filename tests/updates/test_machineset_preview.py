@@ -14,7 +14,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from scheduling import reconcile, services
+from scheduling import kube, previews, reconcile, services
 from scheduling.models import Cluster, KIND_MODELS
 
 pytestmark = pytest.mark.django_db
@@ -144,3 +144,15 @@ def test_output_is_escaped(client):
     response = preview(client, cluster, {**TAINT, "key": "<script>alert(1)</script>"})
     html = response.content.decode()
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
+
+
+def test_an_oc_edit_that_also_changes_replicas_says_it_scales_the_set(client):
+    cluster = scenario()
+    doc = previews.editable(stored_machineset(cluster))
+    doc["spec"]["replicas"] = 3
+    doc["spec"]["template"]["spec"]["taints"] = [{"key": "key1", "value": "value1", "effect": "NoExecute"}]
+    page = text(preview(client, cluster, {"op": "yaml", "text": kube.dump_documents([doc])}).content.decode())
+    assert "Preview: edit the MachineSet (oc edit)" in page
+    assert ("The edit also changes spec.replicas from 2 to 3: applying it scales the set at once "
+            "(new machines from the new template).") in page
+    assert "Then scale to 0 and back to 3" in page
