@@ -42,6 +42,7 @@ bench: venv
 	$(PY) -m scheduling.bench_board
 	# the update bench at 100 nodes: the 1,000-node case (target < 30 s) takes far longer today
 	$(PY) -m updates.bench --nodes 100 --pods 1000
+	$(PY) -m updates.bench_machineset
 	$(PY) -m scheduling.bench_interactive
 	$(PY) -m scheduling.bench_rewind
 

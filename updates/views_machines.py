@@ -3,7 +3,9 @@ their phases, conditions and nodes; a machine's deletion drawn as seed 002's flo
 current step lit and the lifecycle hooks holding it; "act as owner" buttons that remove a
 hook (how an owner says its work is done) or add one; deleting a machine and scaling a
 MachineSet; the etcd quorum (the etcd-quorum-guard's state) while control-plane machines
-are replaced.
+are replaced; a MachineSet's page, whose template edit form previews the edit before it is
+applied (updates/machine_previews.py: existing nodes do not change; after scaling the set
+to 0 and back, where each pod would go).
 
 Writes go through scheduling.services (compare-and-swap on the object's resource
 version, events, reconcile); the documents they write come from the engine's own helpers
@@ -14,24 +16,31 @@ sends makes the fragments below refetch themselves (hx-trigger on htmx:wsAfterMe
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from scheduling import services
-from scheduling.engine.oc.printers import machine_health_checks, machine_sets, machines
+from scheduling import forms, kube, previews, services
+from scheduling.engine.api.objects import TAINT_EFFECTS
 from scheduling.engine.store import Store
 from scheduling.models import KIND_MODELS, Cluster, Event
 from scheduling.permissions import can_edit, get_cluster_for_user
 from scheduling.state import controllers_state
+from scheduling.views.common import error_status, page_urls
 
+from . import machine_previews
 from .engine import etcd_quorum
 from .engine import machine_api as M
+from .engine import template_rollout
+from .engine.machine_printers import machine_health_checks, machine_sets, machines
 
 PAGE = "updates/machines.html"
 MACHINE_PAGE = "updates/machine.html"
+MACHINESET_PAGE = "updates/machineset.html"
 
 
 def _docs(cluster: Cluster, kind: str) -> list[dict]:
@@ -213,6 +222,92 @@ def machineset_scale(request, pk: int, namespace: str, name: str):
 
     if not _update(request, cluster, "MachineSet", namespace, name, change):
         return HttpResponse(f'machinesets.machine.openshift.io "{name}" not found', status=404)
+    if request.POST.get("page") == "machineset":
+        if request.htmx:
+            return render(request, f"{MACHINESET_PAGE}#machineset-board", machineset_context(request, cluster, namespace, name))
+        return redirect("machineset-detail", pk=cluster.pk, namespace=namespace, name=name)
     if request.htmx:
         return render(request, f"{PAGE}#machines-board", machines_context(request, cluster))
     return redirect(reverse("machines", args=[cluster.pk]))
+
+
+# --- a MachineSet and its template ---------------------------------------------------------------------
+
+
+def _machineset_or_404(cluster: Cluster, namespace: str, name: str):
+    obj = KIND_MODELS["MachineSet"].objects.filter(cluster=cluster, namespace=namespace, name=name).first()
+    if obj is None:
+        raise Http404(f'machinesets.machine.openshift.io "{name}" not found')
+    return obj
+
+
+def machineset_context(request, cluster: Cluster, namespace: str, name: str) -> dict:
+    obj = _machineset_or_404(cluster, namespace, name)
+    doc = obj.document
+    store = Store([doc, *_docs(cluster, "Machine"), *_docs(cluster, "Node")])
+    headers, (row,) = machine_sets([doc], cluster.now, False)
+    return {
+        "cluster": cluster, "can_edit": can_edit(request.user), "namespace": namespace, "name": name, "doc": doc,
+        "headers": headers, "row": row, "template_taints": template_rollout.taint_texts(template_rollout.template_taints(doc)),
+        "machines": template_rollout.existing_machines(store, doc),
+        "instance_type": template_rollout.template_instance_type(doc),
+        "policy": (doc.get("spec") or {}).get("deletePolicy") or "Random",
+        "replicas": (doc.get("spec") or {}).get("replicas", 1),
+        "yaml": kube.dump_documents([previews.editable(doc)]),
+        "effects": TAINT_EFFECTS,
+    }
+
+
+@require_GET
+def machineset_page(request, pk: int, namespace: str, name: str):
+    cluster = get_cluster_for_user(request, pk)
+    context = machineset_context(request, cluster, namespace, name)
+    if request.htmx:
+        return render(request, f"{MACHINESET_PAGE}#machineset-board", context)
+    return render(request, MACHINESET_PAGE, context)
+
+
+@require_POST
+def machineset_preview(request, pk: int, namespace: str, name: str):
+    """What a template edit would do: nothing to the existing nodes; then, scaled to 0 and
+    back, where each pod would go. Nothing is written (viewers may preview too)."""
+    cluster = get_cluster_for_user(request, pk)
+    obj = _machineset_or_404(cluster, namespace, name)
+    context = {"cluster": cluster, "can_edit": can_edit(request.user), "namespace": namespace, "name": name, **page_urls(cluster)}
+    try:
+        result = machine_previews.preview_template(cluster, obj, request.POST.get("op", ""), request.POST)
+    except (machine_previews.EditError, kube.DocumentError) as exc:
+        return render(request, f"{MACHINESET_PAGE}#template-preview", {**context, "error": str(exc)},
+                      status=error_status(request, 422))
+    apply_form = forms.ApplyForm(initial={"document": json.dumps(result.doc, sort_keys=True),
+                                          "resource_version": result.resource_version, "verb": "edited"})
+    return render(request, f"{MACHINESET_PAGE}#template-preview", {**context, "p": result, "r": result.rollout,
+                                                                    "apply_form": apply_form})
+
+
+@require_POST
+def machineset_apply(request, pk: int, namespace: str, name: str):
+    """Write the previewed MachineSet: a compare-and-swap on the version previewed."""
+    cluster = get_cluster_for_user(request, pk, write=True)
+    context = {"cluster": cluster, "namespace": namespace, "name": name}
+
+    def refused(error: str, status: int, conflict: bool = False):
+        return render(request, f"{MACHINESET_PAGE}#template-applied", {**context, "error": error, "conflict": conflict},
+                      status=error_status(request, status))
+
+    form = forms.ApplyForm(request.POST)
+    if not form.is_valid():
+        return refused("the preview was incomplete; preview the change again", 400)
+    try:
+        doc = machine_previews.previewed_document(form.cleaned_data["document"], namespace, name)
+    except (machine_previews.EditError, kube.DocumentError) as exc:
+        return refused(str(exc), 422)
+    try:
+        services.replace_object(cluster, doc, expected_version=form.cleaned_data["resource_version"])
+    except services.StoreError as exc:
+        return refused(str(exc), 409, conflict=isinstance(exc, services.Conflict))
+    return render(request, f"{MACHINESET_PAGE}#template-applied", {
+        **context, "message": f"machineset.machine.openshift.io/{name} edited",
+        "template_taints": template_rollout.taint_texts(template_rollout.template_taints(doc)),
+        "replicas": (doc.get("spec") or {}).get("replicas", 1),
+    })

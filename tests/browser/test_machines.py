@@ -77,3 +77,33 @@ def test_the_machines_page_shows_the_etcd_quorum(editor_page, clusterui_server):
     page.wait_for_selector("#etcd-quorum", timeout=30_000)  # after the first reconcile of the loaded scenario
     assert page.inner_text("#etcd-quorum [data-members]") == "3 members"
     assert page.inner_text("#etcd-quorum [data-voting]") == "3 voting"
+
+
+def test_the_machineset_template_preview_then_apply(editor_page, clusterui_server, console):
+    """Seed 000 §7.7.3 on the MachineSet page: the taint typed in the template form is
+    previewed (htmx, CSRF) with where each pod would go, then applied."""
+    page = editor_page
+    page.goto(f"{clusterui_server.url}/")
+    page.click("form[action='/scenarios/machineset-taints/load'] button")
+    page.wait_for_url(re.compile(r"/clusters/\d+/$"))
+    pk = re.search(r"/clusters/(\d+)/", page.url).group(1)
+    page.goto(f"{clusterui_server.url}/clusters/{pk}/machines/")
+    page.click(f"#machineset-{NS}-ci-7xk2p-worker-us-east-1a a >> nth=0")
+    page.wait_for_selector("#machineset-page[data-live=on]")
+    # the scenario's first reconcile: the MachineSet's status, the pods on its nodes
+    page.wait_for_selector("#machineset-board tr[data-machineset] td:nth-child(4):text-is('2')", timeout=30_000)
+    form = page.locator("form[aria-label='add a taint to the template']")
+    form.locator("input[name=key]").fill("key1")
+    form.locator("input[name=value]").fill("value1")
+    form.locator("select[name=effect]").select_option("NoExecute")
+    form.locator("button[type=submit]").click()
+    page.wait_for_selector("#template-preview [data-section=rollout]", timeout=30_000)
+    assert "Existing machines and nodes do not change" in page.inner_text("#template-preview [data-existing]")
+    pending = page.locator("#template-preview tr[data-pod^='default/no-toleration-']")
+    assert "0/2 nodes are available: 2 node(s) had taints that the pod didn't tolerate." in pending.inner_text()
+    assert pending.locator("a.explain-link").count() == 1
+    assert "new node" in page.locator("#template-preview tr[data-pod^='default/tolerates-'] [data-after]").inner_text()
+    page.click("#template-preview button:has-text('Apply the edit')")
+    page.wait_for_selector("#template-preview [data-applied]")
+    assert page.inner_text("#template-preview [data-applied]") == "machineset.machine.openshift.io/ci-7xk2p-worker-us-east-1a edited"
+    page.wait_for_selector("#machineset-board [data-template-taint='key1=value1:NoExecute']")

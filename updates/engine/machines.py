@@ -100,6 +100,64 @@ def instance_exists(record: Mapping[str, Any] | None, now: float) -> bool:
     return gone is None or now < gone
 
 
+def node_document(machine: Mapping[str, Any], name: str, ip: str, instance: str, now: float) -> dict:
+    """The Node a machine's instance registers (Ready): its instance type's capacity, the
+    cloud's labels, the role label, the machine's spec.metadata.labels and spec.taints (a
+    control-plane machine's node also gets the master NoSchedule taint), the annotation
+    linking it to the machine."""
+    region, zone = _placement(machine)
+    itype = M.instance_type_of(machine)
+    capacity, allocatable = M.node_capacity(itype)
+    spec = machine.get("spec") or {}
+    labels = {
+        "beta.kubernetes.io/arch": "amd64",
+        "beta.kubernetes.io/instance-type": itype,
+        "beta.kubernetes.io/os": "linux",
+        "failure-domain.beta.kubernetes.io/region": region,
+        "failure-domain.beta.kubernetes.io/zone": zone,
+        "kubernetes.io/arch": "amd64",
+        "kubernetes.io/hostname": name.split(".")[0],
+        "kubernetes.io/os": "linux",
+        "node.kubernetes.io/instance-type": itype,
+        "node.openshift.io/os_id": "rhcos",
+        "topology.kubernetes.io/region": region,
+        "topology.kubernetes.io/zone": zone,
+    }
+    role = M.role_of(machine)
+    if role:
+        labels[f"node-role.kubernetes.io/{role}"] = ""
+        if role == "master":
+            labels["node-role.kubernetes.io/control-plane"] = ""
+    labels.update((spec.get("metadata") or {}).get("labels") or {})
+    taints = [dict(t) for t in spec.get("taints") or []]
+    if role == "master" and not any(t.get("key") == "node-role.kubernetes.io/master" for t in taints):
+        taints.append({"key": "node-role.kubernetes.io/master", "effect": "NoSchedule"})
+    created = time_value(now)
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "labels": labels,
+            "annotations": {M.NODE_MACHINE_ANNOTATION: M.key_of(machine)},
+            "creationTimestamp": created,
+        },
+        "spec": {"providerID": spec.get("providerID") or f"aws:///{zone}/{instance}"},
+        "status": {
+            "capacity": capacity,
+            "allocatable": allocatable,
+            "addresses": [{"type": "InternalIP", "address": ip}, {"type": "Hostname", "address": name}],
+            "conditions": [
+                {"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "kubelet is posting ready status",
+                 "lastHeartbeatTime": created, "lastTransitionTime": created},
+            ],
+        },
+    }
+    if taints:
+        node["spec"]["taints"] = taints
+    return node
+
+
 # --- machine-controller ----------------------------------------------------------------------------------------
 
 
@@ -215,59 +273,10 @@ class MachineController:
 
     def _join(self, ctx: Context, machine: dict, record: Mapping[str, Any]) -> list:
         """The instance's kubelet registers its Node; the nodelink controller links it."""
-        region, zone = _placement(machine)
-        name = _node_name(record["ip"], region)
+        name = _node_name(record["ip"], _placement(machine)[0])
         if ctx.store.get("Node", "", name) is not None:
             return []
-        itype = M.instance_type_of(machine)
-        capacity, allocatable = M.node_capacity(itype)
-        spec = machine.get("spec") or {}
-        labels = {
-            "beta.kubernetes.io/arch": "amd64",
-            "beta.kubernetes.io/instance-type": itype,
-            "beta.kubernetes.io/os": "linux",
-            "failure-domain.beta.kubernetes.io/region": region,
-            "failure-domain.beta.kubernetes.io/zone": zone,
-            "kubernetes.io/arch": "amd64",
-            "kubernetes.io/hostname": name.split(".")[0],
-            "kubernetes.io/os": "linux",
-            "node.kubernetes.io/instance-type": itype,
-            "node.openshift.io/os_id": "rhcos",
-            "topology.kubernetes.io/region": region,
-            "topology.kubernetes.io/zone": zone,
-        }
-        role = M.role_of(machine)
-        if role:
-            labels[f"node-role.kubernetes.io/{role}"] = ""
-            if role == "master":
-                labels["node-role.kubernetes.io/control-plane"] = ""
-        labels.update((spec.get("metadata") or {}).get("labels") or {})
-        taints = [dict(t) for t in spec.get("taints") or []]
-        if role == "master" and not any(t.get("key") == "node-role.kubernetes.io/master" for t in taints):
-            taints.append({"key": "node-role.kubernetes.io/master", "effect": "NoSchedule"})
-        now = time_value(ctx.now)
-        node = {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": {
-                "name": name,
-                "labels": labels,
-                "annotations": {M.NODE_MACHINE_ANNOTATION: M.key_of(machine)},
-                "creationTimestamp": now,
-            },
-            "spec": {"providerID": spec.get("providerID") or f"aws:///{zone}/{record['instance']}"},
-            "status": {
-                "capacity": capacity,
-                "allocatable": allocatable,
-                "addresses": [{"type": "InternalIP", "address": record["ip"]}, {"type": "Hostname", "address": name}],
-                "conditions": [
-                    {"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "kubelet is posting ready status",
-                     "lastHeartbeatTime": now, "lastTransitionTime": now},
-                ],
-            },
-        }
-        if taints:
-            node["spec"]["taints"] = taints
+        node = node_document(machine, name, record["ip"], record["instance"], ctx.now)
         return [A.CreateObject(node), A.RecordEvent(ctx.now, "Normal", "RegisteredNode", "Node", "", name,
                                                      f"Node {name} event: Registered Node {name} in Controller", "node-controller")]
 

@@ -120,6 +120,40 @@ def random_name(ctx: Context, prefix: str, taken: set[str], *identity: Any) -> s
         attempt += 1
 
 
+def owned_machines(store, ms: Mapping[str, Any]) -> list[dict]:
+    """The machines a MachineSet owns: in its namespace, matching its (non-empty) selector,
+    controlled by it or by nothing (orphans it adopts)."""
+    selector = (ms.get("spec") or {}).get("selector") or {}
+    if not selector:
+        return []
+    return [m for m in M.machines(store)
+            if M.ns_of(m) == M.ns_of(ms) and M.selector_matches(selector, labels_of(m))
+            and (controller_ref(m) is None or is_controlled_by(m, ms))]
+
+
+def machine_from_template(ms: Mapping[str, Any], name: str, now: float) -> dict:
+    """The Machine the MachineSet creates from its template: the template's labels,
+    annotations and spec (taints included), owned by the set."""
+    template = (ms.get("spec") or {}).get("template") or {}
+    tmeta = template.get("metadata") or {}
+    machine: dict[str, Any] = {
+        "apiVersion": M.API_VERSION,
+        "kind": "Machine",
+        "metadata": {
+            "name": name,
+            "namespace": M.ns_of(ms),
+            "generateName": f"{M.name_of(ms)}-",
+            "labels": dict(tmeta.get("labels") or {}),
+            "ownerReferences": [owner_reference(ms)],
+            "creationTimestamp": time_value(now),
+        },
+        "spec": dict(template.get("spec") or {}),
+    }
+    if tmeta.get("annotations"):
+        machine["metadata"]["annotations"] = dict(tmeta["annotations"])
+    return machine
+
+
 class MachineSetController:
     name = MACHINESET_CONTROLLER
     watches = frozenset({"MachineSet", "Machine", "Node"})
@@ -140,17 +174,9 @@ class MachineSetController:
         spec = ms.get("spec") or {}
         ns = M.ns_of(ms)
         selector = spec.get("selector") or {}
-        actions: list = []
-        owned: list[dict] = []
-        for m in M.machines(ctx.store):
-            if M.ns_of(m) != ns or not selector or not M.selector_matches(selector, labels_of(m)):
-                continue
-            ref = controller_ref(m)
-            if ref is not None and not is_controlled_by(m, ms):
-                continue
-            if ref is None:
-                actions.append(A.SetControllerRef("Machine", ns, M.name_of(m), owner_reference(ms)))
-            owned.append(m)
+        owned = owned_machines(ctx.store, ms)
+        actions: list = [A.SetControllerRef("Machine", ns, M.name_of(m), owner_reference(ms))
+                         for m in owned if controller_ref(m) is None]
         active = [m for m in owned if not M.is_deleting(m)]
         replicas = int(spec.get("replicas", 1) if spec.get("replicas") is not None else 1)
         diff = len(active) - replicas
@@ -160,28 +186,11 @@ class MachineSetController:
             # validateMachineSet: machines it created would not be its own
             return actions + self._status(ctx, ms, active), None
         if diff < 0:
-            template = spec.get("template") or {}
-            tmeta = template.get("metadata") or {}
             count = int(created.get(key) or 0)
             for _ in range(-diff):
                 count += 1
                 name = random_name(ctx, f"{M.name_of(ms)}-", taken, self.name, key, count)
-                machine: dict[str, Any] = {
-                    "apiVersion": M.API_VERSION,
-                    "kind": "Machine",
-                    "metadata": {
-                        "name": name,
-                        "namespace": ns,
-                        "generateName": f"{M.name_of(ms)}-",
-                        "labels": dict(tmeta.get("labels") or {}),
-                        "ownerReferences": [owner_reference(ms)],
-                        "creationTimestamp": time_value(ctx.now),
-                    },
-                    "spec": dict(template.get("spec") or {}),
-                }
-                if tmeta.get("annotations"):
-                    machine["metadata"]["annotations"] = dict(tmeta["annotations"])
-                actions.append(A.CreateObject(machine))
+                actions.append(A.CreateObject(machine_from_template(ms, name, ctx.now)))
             created[key] = count
         elif diff > 0:
             policy = spec.get("deletePolicy") or "Random"

@@ -24,13 +24,13 @@ PRINTERS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "PersistentVolumeClaim": (("persistentvolumeclaims", "persistentvolumeclaim", "pvc"), "scheduling.engine.oc.printers:claims"),
     "StorageClass": (("storageclasses", "storageclass", "sc"), "scheduling.engine.oc.printers:storage_classes"),
     "PriorityClass": (("priorityclasses", "priorityclass", "pc"), "scheduling.engine.oc.printers:priority_classes"),
-    # OpenShift kinds: their CRDs' printer columns. The update and machine apps may point
-    # these at their own printers ("updates.engine.printers:cluster_versions").
+    # OpenShift kinds: their CRDs' printer columns, printed by the update and machine apps'
+    # own printers (a value the column's JSONPath does not find prints empty, not <none>).
     "ClusterVersion": (("clusterversions", "clusterversion"), "updates.engine.printers:cluster_versions"),
     "ClusterOperator": (("clusteroperators", "clusteroperator", "co"), "updates.engine.printers:cluster_operators"),
     "MachineConfigPool": (("machineconfigpools", "machineconfigpool", "mcp"), "updates.engine.printers:machine_config_pools"),
     "MachineConfig": (("machineconfigs", "machineconfig", "mc"), "updates.engine.printers:machine_configs"),
-    "Machine": (("machines", "machine"), "scheduling.engine.oc.printers:machines"),
-    "MachineSet": (("machinesets", "machineset"), "scheduling.engine.oc.printers:machine_sets"),
-    "MachineHealthCheck": (("machinehealthchecks", "machinehealthcheck", "mhc"), "scheduling.engine.oc.printers:machine_health_checks"),
+    "Machine": (("machines", "machine"), "updates.engine.machine_printers:machines"),
+    "MachineSet": (("machinesets", "machineset"), "updates.engine.machine_printers:machine_sets"),
+    "MachineHealthCheck": (("machinehealthchecks", "machinehealthcheck", "mhc"), "updates.engine.machine_printers:machine_health_checks"),
 }

@@ -164,7 +164,8 @@ SCENARIOS += (
         "machineset-taints",
         "Taints through a MachineSet",
         "The MachineSet template gets key1=value1:NoExecute at 60: the existing nodes do not change. Scaled to 0 at 120 "
-        "and back to 2 at 300, the new nodes (540) carry the taint; the pod tolerating it runs there.",
+        "and back to 2 at 300, the new nodes (540) carry the taint; the pod tolerating it runs there, the one without "
+        "the toleration stays Pending. The MachineSet page previews the edit: where each pod would go.",
         "machineset-taints.yaml",
         700,
         "seed 000 §7.7.3",

@@ -372,6 +372,8 @@ def schedule_cached(
     """`schedule(..., explain=False)` against a SchedulerCache the caller keeps over many
     cycles (attached to its NodeInfos, so the caller may move pods between cycles): a preview
     that places many pods on one edited cluster builds the cache once."""
+    if not cache.node_infos:  # as schedule(): genericScheduler.Schedule's ErrNoNodesAvailable
+        return ScheduleResult(pod=pod, message=NO_NODES_AVAILABLE)
     return _schedule_fast(pod, state, cache, policy, rng, nominated, False)
 
 

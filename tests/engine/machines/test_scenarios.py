@@ -71,4 +71,8 @@ def test_the_machineset_taints_scenario():
     (get_nodes,) = [e["message"] for e in result["events"] if e["reason"] == "CommandOutput" and e["message"].startswith("NAME ")]
     assert get_nodes.count("Ready") == 2 and "ip-10-0-21-11" not in get_nodes
     tolerating = [p for p in result["pods"] if p["pod"].startswith("default/tolerates-") and p["phase"] == "Running"]
-    assert len(tolerating) == 1
+    assert len(tolerating) == 1 and tolerating[0]["node"] in {n["metadata"]["name"] for n in nodes}
+    # the pod without the toleration: Pending while the set is at 0, and still once the tainted nodes joined
+    (waiting,) = [p for p in result["pods"] if p["pod"].startswith("default/no-toleration-") and p["phase"] != "Deleted"]
+    assert (waiting["node"], waiting["phase"]) == (None, "Pending")
+    assert waiting["message"] == "0/2 nodes are available: 2 node(s) had taints that the pod didn't tolerate."
