@@ -17,9 +17,10 @@ from scheduling.models import Event
 from scheduling.permissions import can_edit, get_cluster_for_user
 from scheduling.state import cluster_documents
 from updates import services
+from updates.engine import alerts as AL
 from updates.engine import facts as F
 from updates.engine import graph as G
-from updates.engine import progress
+from updates.engine import oc_recommend, progress
 from updates.engine.cvo import current_version
 from updates.engine.versions import Version, is_version
 
@@ -55,8 +56,32 @@ def _targets(status: dict, include_known_issues: bool) -> list[dict]:
     return rows
 
 
+ALERT_KINDS = ("ClusterVersion", "ClusterOperator", "Node", "PodDisruptionBudget")
+
+
+def _alerts(store: Store, facts: dict, now: float) -> list[dict]:
+    """The cluster's alerts for the page: firing ones first, then pending; each with how it
+    came (fired by hand, or from the objects) and the key that stops it."""
+    rows = []
+    for a in AL.alert_data(store, facts, now)["data"]["alerts"]:
+        labels = dict(a.get("labels") or {})
+        name = labels.pop("alertname", "")
+        rows.append({"name": name, "severity": labels.pop("severity", ""), "state": a.get("state"), "since": a.get("activeAt"),
+                     "labels": labels, "summary": (a.get("annotations") or {}).get("summary") or "",
+                     "description": (a.get("annotations") or {}).get("description") or "",
+                     "derived": name in AL.DERIVED, "key": services.alert_key(a)})
+    rows.sort(key=lambda r: (r["state"] != "firing", r["derived"], r["name"]))
+    return rows
+
+
+def _recommend_text(store: Store, cluster) -> str:
+    """What `oc adm upgrade recommend` prints for this cluster (both streams, in order)."""
+    result = oc_recommend.recommend(store, [], cluster.now, files={oc_recommend.FACTS_FILE: [dict(cluster.facts or {})]})
+    return "".join(text for _, text in result.lines)
+
+
 def settings_context(request, cluster, **extra) -> dict:
-    store = _store(cluster, ("ClusterVersion",))
+    store = _store(cluster, ALERT_KINDS)
     cv = store.get("ClusterVersion", "", "version")
     status = (cv or {}).get("status") or {}
     include = request.GET.get("known_issues") == "1" or request.POST.get("known_issues") == "1"
@@ -79,6 +104,11 @@ def settings_context(request, cluster, **extra) -> dict:
         "platforms": F.PLATFORMS,
         "network_types": F.NETWORK_TYPES,
         "capabilities": F.CAPABILITIES,
+        "alerts": _alerts(store, facts, cluster.now),
+        "alert_presets": AL.PRESETS,
+        "alert_names": sorted((set(AL.PRESETS) | set(oc_recommend.KNOWN_ALERTS)) - set(AL.DERIVED)),
+        "severities": AL.SEVERITIES,
+        "recommend_text": _recommend_text(store, cluster) if cv else "",
         **extra,
     }
 
@@ -127,6 +157,25 @@ def update_channel(request, pk: int):
         messages.error(request, str(exc))
     else:
         messages.success(request, text or f"channel set to {request.POST.get('channel', '')}")
+    return _back(cluster, request)
+
+
+@require_POST
+def update_alert(request, pk: int):
+    """Fire an alert on the simulated cluster, or stop one fired by hand."""
+    cluster = get_cluster_for_user(request, pk, write=True)
+    if request.POST.get("action") == "stop":
+        if services.stop_alert(cluster, request.POST.get("key", "")):
+            messages.success(request, "alert stopped")
+        else:
+            messages.error(request, "that alert is not firing (any more)")
+        return _back(cluster, request)
+    try:
+        alert = services.fire_alert(cluster, {**request.POST.dict(), "precheck": request.POST.get("precheck") == "1"})
+    except services.UpdateError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"alert {alert['labels']['alertname']} firing")
     return _back(cluster, request)
 
 
