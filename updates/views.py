@@ -2,18 +2,24 @@
 its known issues, the simulated facts the risks query, the update button) and the update
 progress (runlevel lanes, operators, pools, node phases, updated machines, `oc adm upgrade
 status`, history, stuck drains). A view parses, calls updates.services or the engine,
-renders; writes need the edit permission (scheduling.permissions) and CSRF."""
+renders; writes need the edit permission (scheduling.permissions) and CSRF.
+
+The progress page is live without polling: after every committed change of its objects the
+broadcast renders `progress_fragment` once (scheduling/views/fragments.FRAGMENTS) and pushes
+it to the cluster's websocket group; the page's htmx ws extension swaps it in
+(static/js/updates.js refetches it when the socket opens or reopens)."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from scheduling import board
 from scheduling.engine.store import Store
-from scheduling.models import Event
+from scheduling.models import ClusterVersion, Event
 from scheduling.permissions import can_edit, get_cluster_for_user
 from scheduling.state import cluster_documents
 from updates import services
@@ -208,7 +214,10 @@ def _chart(points: list[tuple[float, int]], since: float, now: float, total: int
     return " ".join(coords)
 
 
-def progress_context(request, cluster) -> dict:
+def live_context(cluster) -> dict:
+    """What the live fragment of the progress page shows: the same for every viewer (it is
+    rendered once per change and pushed to every open page), so nothing here depends on
+    the request; the editor buttons in it are shown by the page (data-can-edit)."""
     store = _store(cluster)
     events = [{"time": e.last_time, "reason": e.reason, "kind": e.involved_kind, "name": e.involved_name, "message": e.message}
               for e in Event.objects.filter(cluster=cluster, involved_kind="Node",
@@ -226,18 +235,29 @@ def progress_context(request, cluster) -> dict:
     for stuck in view["stuck"]:
         for pod in stuck["pods"]:
             pod["url"] = f"{pod_base}{pod['namespace']}/{pod['name']}/"
-    return {"cluster": cluster, "can_edit": can_edit(request.user), "view": view, "clock_text": board.format_clock(cluster.now),
-            "chart_points": _chart(view["updated_points"], view["since"], view["now"], total), "chart_total": total,
-            "chart_w": CHART_W, "chart_h": CHART_H}
+    return {"cluster": cluster, "view": view, "chart_points": _chart(view["updated_points"], view["since"], view["now"], total),
+            "chart_total": total, "chart_w": CHART_W, "chart_h": CHART_H}
+
+
+def progress_context(request, cluster) -> dict:
+    return {**live_context(cluster), "can_edit": can_edit(request.user), "clock_text": board.format_clock(cluster.now),
+            "pool_actions": ("pause", "resume"), "inject_actions": list(services.INJECTIONS)}
+
+
+def progress_fragment(cluster) -> str:
+    """The live fragment, out of band, for the broadcast (views/fragments.FRAGMENTS): empty
+    for a cluster without a ClusterVersion (no update to show)."""
+    if not ClusterVersion.objects.filter(cluster=cluster).exists():
+        return ""
+    return render_to_string("updates/progress.html#progress-live", {**live_context(cluster), "oob": True})
 
 
 @require_GET
 def update_progress(request, pk: int):
     cluster = get_cluster_for_user(request, pk)
-    context = progress_context(request, cluster)
-    if request.htmx and request.htmx.target == "progress-live":
-        return render(request, "updates/progress.html#progress-live", context)
-    return render(request, "updates/progress.html", context)
+    if request.htmx and request.htmx.target == "progress-live":  # a page catching up (its socket (re)opened)
+        return render(request, "updates/progress.html#progress-live", live_context(cluster))
+    return render(request, "updates/progress.html", progress_context(request, cluster))
 
 
 @require_POST
