@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from scheduling import board
 from scheduling.engine.store import Store
-from scheduling.models import ClusterVersion, Event
+from scheduling.models import ClusterVersion, Event, Pod
 from scheduling.permissions import can_edit, get_cluster_for_user
 from scheduling.state import cluster_documents
 from updates import services
@@ -28,15 +28,33 @@ from updates.engine import facts as F
 from updates.engine import graph as G
 from updates.engine import oc_recommend, progress
 from updates.engine.cvo import current_version
+from updates.engine.mco import NODE_CONTROLLER
 from updates.engine.versions import Version, is_version
 
-UPDATE_KINDS = ("ClusterVersion", "ClusterOperator", "MachineConfigPool", "MachineConfig", "Node", "Pod",
-                "PodDisruptionBudget")
+PROGRESS_KINDS = ("ClusterVersion", "ClusterOperator", "MachineConfigPool", "MachineConfig", "Node")
+# what "why a drain is stuck" also reads, only while the drain controller works on nodes
+DRAIN_KINDS = ("PodDisruptionBudget", "DaemonSet")
 CHART_W, CHART_H = 600, 160
 
 
-def _store(cluster, kinds=UPDATE_KINDS) -> Store:
-    return Store(cluster_documents(cluster, kinds))
+def _store(cluster, kinds) -> Store:
+    store = Store()
+    for doc in cluster_documents(cluster, kinds):  # fresh documents: no copy needed
+        store.put(doc)
+    return store
+
+
+def _progress_store(cluster, state: dict) -> Store:
+    """The documents the progress view reads: the update's kinds, and while drains run the
+    pods on the drained nodes with the PDBs and DaemonSets that decide whether they go."""
+    store = _store(cluster, PROGRESS_KINDS)
+    drains = (state.get(NODE_CONTROLLER) or {}).get("drains") or {}
+    if drains:
+        for doc in cluster_documents(cluster, DRAIN_KINDS):
+            store.put(doc)
+        for pod in Pod.objects.filter(cluster=cluster, node_name__in=list(drains)).order_by("pk"):
+            store.put(pod.document)
+    return store
 
 
 def _targets(status: dict, include_known_issues: bool) -> list[dict]:
@@ -218,11 +236,11 @@ def live_context(cluster) -> dict:
     """What the live fragment of the progress page shows: the same for every viewer (it is
     rendered once per change and pushed to every open page), so nothing here depends on
     the request; the editor buttons in it are shown by the page (data-can-edit)."""
-    store = _store(cluster)
+    state = (cluster.controller_state or {}).get("controllers") or {}
+    store = _progress_store(cluster, state)
     events = [{"time": e.last_time, "reason": e.reason, "kind": e.involved_kind, "name": e.involved_name, "message": e.message}
               for e in Event.objects.filter(cluster=cluster, involved_kind="Node",
                                             reason__in=list(progress.PHASE_EVENTS)).order_by("first_time", "id")]
-    state = (cluster.controller_state or {}).get("controllers") or {}
     view = progress.build(store, cluster.now, events, state)
     span = max(view["now"] - view["since"], 1.0)
     total = sum(p["machineCount"] for p in view["pools"])
