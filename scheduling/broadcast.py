@@ -36,6 +36,12 @@ from .views.fragments import FRAGMENTS
 logger = logging.getLogger(__name__)
 
 
+# The kinds the update progress page shows (its runlevels, operators, pools, nodes, stuck
+# drains): a change of one of them re-renders its live fragment.
+UPDATE_KINDS = frozenset({"ClusterVersion", "ClusterOperator", "MachineConfigPool", "MachineConfig", "Node", "Pod",
+                          "PodDisruptionBudget"})
+
+
 def group_name(cluster_id: int) -> str:
     return f"cluster.{cluster_id}"
 
@@ -126,9 +132,11 @@ def render_changes(cluster_id: int, changes: list[Change]) -> str:
     summary always; the clock (and the event ages) when the cluster itself changed; the
     node cards listed in the changes (an element that deletes the card of a node that is
     gone); the pending queue when a pod or a node changed; the event stream when an event
-    was recorded. Every fragment is a named partial of the cluster page, rendered with the
-    default display options: pages showing a filtered view refetch the fragments they
-    receive with their own filters (static/js/clusterui.js)."""
+    was recorded; the update progress (updates/views.progress_fragment, empty without a
+    ClusterVersion) when one of UPDATE_KINDS changed. Every fragment is a named partial of its
+    page, rendered with the default display options: pages showing a filtered view refetch
+    the fragments they receive with their own filters (static/js/clusterui.js), and a page
+    drops the fragments it has no element for."""
     cluster = Cluster.objects.filter(pk=cluster_id).first()
     if cluster is None:
         return ""
@@ -148,6 +156,8 @@ def render_changes(cluster_id: int, changes: list[Change]) -> str:
         parts.append(FRAGMENTS["pending"](cluster))
     if kinds & {"Event", "Cluster"}:
         parts.append(FRAGMENTS["events"](cluster))
+    if kinds & UPDATE_KINDS:
+        parts.append(FRAGMENTS["update-progress"](cluster))
     return "".join(parts)
 
 

@@ -41,6 +41,7 @@ from .permissions import can_edit
 from .state import cluster_documents
 
 MAX_DRAIN_STEPS = 720  # an hour of 5 s PDB retries without --timeout
+SETTINGS_FACTS = "cluster-facts"  # the "file" that carries a stored cluster's facts to the commands
 
 
 @dataclass
@@ -255,7 +256,9 @@ def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: fl
     store = cluster_store(cluster)
     # --now pins the ages a command prints; a write always happens at the cluster's clock.
     at = cluster.now if now is None or is_mutating(argv) else now
-    result = commands.run(store, argv, at, files=files)
+    # the cluster's settings facts (what update risks and the simulated alerts read), for the
+    # commands that read them (oc adm upgrade recommend)
+    result = commands.run(store, argv, at, files={**(files or {}), SETTINGS_FACTS: [dict(cluster.facts or {})]})
     try:
         if result.actions:
             write_actions(cluster, store, result.actions)

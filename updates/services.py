@@ -12,6 +12,7 @@ from scheduling.engine.oc import OcError
 from scheduling.engine.store import Store
 from scheduling.models import Cluster
 from scheduling.state import cluster_documents
+from updates.engine import alerts as AL
 from updates.engine import facts as F
 from updates.engine import oc_upgrade
 from updates.engine.cvo import INJECT_DEGRADED as CVO_INJECT_DEGRADED, SLOW as CVO_SLOW
@@ -89,6 +90,39 @@ def set_facts(cluster: Cluster, data: Mapping[str, Any]) -> dict:
         facts["capabilities"] = [c for c in F.CAPABILITIES if c in caps]
     services.set_cluster_facts(cluster, facts)
     return facts
+
+
+def alert_key(alert: Mapping[str, Any]) -> str:
+    """Which fired alert a form means: its labels, in order."""
+    return ",".join(f"{k}={v}" for k, v in sorted((alert.get("labels") or {}).items()))
+
+
+def fire_alert(cluster: Cluster, data: Mapping[str, Any]) -> dict:
+    """Fire an alert on the simulated cluster (kept in its facts, read by `oc adm upgrade
+    recommend` and the Cluster Settings page) until it is stopped."""
+    try:
+        labels = AL.parse_labels(str(data.get("labels") or ""))
+        alert = AL.user_alert(str(data.get("alertname") or ""), labels, cluster.now, severity=str(data.get("severity") or ""),
+                              summary=str(data.get("summary") or ""), description=str(data.get("description") or ""),
+                              runbook_url=str(data.get("runbook_url") or ""), precheck=bool(data.get("precheck")))
+    except AL.AlertError as exc:
+        raise UpdateError(str(exc)) from exc
+    facts = F.facts_of(cluster.facts)
+    key = alert_key(alert)
+    facts["alerts"] = [a for a in facts.get("alerts") or [] if alert_key(a) != key] + [alert]
+    services.set_cluster_facts(cluster, facts)
+    return alert
+
+
+def stop_alert(cluster: Cluster, key: str) -> bool:
+    """Stop a fired alert (False: no such alert)."""
+    facts = F.facts_of(cluster.facts)
+    kept = [a for a in facts.get("alerts") or [] if alert_key(a) != key]
+    if len(kept) == len(facts.get("alerts") or []):
+        return False
+    facts["alerts"] = kept
+    services.set_cluster_facts(cluster, facts)
+    return True
 
 
 INJECTIONS = {

@@ -7,6 +7,7 @@ urlpatterns = [
     path("clusters/<int:pk>/updates/request", views.update_request, name="update-request"),
     path("clusters/<int:pk>/updates/channel", views.update_channel, name="update-channel"),
     path("clusters/<int:pk>/updates/facts", views.update_facts, name="update-facts"),
+    path("clusters/<int:pk>/updates/alerts", views.update_alert, name="update-alert"),
     path("clusters/<int:pk>/updates/progress", views.update_progress, name="update-progress"),
     path("clusters/<int:pk>/updates/inject", views.update_inject, name="update-inject"),
     path("clusters/<int:pk>/updates/pool", views.update_pool, name="update-pool"),

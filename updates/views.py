@@ -2,34 +2,59 @@
 its known issues, the simulated facts the risks query, the update button) and the update
 progress (runlevel lanes, operators, pools, node phases, updated machines, `oc adm upgrade
 status`, history, stuck drains). A view parses, calls updates.services or the engine,
-renders; writes need the edit permission (scheduling.permissions) and CSRF."""
+renders; writes need the edit permission (scheduling.permissions) and CSRF.
+
+The progress page is live without polling: after every committed change of its objects the
+broadcast renders `progress_fragment` once (scheduling/views/fragments.FRAGMENTS) and pushes
+it to the cluster's websocket group; the page's htmx ws extension swaps it in
+(static/js/updates.js refetches it when the socket opens or reopens)."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from scheduling import board
 from scheduling.engine.store import Store
-from scheduling.models import Event
+from scheduling.models import ClusterVersion, Event, Pod
 from scheduling.permissions import can_edit, get_cluster_for_user
 from scheduling.state import cluster_documents
 from updates import services
+from updates.engine import alerts as AL
 from updates.engine import facts as F
 from updates.engine import graph as G
-from updates.engine import progress
+from updates.engine import oc_recommend, progress
 from updates.engine.cvo import current_version
+from updates.engine.mco import NODE_CONTROLLER
 from updates.engine.versions import Version, is_version
 
-UPDATE_KINDS = ("ClusterVersion", "ClusterOperator", "MachineConfigPool", "MachineConfig", "Node", "Pod",
-                "PodDisruptionBudget")
+PROGRESS_KINDS = ("ClusterVersion", "ClusterOperator", "MachineConfigPool", "MachineConfig", "Node")
+# what "why a drain is stuck" also reads, only while the drain controller works on nodes
+DRAIN_KINDS = ("PodDisruptionBudget", "DaemonSet")
 CHART_W, CHART_H = 600, 160
 
 
-def _store(cluster, kinds=UPDATE_KINDS) -> Store:
-    return Store(cluster_documents(cluster, kinds))
+def _store(cluster, kinds) -> Store:
+    store = Store()
+    for doc in cluster_documents(cluster, kinds):  # fresh documents: no copy needed
+        store.put(doc)
+    return store
+
+
+def _progress_store(cluster, state: dict) -> Store:
+    """The documents the progress view reads: the update's kinds, and while drains run the
+    pods on the drained nodes with the PDBs and DaemonSets that decide whether they go."""
+    store = _store(cluster, PROGRESS_KINDS)
+    drains = (state.get(NODE_CONTROLLER) or {}).get("drains") or {}
+    if drains:
+        for doc in cluster_documents(cluster, DRAIN_KINDS):
+            store.put(doc)
+        for pod in Pod.objects.filter(cluster=cluster, node_name__in=list(drains)).order_by("pk"):
+            store.put(pod.document)
+    return store
 
 
 def _targets(status: dict, include_known_issues: bool) -> list[dict]:
@@ -55,8 +80,32 @@ def _targets(status: dict, include_known_issues: bool) -> list[dict]:
     return rows
 
 
+ALERT_KINDS = ("ClusterVersion", "ClusterOperator", "Node", "PodDisruptionBudget")
+
+
+def _alerts(store: Store, facts: dict, now: float) -> list[dict]:
+    """The cluster's alerts for the page: firing ones first, then pending; each with how it
+    came (fired by hand, or from the objects) and the key that stops it."""
+    rows = []
+    for a in AL.alert_data(store, facts, now)["data"]["alerts"]:
+        labels = dict(a.get("labels") or {})
+        name = labels.pop("alertname", "")
+        rows.append({"name": name, "severity": labels.pop("severity", ""), "state": a.get("state"), "since": a.get("activeAt"),
+                     "labels": labels, "summary": (a.get("annotations") or {}).get("summary") or "",
+                     "description": (a.get("annotations") or {}).get("description") or "",
+                     "derived": name in AL.DERIVED, "key": services.alert_key(a)})
+    rows.sort(key=lambda r: (r["state"] != "firing", r["derived"], r["name"]))
+    return rows
+
+
+def _recommend_text(store: Store, cluster) -> str:
+    """What `oc adm upgrade recommend` prints for this cluster (both streams, in order)."""
+    result = oc_recommend.recommend(store, [], cluster.now, files={oc_recommend.FACTS_FILE: [dict(cluster.facts or {})]})
+    return "".join(text for _, text in result.lines)
+
+
 def settings_context(request, cluster, **extra) -> dict:
-    store = _store(cluster, ("ClusterVersion",))
+    store = _store(cluster, ALERT_KINDS)
     cv = store.get("ClusterVersion", "", "version")
     status = (cv or {}).get("status") or {}
     include = request.GET.get("known_issues") == "1" or request.POST.get("known_issues") == "1"
@@ -79,6 +128,11 @@ def settings_context(request, cluster, **extra) -> dict:
         "platforms": F.PLATFORMS,
         "network_types": F.NETWORK_TYPES,
         "capabilities": F.CAPABILITIES,
+        "alerts": _alerts(store, facts, cluster.now),
+        "alert_presets": AL.PRESETS,
+        "alert_names": sorted((set(AL.PRESETS) | set(oc_recommend.KNOWN_ALERTS)) - set(AL.DERIVED)),
+        "severities": AL.SEVERITIES,
+        "recommend_text": _recommend_text(store, cluster) if cv else "",
         **extra,
     }
 
@@ -131,6 +185,25 @@ def update_channel(request, pk: int):
 
 
 @require_POST
+def update_alert(request, pk: int):
+    """Fire an alert on the simulated cluster, or stop one fired by hand."""
+    cluster = get_cluster_for_user(request, pk, write=True)
+    if request.POST.get("action") == "stop":
+        if services.stop_alert(cluster, request.POST.get("key", "")):
+            messages.success(request, "alert stopped")
+        else:
+            messages.error(request, "that alert is not firing (any more)")
+        return _back(cluster, request)
+    try:
+        alert = services.fire_alert(cluster, {**request.POST.dict(), "precheck": request.POST.get("precheck") == "1"})
+    except services.UpdateError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"alert {alert['labels']['alertname']} firing")
+    return _back(cluster, request)
+
+
+@require_POST
 def update_facts(request, pk: int):
     cluster = get_cluster_for_user(request, pk, write=True)
     data = {k: request.POST.get(k) for k in request.POST}
@@ -159,12 +232,15 @@ def _chart(points: list[tuple[float, int]], since: float, now: float, total: int
     return " ".join(coords)
 
 
-def progress_context(request, cluster) -> dict:
-    store = _store(cluster)
+def live_context(cluster) -> dict:
+    """What the live fragment of the progress page shows: the same for every viewer (it is
+    rendered once per change and pushed to every open page), so nothing here depends on
+    the request; the editor buttons in it are shown by the page (data-can-edit)."""
+    state = (cluster.controller_state or {}).get("controllers") or {}
+    store = _progress_store(cluster, state)
     events = [{"time": e.last_time, "reason": e.reason, "kind": e.involved_kind, "name": e.involved_name, "message": e.message}
               for e in Event.objects.filter(cluster=cluster, involved_kind="Node",
                                             reason__in=list(progress.PHASE_EVENTS)).order_by("first_time", "id")]
-    state = (cluster.controller_state or {}).get("controllers") or {}
     view = progress.build(store, cluster.now, events, state)
     span = max(view["now"] - view["since"], 1.0)
     total = sum(p["machineCount"] for p in view["pools"])
@@ -177,18 +253,29 @@ def progress_context(request, cluster) -> dict:
     for stuck in view["stuck"]:
         for pod in stuck["pods"]:
             pod["url"] = f"{pod_base}{pod['namespace']}/{pod['name']}/"
-    return {"cluster": cluster, "can_edit": can_edit(request.user), "view": view, "clock_text": board.format_clock(cluster.now),
-            "chart_points": _chart(view["updated_points"], view["since"], view["now"], total), "chart_total": total,
-            "chart_w": CHART_W, "chart_h": CHART_H}
+    return {"cluster": cluster, "view": view, "chart_points": _chart(view["updated_points"], view["since"], view["now"], total),
+            "chart_total": total, "chart_w": CHART_W, "chart_h": CHART_H}
+
+
+def progress_context(request, cluster) -> dict:
+    return {**live_context(cluster), "can_edit": can_edit(request.user), "clock_text": board.format_clock(cluster.now),
+            "pool_actions": ("pause", "resume"), "inject_actions": list(services.INJECTIONS)}
+
+
+def progress_fragment(cluster) -> str:
+    """The live fragment, out of band, for the broadcast (views/fragments.FRAGMENTS): empty
+    for a cluster without a ClusterVersion (no update to show)."""
+    if not ClusterVersion.objects.filter(cluster=cluster).exists():
+        return ""
+    return render_to_string("updates/progress.html#progress-live", {**live_context(cluster), "oob": True})
 
 
 @require_GET
 def update_progress(request, pk: int):
     cluster = get_cluster_for_user(request, pk)
-    context = progress_context(request, cluster)
-    if request.htmx and request.htmx.target == "progress-live":
-        return render(request, "updates/progress.html#progress-live", context)
-    return render(request, "updates/progress.html", context)
+    if request.htmx and request.htmx.target == "progress-live":  # a page catching up (its socket (re)opened)
+        return render(request, "updates/progress.html#progress-live", live_context(cluster))
+    return render(request, "updates/progress.html", progress_context(request, cluster))
 
 
 @require_POST

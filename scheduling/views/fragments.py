@@ -4,6 +4,8 @@ and nowhere else; adding a fragment is one line here and one use in broadcast.re
 
 from __future__ import annotations
 
+from updates import views as update_views
+
 from . import board, clock
 
 FRAGMENTS = {
@@ -13,4 +15,5 @@ FRAGMENTS = {
     "node-tiles": board.node_tile_fragments,  # (cluster, names)
     "pending": board.pending_fragment,  # (cluster)
     "events": board.events_fragment,  # (cluster)
+    "update-progress": update_views.progress_fragment,  # (cluster); "" without a ClusterVersion
 }

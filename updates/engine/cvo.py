@@ -10,7 +10,8 @@ created (Available, at the release's version).
 An update (seed 001 §3.2.3) is a sequence of visible steps, kept in the controller's own
 state, never in the ClusterVersion: desiredUpdate seen -> pull spec resolved -> the
 `version-<version>-<hash>` job retrieves the payload -> signature verified -> manifests
-verified -> preconditions (Upgradeable=False blocks a minor update; `force` overrides) ->
+verified -> preconditions (Upgradeable=False blocks a minor update, a rollback is only to the
+previous version of the same minor; `force` turns them into a PreconditionWarn) ->
 `status.desired` and a Partial history entry -> manifests applied runlevel by runlevel
 (components of a runlevel in parallel, a component's manifests in lexicographic order;
 the next runlevel only when every ClusterOperator of this one is Available=True,
@@ -28,6 +29,7 @@ until removed; `clusterui.io/slow: "<factor>"` multiplies its update time.
 from __future__ import annotations
 
 import hashlib
+import uuid
 from typing import Any, Mapping
 
 from scheduling.engine import actions as A
@@ -47,6 +49,8 @@ NAMESPACE = "openshift-cluster-version"
 INJECT_DEGRADED = "clusterui.io/inject-degraded"
 SLOW = "clusterui.io/slow"
 MCO_OS_IMAGE = "quay.io/openshift-release-dev/ocp-v4.0-art-dev"
+# the characters of generated names (k8s.io/apimachinery/pkg/util/rand)
+NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 RETRIEVE_SECONDS = 25.0  # the version-... job pulls and extracts the payload
 VERIFY_SECONDS = 5.0
@@ -301,11 +305,16 @@ class ClusterVersionOperator:
             state.update(phase="Preconditions", since=now)
             phase = "Preconditions"
         if phase in ("Preconditions", "Blocked"):
-            failure = None if state.get("force") else self._precondition_failure(state, conds)
+            failure = self._precondition_failure(state, conds, status, history)
+            if failure and state.get("force"):  # precondition.Summarize with force: a warning
+                result.actions.append(A.RecordEvent(now, "Warning", "PreconditionWarn", "ClusterVersion", "", "version",
+                                                    f'precondition warning for payload loaded version="{version}" image="{image}": '
+                                                    f"Forced through blocking failures: {failure}", SOURCE))
+                failure = None
             if failure:
                 if phase != "Blocked":
-                    result.actions.append(A.RecordEvent(now, "Warning", "PreconditionsFailed", "ClusterVersion", "", "version",
-                                                        f"preconditions failed for payload loaded version=\"{version}\" image=\"{image}\" failures={failure}", SOURCE))
+                    result.actions.append(A.RecordEvent(now, "Warning", "PreconditionBlock", "ClusterVersion", "", "version",
+                                                        f'Preconditions failed for payload loaded version="{version}" image="{image}": {failure}', SOURCE))
                 state.update(phase="Blocked")
                 conds[:] = C.set_condition(conds, "ReleaseAccepted", "False", "PreconditionChecks",
                                            f'Preconditions failed for payload loaded version="{version}" image="{image}": {failure}', now)
@@ -353,14 +362,40 @@ class ClusterVersionOperator:
                 result.due(state["rl_started"] + FAILING_AFTER)
             self._upgradeable(conds, operators, now)
 
-    def _precondition_failure(self, state: Mapping[str, Any], conds: list) -> str | None:
-        c = C.find(conds, "Upgradeable")
-        if c is None or c.get("status") != "False":
-            return None
+    def _precondition_failure(self, state: Mapping[str, Any], conds: list, status: Mapping[str, Any],
+                              history: list) -> str | None:
+        """The failed preconditions, worded as precondition.Summarize words them (the
+        ClusterVersionRollback and ClusterVersionUpgradeable checks of
+        pkg/payload/precondition/clusterversion), or None."""
+        failures = []
         old, new = Version(state["from"]), Version(state["version"])
-        if (old.major, old.minor) == (new.major, new.minor):
-            return None  # Upgradeable=False only blocks minor-version updates
-        return f'Precondition "ClusterVersionUpgradeable" failed because of "{c.get("reason")}": {c.get("message")}'
+        if new < old:  # rollback.go: only back to the previous version, within a z-stream
+            desired = status.get("desired") or {}
+            previous = next((h for h in history if h.get("version") != state["from"] or h.get("image") != desired.get("image")), None)
+            if previous is None or not is_version(previous.get("version") or ""):
+                reason, message = "LowDesiredVersion", (f"{state['version']} is less than the current target {state['from']}, and the "
+                                                        "cluster has no previous Semantic Version")
+            elif Version(previous["version"]) != new:
+                reason, message = "LowDesiredVersion", (f"{state['version']} is less than the current target {state['from']}, and the "
+                                                        f"only supported rollback is to the cluster's previous version "
+                                                        f"{previous['version']} ({previous.get('image') or ''})")
+            elif (new.major, new.minor) != (old.major, old.minor):
+                reason, message = "LowDesiredVersion", (f"{state['version']} is less than the current target {state['from']} and "
+                                                        "matches the cluster's previous version, but rollbacks that change major "
+                                                        "or minor versions are not recommended")
+            else:
+                reason = message = ""
+            if reason:
+                failures.append(f'Precondition "ClusterVersionRollback" failed because of "{reason}": {message}')
+        c = C.find(conds, "Upgradeable")
+        # Upgradeable=False only blocks minor-version updates
+        if c is not None and c.get("status") == "False" and (old.major, old.minor) != (new.major, new.minor):
+            failures.append(f'Precondition "ClusterVersionUpgradeable" failed because of "{c.get("reason")}": {c.get("message")}')
+        if not failures:
+            return None
+        if len(failures) == 1:
+            return failures[0]
+        return "Multiple precondition checks failed:\n* " + "\n* ".join(failures)
 
     def _apply(self, ctx: Context, state: dict, target: Payload, conds: list, history: list,
                operators: dict, result: A.Result) -> None:
@@ -378,9 +413,14 @@ class ClusterVersionOperator:
                 state["applied"] = state.get("applied", 0) + sum(len(c.manifests) for c in rl.components)
                 if not state.get("cvo_replaced") and any(c.name == CVO_COMPONENT for c in rl.components):
                     state["cvo_replaced"] = True
-                    pod = f"cluster-version-operator-{hashlib.sha256(version.encode()).hexdigest()[:10]}-{ctx.rng(NAME, 'pod', version).getrandbits(24):06x}"[:63]
+                    # client-go's leader election: "<identity> became leader" on the Lease, identity =
+                    # the new pod's hostname + "_" + a random UUID (pkg/start createResourceLock)
+                    rng = ctx.rng(NAME, "pod", version)
+                    pod = (f"cluster-version-operator-{''.join(rng.choice(NAME_ALPHABET) for _ in range(10))}-"
+                           f"{''.join(rng.choice(NAME_ALPHABET) for _ in range(5))}")
+                    identity = f"{pod}_{uuid.UUID(int=ctx.rng(NAME, 'lease', version).getrandbits(128), version=4)}"
                     result.actions.append(A.RecordEvent(apply_done, "Normal", "LeaderElection", "Lease", NAMESPACE, "version",
-                                                        f"{pod}_{ctx.rng(NAME, 'lease', version).getrandbits(64):016x} became leader", SOURCE))
+                                                        f"{identity} became leader", NAMESPACE))
             waiting = []
             for op in rl.cluster_operators:
                 co = operators.get(op)
@@ -403,8 +443,6 @@ class ClusterVersionOperator:
         conds[:] = C.set_condition(conds, "Failing", "False", "", "", now)
         conds[:] = C.set_condition(conds, "Progressing", "False", "", f"Cluster version is {version}", now)
         self._upgradeable(conds, operators, now)
-        result.actions.append(A.RecordEvent(now, "Normal", "UpgradeComplete", "ClusterVersion", "", "version",
-                                            f"Cluster version is {version}", SOURCE))
         state.clear()
         state["phase"] = "Completed"
 
@@ -458,6 +496,8 @@ class ClusterVersionOperator:
         for mc in ctx.store.list("MachineConfig"):
             if (mc.get("metadata") or {}).get("annotations", {}).get("machineconfiguration.openshift.io/generated-by-controller-version") is None:
                 continue
+            if any(o.get("kind") == "MachineConfigPool" for o in (mc.get("metadata") or {}).get("ownerReferences") or ()):
+                continue  # a rendered config never changes: the pool gets a new one
             if (mc.get("spec") or {}).get("osImageURL") != url:
                 doc = {**mc, "spec": {**(mc.get("spec") or {}), "osImageURL": url},
                        "metadata": {**mc["metadata"], "annotations": {**mc["metadata"].get("annotations", {}),

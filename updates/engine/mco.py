@@ -20,7 +20,8 @@
   (drain_controller.go DefaultConfig); uncordon when the daemon asks.
 
 `mco-daemon` (the MCD on each node): state Working and desiredDrain drain-<config>, waits for
-the drain, writes files and the OS (OSUpdateStarted / OSUpdateStaged / PendingConfig), reboots
+the drain (events Cordon and Drain when it asks), writes files and the OS (InClusterUpgrade,
+OSUpdateStarted, OSUpgradeApplied, OSUpdateStaged when the OS changes), reboots
 (`Reboot`; the kubelet stops reporting, so the node goes NotReady and the node lifecycle
 controller taints it) and comes back with currentConfig = desired, state Done, desiredDrain
 uncordon-<config>. Durations: OS update 60-120 s and reboot 60-120 s (cloud figures of the
@@ -56,7 +57,8 @@ from .cvo import current_version, os_image
 NODE_CONTROLLER = "mco-node-controller"
 DAEMON = "mco-daemon"
 MCC_SOURCE = "machineconfigcontroller-nodecontroller"
-DRAIN_SOURCE = "machineconfigcontroller-drain-controller"
+# pkg/controller/drain registers its event recorder under the node controller's name
+DRAIN_SOURCE = "machineconfigcontroller-nodecontroller"
 MCD_SOURCE = "machineconfigdaemon"
 API = "machineconfiguration.openshift.io/v1"
 
@@ -246,6 +248,37 @@ def pool_status(pool: Mapping[str, Any], nodes: list[dict], now: float) -> dict:
     return status
 
 
+def os_update_events(store, current: str, desired: str, *, started: bool) -> list[tuple[str, str]]:
+    """The MCD's events around the OS part of an update (pkg/daemon/update.go applyOSChanges,
+    applyLayeredOSChanges): at the start InClusterUpgrade and OSUpdateStarted (its reason is
+    machineConfigDiff.osChangesString), at the end OSUpgradeApplied and OSUpdateStaged; none
+    when the configs differ only in files (no OS image, extension, kernel type or kernel
+    argument change)."""
+    old = (store.get("MachineConfig", "", current) or {}).get("spec") or {}
+    new = (store.get("MachineConfig", "", desired) or {}).get("spec") or {}
+    os_update = old.get("osImageURL") != new.get("osImageURL")
+    extensions = (old.get("extensions") or []) != (new.get("extensions") or [])
+    kernel_type = (old.get("kernelType") or "default") != (new.get("kernelType") or "default")
+    kargs = (old.get("kernelArguments") or []) != (new.get("kernelArguments") or [])
+    if not (os_update or extensions or kernel_type or kargs):
+        return []
+    if not started:
+        out = []
+        if os_update:
+            out.append(("OSUpgradeApplied", f"OS upgrade applied; new MachineConfig ({desired}) has new OS image "
+                                            f"({new.get('osImageURL') or ''})"))
+        else:
+            out.append(("OSUpgradeSkipped", f"OS upgrade skipped; new MachineConfig ({desired}) has same OS image "
+                                            f"({new.get('osImageURL') or ''}) as old MachineConfig ({current})"))
+        return out + [("OSUpdateStaged", "Changes to OS staged")]
+    changes = [text for flag, text in ((os_update, "Upgrading OS"), (extensions, "Installing extensions"),
+                                       (kernel_type, "Changing kernel type"), (kargs, "Changing kernel arguments")) if flag]
+    out = []
+    if os_update or extensions or kernel_type:
+        out.append(("InClusterUpgrade", f"Updating from oscontainer {new.get('osImageURL') or ''}"))
+    return out + [("OSUpdateStarted", "; ".join(changes))]
+
+
 # --- the controllers ------------------------------------------------------------------------------------------
 
 
@@ -348,14 +381,19 @@ class MCONodeController:
                     for node in candidates:
                         result.actions.append(A.SetAnnotation("Node", "", name_of(node), DESIRED, target))
                         result.actions.append(A.AddTaint(name_of(node), {"key": TAINT_KEY, "effect": "PreferNoSchedule"}))
-                    msg = (f"Targeted node {name_of(candidates[0])} to config {target}" if len(candidates) == 1
-                           else f"Set target for {len(candidates)} nodes to config {target}")
+                    msg = (f"Targeted node {name_of(candidates[0])} to MachineConfig: {target}" if len(candidates) == 1
+                           else f"Set target for {len(candidates)} nodes to MachineConfig: {target}")
                     result.actions.append(A.RecordEvent(now, "Normal", "SetDesiredConfig", "MachineConfigPool", "", pname, msg, MCC_SOURCE))
         status = pool_status(pool, nodes, now)
         old = pool.get("status") or {}
         fields = {k: v for k, v in status.items() if old.get(k) != v}
         if fields:
             result.actions.append(A.PatchStatus("MachineConfigPool", "", pname, fields))
+        done, before = (status.get("configuration") or {}).get("name"), (old.get("configuration") or {}).get("name")
+        # status.go syncStatusOnly; a pool's first configuration (the install) is not an update
+        if done and before and done != before:
+            result.actions.append(A.RecordEvent(now, "Normal", "Completed", "MachineConfigPool", "", pname,
+                                                f"Pool {pname} has completed update to MachineConfig {done}", MCC_SOURCE))
 
     def _drain(self, ctx: Context, node: dict, drains: dict, result: A.Result) -> None:
         """The drain controller (pkg/controller/drain): desiredDrain drain-X -> cordon, run
@@ -375,14 +413,13 @@ class MCONodeController:
             result.actions.append(A.SetUnschedulable(nname, False))
             result.actions.append(A.SetAnnotation("Node", "", nname, LAST_DRAIN, want))
             result.actions.append(A.RecordEvent(now, "Normal", "Uncordon", "Node", "", nname,
-                                                f"Update completed for config {config} and node has been uncordoned", DRAIN_SOURCE))
+                                                f"Update completed for config {config} and node has been uncordoned", MCD_SOURCE))
             drains.pop(nname, None)
             return
         d = dict(drains.get(nname) or {})
         if d.get("want") != want:
             d = {"want": want, "started": now, "next": now, "attempt": None, "log": []}
             result.actions.append(A.SetUnschedulable(nname, True))
-            result.actions.append(A.RecordEvent(now, "Normal", "Cordon", "Node", "", nname, "Cordoned node to apply update", DRAIN_SOURCE))
         drains[nname] = d
         if now + 1e-9 < d["next"]:
             result.due(d["next"])
@@ -409,13 +446,15 @@ class MCONodeController:
         d["attempt"] = None
         if not failed:
             result.actions.append(A.SetAnnotation("Node", "", nname, LAST_DRAIN, want))
-            result.actions.append(A.RecordEvent(now, "Normal", "Drain", "Node", "", nname, "Drained node to apply update", DRAIN_SOURCE))
             if ann.get(REASON, "").startswith("failed to drain node"):
                 result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_WORKING))
                 result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
             drains.pop(nname, None)
             return
         failing_for = now - d["started"]
+        if failing_for > DRAIN_TIMEOUT:  # every attempt after the hour (drainNode's DrainFailed)
+            result.actions.append(A.RecordEvent(now, "Warning", "DrainFailed", "Node", "", nname,
+                                                f"node {nname}: drain exceeded timeout: 1h0m0s. Will continue to retry.", DRAIN_SOURCE))
         if failing_for > DRAIN_FAILING_THRESHOLD:
             line = (f"Drain failed. Drain has been failing for more than {DRAIN_FAILING_THRESHOLD / 60:g} minutes. "
                     f"Waiting {DRAIN_FAILING_DELAY / 60:g} minutes then retrying. Error message from drain: {error}")
@@ -479,13 +518,15 @@ class MCODaemon:
             result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_WORKING))
             result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
             result.actions.append(A.SetAnnotation("Node", "", nname, DESIRED_DRAIN, f"drain-{desired}"))
+            result.actions.append(A.RecordEvent(now, "Normal", "Cordon", "Node", "", nname, "Cordoned node to apply update", MCD_SOURCE))
+            result.actions.append(A.RecordEvent(now, "Normal", "Drain", "Node", "", nname, "Draining node to update config.", MCD_SOURCE))
         phase = st["phase"]
         if phase == "Draining":
             if ann.get(LAST_DRAIN) != f"drain-{desired}":
                 states[nname] = st
                 return
-            result.actions.append(A.RecordEvent(now, "Normal", "OSUpdateStarted", "Node", "", nname,
-                                                f"Changing OS to {desired}", MCD_SOURCE))
+            for reason, msg in os_update_events(ctx.store, current, desired, started=True):
+                result.actions.append(A.RecordEvent(now, "Normal", reason, "Node", "", nname, msg, MCD_SOURCE))
             st.update(phase="Updating", since=now, until=now + self._seconds(ctx, node, UPDATE_SECONDS, "update", desired))
             phase = "Updating"
         if phase == "Updating":
@@ -493,7 +534,6 @@ class MCODaemon:
                 if ann.get(STATE) != STATE_DEGRADED:
                     result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_DEGRADED))
                     result.actions.append(A.SetAnnotation("Node", "", nname, REASON, ann[FAIL_UPDATE]))
-                    result.actions.append(A.RecordEvent(now, "Warning", "OSUpdateFailed", "Node", "", nname, ann[FAIL_UPDATE], MCD_SOURCE))
                 states[nname] = st
                 return
             if ann.get(STATE) == STATE_DEGRADED:
@@ -504,8 +544,8 @@ class MCODaemon:
                 result.due(st["until"])
                 states[nname] = st
                 return
-            for reason, msg in (("OSUpdateStaged", "Changes to OS staged"), ("PendingConfig", f"Written pending config {desired}"),
-                                ("Reboot", f"Node will reboot into config {desired}")):
+            for reason, msg in [*os_update_events(ctx.store, current, desired, started=False),
+                                ("Reboot", f"Node will reboot into config {desired}")]:
                 result.actions.append(A.RecordEvent(now, "Normal", reason, "Node", "", nname, msg, MCD_SOURCE))
             result.actions.append(A.SetAnnotation("Node", "", nname, HEARTBEAT_STOPPED_ANNOTATION, time_text(now)))
             st.update(phase="Rebooting", since=now, until=now + self._seconds(ctx, node, REBOOT_SECONDS, "reboot", desired))

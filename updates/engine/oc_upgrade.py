@@ -1,6 +1,7 @@
-"""`oc adm upgrade`, `oc adm upgrade channel`, `oc adm upgrade status` and `oc adm upgrade
-recommend` over the simulated cluster's documents, with the wording, order and layout of
-openshift/oc pkg/cli/admin/upgrade (upgrade.go, channel/, status/, recommend/). Each is a
+"""`oc adm upgrade`, `oc adm upgrade channel` and `oc adm upgrade rollback` over the simulated
+cluster's documents, with the wording, order and layout of openshift/oc
+pkg/cli/admin/upgrade (upgrade.go, channel/, rollback/; `status` is oc_status.py,
+`recommend` oc_recommend.py). Each is a
 command of scheduling.engine.oc.commands.COMMANDS: `run(store, args, now) -> OcResult`
 (read only; the actions say what to change: a ClusterVersion spec patch).
 
@@ -394,145 +395,69 @@ def channel(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     return OcResult(stderr="".join(err), actions=[A.ReplaceObject(doc, keep_status=True)])
 
 
-# --- oc adm upgrade recommend ----------------------------------------------------------------------------------
+# --- oc adm upgrade rollback ----------------------------------------------------------------------------------
+# pkg/cli/admin/upgrade/rollback (hidden, behind OC_ENABLE_CMD_UPGRADE_ROLLBACK in oc; offered here as
+# oc with that gate enabled). The cluster-version operator's ClusterVersionRollback precondition
+# (updates.engine.cvo) accepts the same rollbacks.
 
-ALERT_CONDITIONS = ["recommended/CriticalAlerts (AsExpected)", "recommended/NodeAlerts (AsExpected)",
-                    "recommended/PodDisruptionBudgetAlerts (AsExpected)", "recommended/PodImagePullAlerts (AsExpected)",
-                    "recommended/UpdatePrecheckAlerts (AsExpected)"]
 
-
-def recommend(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
-    """Without alert data (the simulated cluster fires none) the alert checks find nothing."""
-    positional, f = parse_flags(args, [Flag("version", "string", "", ""), Flag("show-outdated-releases"), Flag("quiet")])
+def rollback(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
+    positional, _ = parse_flags(args, [])
     if positional:
-        raise OcError("positional arguments given", usage=True)
-    want = None
-    if f["version"]:
-        try:
-            want = Version(f["version"])
-        except VersionError as exc:
-            raise OcError(f"--version must be a semantic version (e.g. 4.0.1 or 4.1.0-nightly-20181104): {exc}") from None
-    cv = _cv(store)
-    spec = cv.get("spec") or {}
+        raise OcError(f"unexpected arguments: [{' '.join(positional)}]", usage=True)
+    cv = _cv(store, "no cluster version information available - you must be connected to an OpenShift version 4 server to "
+                    "fetch the current version")
     status = cv.get("status") or {}
-    out: list[str] = []
-    err: list[str] = []
-    quiet = f.quiet
-    c = find(_conds(cv), "Failing")
-    if c is not None:
-        if c.get("status") != "False" and not quiet:
-            out.append(f"Failing={c.get('status')}:\n\n  Reason: {c.get('reason', '')}\n  Message: {_indent(c.get('message', ''))}\n\n")
-    elif not quiet:
-        err.append("warning: No current Failing info, see `oc describe clusterversion` for more details.\n")
+    desired = status.get("desired") or {}
+    try:
+        target = Version(desired.get("version") or "")
+    except VersionError as exc:
+        raise OcError(f"invalid ClusterVersion status.desired.version: {_semver_error(desired.get('version') or '', exc)}") from None
+    image = desired.get("image") or ""
+    previous: Version | None = None
+    previous_image = ""
+    for entry in status.get("history") or ():
+        if entry.get("version") != target.text or entry.get("image") != image:
+            try:
+                previous = Version(entry.get("version") or "")
+            except VersionError as exc:
+                raise OcError(f'previous version "{entry.get("version") or ""}" invalid SemVer: '
+                              f"{_semver_error(entry.get('version') or '', exc)}") from None
+            previous_image = entry.get("image") or ""
+            break
+    if previous is None:
+        raise OcError(f"no previous version found in ClusterVersion's status.history besides the current {target.text} ({image}).")
+    if previous >= target:
+        raise OcError(f"previous version {previous.text} ({previous_image}) is greater than or equal to current version "
+                      f"{target.text} ({image}).  Use 'oc adm upgrade ...' to update, and not this rollback command.")
+    if (previous.major, previous.minor) != (target.major, target.minor):
+        raise OcError(f"{previous.text} is less than the current target {target.text} and matches the cluster's previous "
+                      "version, but rollbacks that change major or minor versions are not recommended.")
     c = find(_conds(cv), "Progressing")
-    if c is not None and c.get("status") == "True" and c.get("message") and not quiet:
-        out.append("info: An update is in progress.  You may wish to let this update complete before requesting a new update.\n"
-                   f"  {_indent(c.get('message', ''))}\n\n")
-    if not quiet:
-        out.append("The following conditions found no cause for concern in updating this cluster to later releases: "
-                   f"{', '.join(ALERT_CONDITIONS)}\n\n")
-    c = find(_conds(cv), "RetrievedUpdates")
-    if c is not None and c.get("status") != "True" and not quiet:
-        err.append(f"warning: Cannot refresh available updates:\n  Reason: {c.get('reason', '')}\n  Message: {_indent(c.get('message', ''))}\n\n")
-    if not quiet and spec.get("channel"):
-        if not spec.get("upstream"):
-            out.append("Upstream update service is unset, so the cluster will use an appropriate default.\n")
-        else:
-            out.append(f"Upstream update service: {spec['upstream']}\n")
-        channels = (status.get("desired") or {}).get("channels") or []
-        out.append(f"Channel: {spec['channel']} (available channels: {', '.join(channels)})\n" if channels else f"Channel: {spec['channel']}\n")
-    buckets: dict[tuple[int, int], list[dict]] = {}
-    conditional = status.get("conditionalUpdates") or []
-    for u in conditional:
-        v = (u.get("release") or {}).get("version", "")
-        if is_version(v):
-            pv = Version(v)
-            buckets.setdefault((pv.major, pv.minor), []).append(u)
-    images = {(u.get("release") or {}).get("image") for u in conditional}
-    for r in status.get("availableUpdates") or []:
-        if r.get("image") in images or not is_version(r.get("version", "")):
-            continue
-        pv = Version(r["version"])
-        buckets.setdefault((pv.major, pv.minor), []).append({"release": r})
+    if c is None:
+        raise OcError("no current Progressing info, see `oc describe clusterversion` for more details.\n")
+    if c.get("status") != "False":
+        raise OcError(f"unable to rollback while an update is {c.get('type')}={c.get('status')}: {c.get('reason', '')}: "
+                      f"{c.get('message', '')}.")
+    # the merge patch {"spec":{"desiredUpdate": {"architecture":"","version":...,"image":...,"force":false}}}
+    update = {**((cv.get("spec") or {}).get("desiredUpdate") or {}),
+              "architecture": "", "version": previous.text, "image": previous_image, "force": False}
+    return OcResult(stdout=f"Requested rollback from {target.text} to {previous.text}\n", actions=[_patch_desired(cv, update)])
 
-    def condition_of(u: Doc) -> Mapping[str, Any] | None:
-        if not u.get("risks"):
-            return None
-        c = _recommended(u)
-        if c is not None:
-            return None if c.get("status") == "True" else c
-        names = ", ".join(sorted(r.get("name", "") for r in u.get("risks") or ()))
-        return {"type": "Recommended", "status": "Unknown", "reason": "NoConditions",
-                "message": f"Conditional update to {(u.get('release') or {}).get('version')} has risks ({names}), but no conditions."}
 
-    if want is not None:
-        if not buckets:
-            raise OcError(f"no updates available, so cannot display context for the requested release {want.text}")
-        if not any(k[0] == want.major for k in buckets):
-            raise OcError(f"no updates to {want.major} available, so cannot display context for the requested release {want.text}")
-        if (want.major, want.minor) not in buckets:
-            raise OcError(f"no updates to {want.major}.{want.minor} available, so cannot display context for the requested "
-                          f"release {want.text}")
-        for u in buckets[(want.major, want.minor)]:
-            release = u.get("release") or {}
-            if release.get("version") != want.text:
-                continue
-            if not quiet:
-                out.append("\n")
-            c = condition_of(u)
-            if c is None:
-                if not quiet:
-                    out.append(f"Update to {release.get('version')} has no known issues relevant to this cluster.\nImage: "
-                               f"{release.get('image', '')}\nRelease URL: {release.get('url', '')}\n")
-                return OcResult(stdout="".join(out), stderr="".join(err))
-            if not quiet:
-                out.append(f"Update to {release.get('version')} {c.get('type')}={c.get('status')}:\nImage: {release.get('image', '')}\n"
-                           f"Release URL: {release.get('url', '')}\nReason: {c.get('reason', '')}\nMessage: {_indent(c.get('message', ''))}\n")
-            return OcResult(stdout="".join(out), stderr="".join(err) + "error: issues that apply to this cluster but which were "
-                            "not included in --accept: ConditionalUpdateRisk\n", exit_code=1)
-        raise OcError(f"no update to {want.text} available, so cannot display context for the requested release")
-    if not buckets:
-        out.append("No updates available. You may still upgrade to a specific release image with --to-image or wait for new "
-                   "updates to be available.\n")
-        return OcResult(stdout="".join(out), stderr="".join(err))
-    outdated = f["show-outdated-releases"]
-    for key in sorted(buckets, reverse=True):
-        updates = _sort_conditional(buckets[key])
-        out.append(f"\nUpdates to {key[0]}.{key[1]}:\n")
-        last_was_long = False
-        header_queued = True
-        buffered: list[list[str]] = [["  VERSION", "ISSUES"]]  # what the tabwriter holds until Flush
+def _semver_error(text: str, exc: VersionError) -> str:
+    """blang/semver's Parse error for `text` (the ones a version in a ClusterVersion can have)."""
+    if not text:
+        return "Version string empty"
+    return str(exc)
 
-        def flush() -> None:
-            if buffered:
-                out.append(tabwriter(buffered, minwidth=14, padding=1))
-                buffered.clear()
 
-        for i, u in enumerate(updates):
-            c = condition_of(u)
-            if last_was_long or (c is not None and not outdated):
-                out.append("\n")
-                if c is None and not header_queued:
-                    buffered.append(["  VERSION", "ISSUES"])
-                    header_queued = True
-                last_was_long = False
-            if i == 2 and not outdated:
-                out.append(f"And {len(updates) - 2} older {key[0]}.{key[1]} updates you can see with '--show-outdated-releases' "
-                           "or '--version VERSION'.\n")
-                last_was_long = True
-                break
-            release = u.get("release") or {}
-            if c is None:
-                buffered.append([f"  {release.get('version', '')}", "no known issues relevant to this cluster"])
-                if not outdated:
-                    header_queued = False
-                    flush()
-            elif outdated:
-                buffered.append([f"  {release.get('version', '')}", c.get("reason", "")])
-            else:
-                out.append(f"  Version: {release.get('version', '')}\n  Image: {release.get('image', '')}\n")
-                out.append(f"  Reason: {c.get('reason', '')}\n  Message: {_indent((c.get('message') or '').strip())}\n")
-                last_was_long = True
-        if outdated:
-            flush()
-    return OcResult(stdout="".join(out), stderr="".join(err))
+rollback.help_text = """Rollback the cluster to the previous release.
+
+ Only patch version rollbacks within the same z stream, e.g. 4.y.newer to 4.y.older, are accepted by the cluster-version operator.  Minor version rollbacks from 4.newer to 4.older are not accepted. Updates to releases other than the most-recent previous release that the cluster was attempting are not accepted.  Rolling back re-exposes the cluster to all the bugs which had been fixed from 4.y.older to 4.y.newer.  In most cases, you probably want to understand what is having trouble and roll forward with fixes.
+
+Usage:
+  oc adm upgrade rollback [flags] [options]
+
+Use "oc options" for a list of global command-line options (applies to all commands).
+"""

@@ -18,9 +18,11 @@ from .cvo import current_version, operator_version
 from .oc_status import status as status_command
 from .payload import payload
 
-# Node events of the MCO, in the order of one node's update, and the phase each one starts.
-PHASE_EVENTS = {"Cordon": "drain", "Drain": "update", "OSUpdateStarted": "update", "Reboot": "reboot", "NodeDone": "uncordon",
-                "Uncordon": "done"}
+# Node events of the MCD, in the order of one node's update, and the phase each one starts:
+# it asks for the drain (Cordon, Drain), writes the OS (InClusterUpgrade, OSUpdateStarted;
+# an update of files only has none: its drain phase runs to the reboot), reboots, is done.
+PHASE_EVENTS = {"Cordon": "drain", "Drain": "drain", "InClusterUpgrade": "update", "OSUpdateStarted": "update",
+                "Reboot": "reboot", "NodeDone": "uncordon", "Uncordon": "done"}
 
 
 def _cond(doc: Mapping[str, Any], type_: str) -> Mapping[str, Any]:

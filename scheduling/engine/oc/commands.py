@@ -44,7 +44,8 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("adm", "drain"): "scheduling.engine.oc.drain:run",
     ("adm", "upgrade"): "updates.engine.oc_upgrade:upgrade",
     ("adm", "upgrade", "channel"): "updates.engine.oc_upgrade:channel",
-    ("adm", "upgrade", "recommend"): "updates.engine.oc_upgrade:recommend",
+    ("adm", "upgrade", "recommend"): "updates.engine.oc_recommend:recommend",
+    ("adm", "upgrade", "rollback"): "updates.engine.oc_upgrade:rollback",
     ("adm", "upgrade", "status"): "updates.engine.oc_status:status",
 }
 # kubectl's top-level names for the commands oc keeps under `oc adm`.
@@ -52,7 +53,8 @@ KUBECTL_NAMES = {"taint": ("adm", "taint"), "cordon": ("adm", "cordon"), "uncord
 # Commands that change the cluster (the console and --as check the user may edit before
 # running them); READ_ONLY ones never do. Other `adm` commands count as writes unless listed.
 MUTATING = frozenset({("label",), ("annotate",), ("scale",), ("delete",), ("create",), ("apply",), ("replace",), ("adm", "taint"),
-                      ("adm", "cordon"), ("adm", "uncordon"), ("adm", "drain"), ("adm", "upgrade"), ("adm", "upgrade", "channel")})
+                      ("adm", "cordon"), ("adm", "uncordon"), ("adm", "drain"), ("adm", "upgrade"), ("adm", "upgrade", "channel"),
+                      ("adm", "upgrade", "rollback")})
 
 
 def load(path: str) -> Callable[..., OcResult]:

@@ -35,7 +35,12 @@ def test_a_timeline_that_sets_desired_update_runs_the_whole_update():
         assert a["machineconfiguration.openshift.io/currentConfig"] == pools[n["metadata"]["name"].split("-")[0]]["configuration"]["name"]
     assert result["objects"][0]["kind"] == "ClusterOperator"  # sorted by kind, namespace, name
     reasons = [e["reason"] for e in result["events"]]
-    assert reasons.index("PayloadLoaded") < reasons.index("SetDesiredConfig") < reasons.index("UpgradeComplete")
+    completed = [e for e in result["events"] if e["reason"] == "Completed"]
+    assert reasons.index("PayloadLoaded") < reasons.index("SetDesiredConfig") < reasons.index("Completed")
+    assert {e["object"]: e["message"] for e in completed} == {
+        f"MachineConfigPool/{p}": f"Pool {p} has completed update to MachineConfig {pools[p]['configuration']['name']}"
+        for p in ("master", "worker")}
+    assert "UpgradeComplete" not in reasons  # the CVO records no event when an update completes
 
 
 def test_a_timeline_runs_oc_adm_upgrade():
