@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
 
 from scheduling.engine.api.validation import FieldError, engine_problem
@@ -56,36 +57,120 @@ def with_usable_documents(docs: list[dict], run):
         return run(usable), skipped
 
 
-# The ClusterStates of the last few (cluster, revision) read in this process: every write of
-# a cluster's objects takes a new revision, so a state read at a revision stays right. The
-# engine's objects are immutable; callers get fresh lists.
-_STATES: OrderedDict[tuple, ClusterState] = OrderedDict()
-_STATES_KEPT = 4
-_states_lock = threading.Lock()
+# --- the documents of a stored cluster, read once per process and kept up to date -----------------
+#
+# Every write of an object takes a new resource_version (the cluster's next revision), so a
+# row with the same primary key and resource_version as one read before holds the same
+# document: a cluster read once is brought up to date by listing (pk, resource_version) per
+# kind and reading only the rows that are new or changed. The documents kept are shared
+# and never changed (engine.store: a change puts a new document in its place); the engine
+# objects built from them are kept with them (build_state's memo) and so is the
+# ClusterState of the revision last read.
+
+
+@dataclass
+class _Read:
+    revision: int  # the cluster's revision when the rows were listed
+    rows: dict[str, dict[int, tuple[int, dict]]]  # kind -> {pk: (resource_version, document)}, pk order
+    memo: dict[int, tuple] = field(default_factory=dict)  # build_state's, for these documents
+    docs: list[dict] = field(default_factory=list)  # every document, KIND_MODELS order, pk order
+    state: ClusterState | None = None  # built from `docs` (the usable ones)
+
+
+_READS: OrderedDict[tuple, _Read] = OrderedDict()
+_READS_KEPT = 4  # clusters
+_FETCH_CHUNK = 500  # primary keys per query (SQLite's parameter limit)
+_reads_lock = threading.Lock()
+
+
+def _key(cluster: Cluster) -> tuple:
+    return (cluster.pk, cluster.created_at)
+
+
+def _fetch(model, pks: list[int]) -> dict[int, tuple[int, dict]]:
+    out: dict[int, tuple[int, dict]] = {}
+    for start in range(0, len(pks), _FETCH_CHUNK):
+        for obj in model.objects.filter(pk__in=pks[start:start + _FETCH_CHUNK]):
+            out[obj.pk] = (obj.resource_version, obj.document)
+    return out
+
+
+def _read(cluster: Cluster, previous: _Read | None) -> _Read:
+    """The cluster's rows now: those of `previous` still current, the others read."""
+    rows: dict[str, dict[int, tuple[int, dict]]] = {}
+    for kind, model in KIND_MODELS.items():
+        if previous is None:
+            rows[kind] = {obj.pk: (obj.resource_version, obj.document)
+                          for obj in model.objects.filter(cluster=cluster).order_by("pk")}
+            continue
+        known = previous.rows.get(kind, {})
+        listed = list(model.objects.filter(cluster=cluster).order_by("pk").values_list("pk", "resource_version"))
+        stale = [pk for pk, rv in listed if pk not in known or known[pk][0] != rv]
+        fetched = _fetch(model, stale) if stale else {}
+        kept: dict[int, tuple[int, dict]] = {}
+        for pk, rv in listed:
+            row = fetched.get(pk) or known.get(pk)
+            if row is not None:  # (a row deleted between the two queries is left out)
+                kept[pk] = row
+        rows[kind] = kept
+    read = _Read(cluster.revision, rows)
+    read.docs = [doc for kind_rows in rows.values() for _, doc in kind_rows.values()]
+    if previous is not None:
+        old = previous.memo
+        read.memo = {id(d): old[id(d)] for d in read.docs if id(d) in old}
+    return read
+
+
+def _current(cluster: Cluster) -> _Read:
+    """The cluster's read, brought up to its revision. The database is read without the lock
+    held (two threads may both read; either result is right)."""
+    key = _key(cluster)
+    with _reads_lock:
+        read = _READS.get(key)
+        if read is not None and read.revision == cluster.revision:
+            _READS.move_to_end(key)
+            return read
+    read = _read(cluster, read)
+    with _reads_lock:
+        _READS[key] = read
+        while len(_READS) > _READS_KEPT:
+            _READS.popitem(last=False)
+    return read
+
+
+def shared_documents(cluster: Cluster) -> tuple[list[dict], dict[int, tuple]]:
+    """(every stored object as `cluster_documents` returns them, the engine objects already
+    built from them: a memo for build_state and engine.simulation.Simulation(memo=...)).
+
+    The documents are shared by every caller in this process: read them, never change
+    them (copy first); hand the Simulation a copy of the memo."""
+    read = _current(cluster)
+    return list(read.docs), read.memo
+
+
+def cluster_state(cluster: Cluster) -> ClusterState:
+    """The engine's snapshot of a stored cluster (the scheduler, previews and the explainer),
+    built once per revision of the cluster in this process from the shared documents;
+    objects the engine cannot use are left out. The objects are shared (they are
+    immutable); the lists are the caller's."""
+    read = _current(cluster)
+    with _reads_lock:
+        if read.state is None:
+            memo = read.memo
+            read.state, _ = with_usable_documents(read.docs, lambda docs: build_state(docs, memo))
+        return _fresh_lists(read.state)
+
+
+def forget(cluster: Cluster) -> None:
+    """Drop what this process read of the cluster (the next read starts from the database)."""
+    with _reads_lock:
+        _READS.pop(_key(cluster), None)
 
 
 def _fresh_lists(state: ClusterState) -> ClusterState:
     return dataclasses.replace(state, **{
         f.name: list(getattr(state, f.name)) for f in dataclasses.fields(state) if isinstance(getattr(state, f.name), list)
     })
-
-
-def cluster_state(cluster: Cluster) -> ClusterState:
-    """The engine's snapshot of a stored cluster (the scheduler, previews and the explainer),
-    read once per revision of the cluster in this process; objects the engine cannot use
-    are left out."""
-    key = (cluster.pk, cluster.created_at, cluster.revision)
-    with _states_lock:
-        cached = _STATES.get(key)
-        if cached is not None:
-            _STATES.move_to_end(key)
-            return _fresh_lists(cached)
-    state, _ = with_usable_documents(cluster_documents(cluster), build_state)
-    with _states_lock:
-        _STATES[key] = state
-        while len(_STATES) > _STATES_KEPT:
-            _STATES.popitem(last=False)
-    return _fresh_lists(state)
 
 
 def controllers_state(cluster: Cluster) -> dict[str, dict[str, Any]]:
