@@ -8,8 +8,10 @@ scheduling/kube.py can call this one instead of keeping its own copy.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
+
+from scheduling.engine.api.documents import document_copy
+from scheduling.engine.api.objects import pod_qos_class
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ def apply_defaults(doc: dict) -> dict:
     """A copy of `doc` with the defaults the API server would set (the ones we simulate).
 
     `doc` must be of a kind in KINDS and valid (engine.validation)."""
-    doc = copy.deepcopy(doc)
+    doc = document_copy(doc)
     kind = doc["kind"]
     info = KINDS[kind]
     doc.setdefault("apiVersion", info.api_versions[0])
@@ -77,9 +79,7 @@ def apply_defaults(doc: dict) -> dict:
         _default_pod_spec(spec)
         status = doc.setdefault("status", {})
         status.setdefault("phase", "Pending")
-        from scheduling.engine.api.objects import Pod
-
-        status.setdefault("qosClass", Pod.from_doc(doc).qos_class)
+        status.setdefault("qosClass", pod_qos_class(doc))
     elif kind == "Node":
         status = doc.setdefault("status", {})
         if "capacity" in status and "allocatable" not in status:

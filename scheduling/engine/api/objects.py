@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
-from scheduling.engine.api.quantity import milli_value, parse_quantity, value
+from scheduling.engine.api.quantity import parse_quantity, stored_milli_value, stored_value
 
 # --- taints and tolerations -------------------------------------------------------
 
@@ -302,17 +302,16 @@ class Resource:
 
     def add_list(self, amounts: Mapping[str, Any] | None) -> None:
         for name, q in (amounts or {}).items():
-            quantity = parse_quantity(q)
             if name == CPU:
-                self.milli_cpu += milli_value(quantity)
+                self.milli_cpu += stored_milli_value(q)
             elif name == MEMORY:
-                self.memory += value(quantity)
+                self.memory += stored_value(q)
             elif name == EPHEMERAL_STORAGE:
-                self.ephemeral_storage += value(quantity)
+                self.ephemeral_storage += stored_value(q)
             elif name == PODS:
-                self.allowed_pods += value(quantity)
+                self.allowed_pods += stored_value(q)
             else:
-                self.scalar[name] = self.scalar.get(name, 0) + value(quantity)
+                self.scalar[name] = self.scalar.get(name, 0) + stored_value(q)
 
     def add(self, other: "Resource") -> None:
         self.milli_cpu += other.milli_cpu
@@ -397,6 +396,41 @@ def _owner_refs(meta: Mapping[str, Any]) -> tuple[OwnerReference, ...]:
 
 # --- pods -------------------------------------------------------------------------------------
 
+
+def qos_class(containers: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> str:
+    """BestEffort, Burstable or Guaranteed (pkg/apis/core/helper/qos) of a pod whose
+    containers (init containers first) have these (requests, limits)."""
+    requests: dict[str, Any] = {}
+    limits: dict[str, Any] = {}
+    guaranteed = True
+    for container_requests, container_limits in containers:
+        for name in (CPU, MEMORY):
+            req, lim = container_requests.get(name), container_limits.get(name)
+            if req is not None and parse_quantity(req) != 0:
+                requests[name] = req
+            if lim is not None and parse_quantity(lim) != 0:
+                limits[name] = lim
+        for name in (CPU, MEMORY):
+            lim = container_limits.get(name)
+            req = container_requests.get(name, lim)
+            if lim is None or parse_quantity(lim) == 0 or req is None or parse_quantity(req) != parse_quantity(lim):
+                guaranteed = False
+    if not requests and not limits:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"
+
+
+def pod_qos_class(doc: Mapping[str, Any]) -> str:
+    """`Pod.from_doc(doc).qos_class`, read from the document alone."""
+    spec = doc.get("spec") or {}
+    return qos_class(
+        (dict(res.get("requests") or {}), dict(res.get("limits") or {}))
+        for c in (*(spec.get("initContainers") or ()), *(spec.get("containers") or ()))
+        for res in (c.get("resources") or {},)
+    )
+
+
+
 DEFAULT_SCHEDULER = "default-scheduler"
 DEFAULT_MILLI_CPU_REQUEST = 100  # priorities/util/non_zero.go: 0.1 core
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024  # 200 MB
@@ -426,9 +460,14 @@ class Pod:
     deletion_timestamp: float | None = None  # simulated seconds; set while terminating
     nominated_node_name: str = ""
 
-    @property
+    @cached_property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+    @cached_property
+    def label_set(self) -> tuple[str, frozenset]:
+        """(namespace, the labels as a set): what groups pods for selector counts."""
+        return self.namespace, frozenset(self.labels.items())
 
     @cached_property
     def controller_ref(self) -> OwnerReference | None:
@@ -461,8 +500,8 @@ class Pod:
         cpu = mem = 0
         for c in self.containers:
             r = c.requests
-            cpu += milli_value(parse_quantity(r[CPU])) if CPU in r else DEFAULT_MILLI_CPU_REQUEST
-            mem += value(parse_quantity(r[MEMORY])) if MEMORY in r else DEFAULT_MEMORY_REQUEST
+            cpu += stored_milli_value(r[CPU]) if CPU in r else DEFAULT_MILLI_CPU_REQUEST
+            mem += stored_value(r[MEMORY]) if MEMORY in r else DEFAULT_MEMORY_REQUEST
         return cpu, mem
 
     @cached_property
@@ -472,24 +511,7 @@ class Pod:
     @cached_property
     def qos_class(self) -> str:
         """BestEffort, Burstable or Guaranteed (pkg/apis/core/helper/qos)."""
-        requests: dict[str, Any] = {}
-        limits: dict[str, Any] = {}
-        guaranteed = True
-        for c in self.init_containers + self.containers:
-            for name in (CPU, MEMORY):
-                req, lim = c.requests.get(name), c.limits.get(name)
-                if req is not None and parse_quantity(req) != 0:
-                    requests[name] = req
-                if lim is not None and parse_quantity(lim) != 0:
-                    limits[name] = lim
-            for name in (CPU, MEMORY):
-                lim = c.limits.get(name)
-                req = c.requests.get(name, lim)
-                if lim is None or parse_quantity(lim) == 0 or req is None or parse_quantity(req) != parse_quantity(lim):
-                    guaranteed = False
-        if not requests and not limits:
-            return "BestEffort"
-        return "Guaranteed" if guaranteed else "Burstable"
+        return qos_class((c.requests, c.limits) for c in self.init_containers + self.containers)
 
     @property
     def is_terminating(self) -> bool:

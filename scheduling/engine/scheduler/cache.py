@@ -110,7 +110,7 @@ class PodCounts:
         self.views_any_namespace: list[_View] = []
 
     def change(self, i: int, pod: Pod, delta: int) -> None:
-        key = (pod.namespace, frozenset(pod.labels.items()))
+        key = pod.label_set
         group = self.groups.get(key)
         if group is None:
             group = self.groups[key] = _Group(pod.namespace, pod.labels)

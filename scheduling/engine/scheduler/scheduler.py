@@ -375,10 +375,10 @@ def schedule_cached(
     return _schedule_fast(pod, state, cache, policy, rng, nominated, False)
 
 
-def node_totals(pod: Pod, state: ClusterState, cache: SchedulerCache, policy: Policy) -> dict[str, int]:
-    """The weighted total of every node that fits `pod` (the TOTAL of
-    `schedule(..., explain=True).scores`), without the per-node filter reasons; {} when no
-    node fits or a priority fails."""
+def node_scores(pod: Pod, state: ClusterState, cache: SchedulerCache, policy: Policy) -> dict[str, dict[str, int]]:
+    """`schedule(..., explain=True).scores` without the per-node filter reasons: the raw
+    score of every priority and the weighted total, for every node that fits `pod`; {} when
+    no node fits or a priority fails."""
     ctx = CycleContext(pod, state, cache.node_infos)
     idx = np.flatnonzero(feasible_mask(pod, ctx, cache, policy, None))
     if not len(idx):
@@ -388,8 +388,14 @@ def node_totals(pod: Pod, state: ClusterState, cache: SchedulerCache, policy: Po
     except PriorityError:
         return {}
     names = [cache.names[i] for i in idx.tolist()]
-    scores = scores_by_node(names, _ints(totals), [_ints(r) for r in raws], policy)
-    return {name: row.get(TOTAL, 0) for name, row in scores.items()}
+    return scores_by_node(names, _ints(totals), [_ints(r) for r in raws], policy)
+
+
+def node_totals(pod: Pod, state: ClusterState, cache: SchedulerCache, policy: Policy) -> dict[str, int]:
+    """The weighted total of every node that fits `pod` (the TOTAL of
+    `schedule(..., explain=True).scores`), without the per-node filter reasons; {} when no
+    node fits or a priority fails."""
+    return {name: row.get(TOTAL, 0) for name, row in node_scores(pod, state, cache, policy).items()}
 
 
 def _priority_failed(result: ScheduleResult, error: PriorityError) -> ScheduleResult:
@@ -439,7 +445,7 @@ def _required_affinity_matches(waiting: Pod, bound: Pod) -> bool:
 
 
 # What a Pod computes from its containers and owner references (cached properties).
-_DERIVED = ("request", "container_request", "non_zero_request", "host_ports", "qos_class", "controller_ref")
+_DERIVED = ("request", "container_request", "non_zero_request", "host_ports", "qos_class", "controller_ref", "key", "label_set")
 
 
 def _replace(pod: Pod, **changes) -> Pod:
