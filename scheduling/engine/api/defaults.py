@@ -58,11 +58,13 @@ def is_namespaced(kind: str) -> bool:
     return info.namespaced if info is not None else False
 
 
-def apply_defaults(doc: dict) -> dict:
-    """A copy of `doc` with the defaults the API server would set (the ones we simulate).
+def apply_defaults(doc: dict, *, in_place: bool = False) -> dict:
+    """A copy of `doc` with the defaults the API server would set (the ones we simulate);
+    `in_place`: `doc` itself, defaulted (a caller that owns it and keeps no other use).
 
     `doc` must be of a kind in KINDS and valid (engine.validation)."""
-    doc = document_copy(doc)
+    if not in_place:
+        doc = document_copy(doc)
     kind = doc["kind"]
     info = KINDS[kind]
     doc.setdefault("apiVersion", info.api_versions[0])

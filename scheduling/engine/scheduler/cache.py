@@ -387,7 +387,7 @@ class SchedulerCache:
 
     def services_for(self, pod: Pod) -> list:
         """CycleContext.services_for_pod, shared by the pods of one namespace and label set."""
-        key = ("services", pod.namespace, frozenset(pod.labels.items()))
+        key = ("services", pod.label_set)
         services = self.memo.get(key)
         if services is None:
             services = self.memo[key] = [
@@ -399,7 +399,7 @@ class SchedulerCache:
 
     def controllers_for(self, pod: Pod, kinds: tuple[str, ...]) -> list:
         """CycleContext.controllers_for_pod, shared the same way."""
-        key = ("controllers", kinds, pod.namespace, frozenset(pod.labels.items()))
+        key = ("controllers", kinds, pod.label_set)
         controllers = self.memo.get(key)
         if controllers is None:
             controllers = self.memo[key] = [
