@@ -4,10 +4,13 @@ controllers' own state (kept by scheduling.reconcile in `Cluster.controller_stat
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.db import connection
 
 from scheduling.engine.api.validation import FieldError, engine_problem
 from scheduling.engine.controllers import taint_manager
@@ -68,11 +71,36 @@ def with_usable_documents(docs: list[dict], run):
 # ClusterState of the revision last read.
 
 
+# The columns of a stored object, as `Model.objects.values(*ROW_FIELDS)` returns them (and
+# POD_FIELDS for pods): what a snapshot keeps of each object (scheduling.snapshots).
+ROW_FIELDS = ("namespace", "name", "uid", "resource_version", "metadata", "spec", "status", "extra")
+POD_FIELDS = ("node_name", "phase")
+
+
+def _fields_of(kind: str) -> tuple[str, ...]:
+    return ROW_FIELDS + (POD_FIELDS if kind == "Pod" else ())
+
+
+def _document(model, row: dict) -> dict:
+    """What `KubeObject.document` returns for the object of this row."""
+    metadata = dict(row["metadata"])
+    metadata["resourceVersion"] = str(row["resource_version"])
+    doc = {"apiVersion": model.API_VERSION, "kind": model.KIND, "metadata": metadata}
+    doc.update(row["extra"])
+    if row["spec"]:
+        doc["spec"] = row["spec"]
+    if row["status"]:
+        doc["status"] = row["status"]
+    return doc
+
+
 @dataclass
 class _Read:
     revision: int  # the cluster's revision when the rows were listed
-    rows: dict[str, dict[int, tuple[int, dict]]]  # kind -> {pk: (resource_version, document)}, pk order
+    # kind -> {pk: (resource_version, document, row)}, pk order; row: the columns (ROW_FIELDS)
+    rows: dict[str, dict[int, tuple[int, dict, dict]]]
     memo: dict[int, tuple] = field(default_factory=dict)  # build_state's, for these documents
+    texts: dict[int, str] = field(default_factory=dict)  # id(row) -> its JSON text (cluster_rows_json)
     docs: list[dict] = field(default_factory=list)  # every document, KIND_MODELS order, pk order
     state: ClusterState | None = None  # built from `docs` (the usable ones)
 
@@ -87,37 +115,57 @@ def _key(cluster: Cluster) -> tuple:
     return (cluster.pk, cluster.created_at)
 
 
-def _fetch(model, pks: list[int]) -> dict[int, tuple[int, dict]]:
-    out: dict[int, tuple[int, dict]] = {}
-    for start in range(0, len(pks), _FETCH_CHUNK):
-        for obj in model.objects.filter(pk__in=pks[start:start + _FETCH_CHUNK]):
-            out[obj.pk] = (obj.resource_version, obj.document)
+def _rows_of(kind: str, queryset) -> dict[int, tuple[int, dict, dict]]:
+    model = KIND_MODELS[kind]
+    names = _fields_of(kind)
+    out: dict[int, tuple[int, dict, dict]] = {}
+    for pk, *values in queryset.values_list("pk", *names):
+        row = dict(zip(names, values))
+        out[pk] = (row["resource_version"], _document(model, row), row)
     return out
+
+
+def _versions(model, cluster: Cluster) -> list[tuple[int, int]]:
+    """(pk, resource_version) of every object of the model in the cluster, pk order: what
+    `values_list("pk", "resource_version")` returns, without making a tuple per row in Python."""
+    meta = model._meta
+    quote = connection.ops.quote_name
+    sql = (f"SELECT {quote(meta.pk.column)}, {quote(meta.get_field('resource_version').column)} FROM {quote(meta.db_table)} "
+           f"WHERE {quote(meta.get_field('cluster').column)} = %s ORDER BY {quote(meta.pk.column)}")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [cluster.pk])
+        return cursor.fetchall()
 
 
 def _read(cluster: Cluster, previous: _Read | None) -> _Read:
     """The cluster's rows now: those of `previous` still current, the others read."""
-    rows: dict[str, dict[int, tuple[int, dict]]] = {}
+    rows: dict[str, dict[int, tuple[int, dict, dict]]] = {}
     for kind, model in KIND_MODELS.items():
+        objects = model.objects.filter(cluster=cluster).order_by("pk")
         if previous is None:
-            rows[kind] = {obj.pk: (obj.resource_version, obj.document)
-                          for obj in model.objects.filter(cluster=cluster).order_by("pk")}
+            rows[kind] = _rows_of(kind, objects)
             continue
         known = previous.rows.get(kind, {})
-        listed = list(model.objects.filter(cluster=cluster).order_by("pk").values_list("pk", "resource_version"))
+        listed = _versions(model, cluster)
         stale = [pk for pk, rv in listed if pk not in known or known[pk][0] != rv]
-        fetched = _fetch(model, stale) if stale else {}
-        kept: dict[int, tuple[int, dict]] = {}
+        fetched: dict[int, tuple[int, dict, dict]] = {}
+        for start in range(0, len(stale), _FETCH_CHUNK):
+            fetched.update(_rows_of(kind, model.objects.filter(pk__in=stale[start:start + _FETCH_CHUNK])))
+        kept: dict[int, tuple[int, dict, dict]] = {}
         for pk, rv in listed:
             row = fetched.get(pk) or known.get(pk)
             if row is not None:  # (a row deleted between the two queries is left out)
                 kept[pk] = row
         rows[kind] = kept
     read = _Read(cluster.revision, rows)
-    read.docs = [doc for kind_rows in rows.values() for _, doc in kind_rows.values()]
+    read.docs = [doc for kind_rows in rows.values() for _, doc, _ in kind_rows.values()]
     if previous is not None:
         old = previous.memo
         read.memo = {id(d): old[id(d)] for d in read.docs if id(d) in old}
+        texts = previous.texts
+        if texts:
+            read.texts = {id(row): texts[id(row)] for kind_rows in rows.values() for _, _, row in kind_rows.values()
+                          if id(row) in texts}
     return read
 
 
@@ -146,6 +194,29 @@ def shared_documents(cluster: Cluster) -> tuple[list[dict], dict[int, tuple]]:
     them (copy first); hand the Simulation a copy of the memo."""
     read = _current(cluster)
     return list(read.docs), read.memo
+
+
+def cluster_rows(cluster: Cluster) -> list[dict]:
+    """Every stored object's columns (`{"kind": ..., **ROW_FIELDS}`; pods also POD_FIELDS),
+    KIND_MODELS order, pk order: what `values()` of each kind returns, from the shared read.
+    Read them, never change them."""
+    read = _current(cluster)
+    return [{"kind": kind, **row} for kind, kind_rows in read.rows.items() for _, _, row in kind_rows.values()]
+
+
+def cluster_rows_json(cluster: Cluster) -> str:
+    """`json.dumps(cluster_rows(cluster))`, each row encoded once per version in this
+    process (a snapshot of a large cluster writes mostly the rows of the one before)."""
+    read = _current(cluster)
+    texts = read.texts
+    parts = []
+    for kind, kind_rows in read.rows.items():
+        for _, _, row in kind_rows.values():
+            text = texts.get(id(row))
+            if text is None:
+                text = texts[id(row)] = json.dumps({"kind": kind, **row})
+            parts.append(text)
+    return "[" + ", ".join(parts) + "]"
 
 
 def cluster_state(cluster: Cluster) -> ClusterState:

@@ -456,15 +456,25 @@ def _required_affinity_matches(waiting: Pod, bound: Pod) -> bool:
 _DERIVED = ("request", "container_request", "non_zero_request", "host_ports", "qos_class", "controller_ref", "key", "label_set")
 
 
+_POD_FIELDS = tuple(f.name for f in dataclasses.fields(Pod))
+
+
 def _replace(pod: Pod, **changes) -> Pod:
     """dataclasses.replace for status-like fields (nodeName, phase, nomination, deletion):
     the copy keeps what the pod already computed from its unchanged spec, instead of
-    parsing its quantities again."""
-    new = dataclasses.replace(pod, **changes)
-    derived = pod.__dict__
+    parsing its quantities again (a Pod is a frozen dataclass: its fields are set the way
+    its __init__ sets them, without the per-field checks of `dataclasses.replace`)."""
+    if not changes.keys() <= set(_POD_FIELDS):
+        raise TypeError(f"not fields of Pod: {sorted(set(changes) - set(_POD_FIELDS))}")
+    new = object.__new__(Pod)
+    fields = new.__dict__
+    current = pod.__dict__
+    for name in _POD_FIELDS:
+        fields[name] = current[name]
+    fields.update(changes)
     for name in _DERIVED:
-        if name in derived:
-            new.__dict__[name] = derived[name]
+        if name in current:
+            fields[name] = current[name]
     return new
 
 
