@@ -292,14 +292,6 @@ def weighted_totals_fast(
     if not policy.priorities:
         return np.ones(len(idx), dtype=np.int64), []
     raws = [priority_scores(entry, pod, ctx, cache, idx) for entry in policy.priorities]
-    stacked = np.stack(raws)
-    if stacked.dtype == np.int64 and len(idx):
-        # The largest raw score of any priority times the sum of the weights bounds every
-        # partial sum: below 2**62, one int64 product gives the exact totals.
-        weights = [entry.weight for entry in policy.priorities]
-        magnitude = max(-int(stacked.min()), int(stacked.max()), 0)
-        if magnitude * sum(abs(w) for w in weights) < 2**62:
-            return np.array(weights, dtype=np.int64) @ stacked, raws
     bound = sum(entry.weight * max(-int(raw.min()), int(raw.max()), 0) for entry, raw in zip(policy.priorities, raws))
     if bound < 2**62:
         totals = np.zeros(len(idx), dtype=np.int64)
