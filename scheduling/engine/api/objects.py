@@ -16,6 +16,14 @@ from typing import Any, Iterable, Mapping
 
 from scheduling.engine.api.quantity import parse_quantity, stored_milli_value, stored_value
 
+
+def _frozen(cls, values: dict):
+    """What `cls(**values)` makes for a frozen dataclass given every one of its fields, without
+    the checked setattr its __init__ makes per field (documents become thousands of these)."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(values)
+    return obj
+
 # --- taints and tolerations -------------------------------------------------------
 
 NO_SCHEDULE = "NoSchedule"
@@ -79,13 +87,13 @@ class Toleration:
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> "Toleration":
         seconds = doc.get("tolerationSeconds")
-        return cls(
-            key=doc.get("key") or "",
-            operator=doc.get("operator") or "",
-            value=doc.get("value") or "",
-            effect=doc.get("effect") or "",
-            toleration_seconds=int(seconds) if seconds is not None else None,
-        )
+        return _frozen(cls, {
+            "key": doc.get("key") or "",
+            "operator": doc.get("operator") or "",
+            "value": doc.get("value") or "",
+            "effect": doc.get("effect") or "",
+            "toleration_seconds": int(seconds) if seconds is not None else None,
+        })
 
 
 def tolerations_tolerate_taint(tolerations, taint: Taint) -> bool:
@@ -359,12 +367,12 @@ class Container:
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> "Container":
         res = doc.get("resources") or {}
-        return cls(
-            name=doc.get("name") or "",
-            image=doc.get("image") or "",
-            requests=dict(res.get("requests") or {}),
-            limits=dict(res.get("limits") or {}),
-            ports=tuple(
+        return _frozen(cls, {
+            "name": doc.get("name") or "",
+            "image": doc.get("image") or "",
+            "requests": dict(res.get("requests") or {}),
+            "limits": dict(res.get("limits") or {}),
+            "ports": tuple(
                 ContainerPort(
                     int(p.get("containerPort") or 0),
                     int(p.get("hostPort") or 0),
@@ -373,7 +381,7 @@ class Container:
                 )
                 for p in doc.get("ports") or ()
             ),
-        )
+        })
 
 
 # --- owner references ----------------------------------------------------------------------
@@ -389,7 +397,8 @@ class OwnerReference:
 
 def _owner_refs(meta: Mapping[str, Any]) -> tuple[OwnerReference, ...]:
     return tuple(
-        OwnerReference(o.get("kind") or "", o.get("name") or "", o.get("uid") or "", bool(o.get("controller")))
+        _frozen(OwnerReference, {"kind": o.get("kind") or "", "name": o.get("name") or "", "uid": o.get("uid") or "",
+                                 "controller": bool(o.get("controller"))})
         for o in meta.get("ownerReferences") or ()
     )
 
@@ -523,29 +532,29 @@ class Pod:
         spec = doc.get("spec") or {}
         status = doc.get("status") or {}
         priority = spec.get("priority")
-        return cls(
-            name=meta.get("name") or "",
-            namespace=meta.get("namespace") or "default",
-            uid=meta.get("uid") or "",
-            labels=dict(meta.get("labels") or {}),
-            annotations=dict(meta.get("annotations") or {}),
-            owner_references=_owner_refs(meta),
-            containers=tuple(Container.from_doc(c) for c in spec.get("containers") or ()),
-            init_containers=tuple(Container.from_doc(c) for c in spec.get("initContainers") or ()),
-            node_selector=dict(spec.get("nodeSelector") or {}),
-            affinity=Affinity.from_doc(spec.get("affinity")),
-            tolerations=tuple(Toleration.from_doc(t) for t in spec.get("tolerations") or ()),
-            volumes=tuple(spec.get("volumes") or ()),
-            node_name=spec.get("nodeName") or "",
-            scheduler_name=spec.get("schedulerName") or DEFAULT_SCHEDULER,
-            priority=int(priority) if priority is not None else 0,
-            priority_class_name=spec.get("priorityClassName") or "",
-            host_network=bool(spec.get("hostNetwork")),
-            termination_grace_period_seconds=int(spec.get("terminationGracePeriodSeconds", 30)),
-            phase=status.get("phase") or ("Running" if spec.get("nodeName") else "Pending"),
-            deletion_timestamp=meta.get("deletionTimestamp"),
-            nominated_node_name=status.get("nominatedNodeName") or "",
-        )
+        return _frozen(cls, {
+            "name": meta.get("name") or "",
+            "namespace": meta.get("namespace") or "default",
+            "uid": meta.get("uid") or "",
+            "labels": dict(meta.get("labels") or {}),
+            "annotations": dict(meta.get("annotations") or {}),
+            "owner_references": _owner_refs(meta),
+            "containers": tuple(Container.from_doc(c) for c in spec.get("containers") or ()),
+            "init_containers": tuple(Container.from_doc(c) for c in spec.get("initContainers") or ()),
+            "node_selector": dict(spec.get("nodeSelector") or {}),
+            "affinity": Affinity.from_doc(spec.get("affinity")),
+            "tolerations": tuple(Toleration.from_doc(t) for t in spec.get("tolerations") or ()),
+            "volumes": tuple(spec.get("volumes") or ()),
+            "node_name": spec.get("nodeName") or "",
+            "scheduler_name": spec.get("schedulerName") or DEFAULT_SCHEDULER,
+            "priority": int(priority) if priority is not None else 0,
+            "priority_class_name": spec.get("priorityClassName") or "",
+            "host_network": bool(spec.get("hostNetwork")),
+            "termination_grace_period_seconds": int(spec.get("terminationGracePeriodSeconds", 30)),
+            "phase": status.get("phase") or ("Running" if spec.get("nodeName") else "Pending"),
+            "deletion_timestamp": meta.get("deletionTimestamp"),
+            "nominated_node_name": status.get("nominatedNodeName") or "",
+        })
 
 
 # --- nodes -------------------------------------------------------------------------------------
