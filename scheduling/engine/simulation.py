@@ -319,10 +319,16 @@ class Simulation:
         controller's own state is its own business: it asks for a run with next_due)."""
         refs = [r for r in changed if r[0] != CONTROLLER_STATE_KIND]
         if refs:
+            kinds = {r[0] for r in refs}
             for c in self.controllers:
                 pending = self._changes[c.name]
-                if pending is not None:
-                    pending.extend(r for r in refs if is_watched(c.watches, r[0]))
+                if pending is None:
+                    continue
+                watched = {kind for kind in kinds if is_watched(c.watches, kind)}
+                if watched == kinds:
+                    pending.extend(refs)
+                elif watched:
+                    pending.extend(r for r in refs if r[0] in watched)
         self._track_pods(refs)
 
     def _round(self, force: bool = False) -> bool:
