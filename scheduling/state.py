@@ -232,12 +232,6 @@ def cluster_state(cluster: Cluster) -> ClusterState:
         return _fresh_lists(read.state)
 
 
-def forget(cluster: Cluster) -> None:
-    """Drop what this process read of the cluster (the next read starts from the database)."""
-    with _reads_lock:
-        _READS.pop(_key(cluster), None)
-
-
 def _fresh_lists(state: ClusterState) -> ClusterState:
     return dataclasses.replace(state, **{
         f.name: list(getattr(state, f.name)) for f in dataclasses.fields(state) if isinstance(getattr(state, f.name), list)
