@@ -55,7 +55,7 @@ from scheduling.engine.scheduler.cache import SchedulerCache
 from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
 from scheduling.engine.scheduler.context import CycleContext
 from scheduling.engine.api.objects import DEFAULT_SCHEDULER, Pod
-from scheduling.engine.scheduler.policy import Policy
+from scheduling.engine.scheduler.policy import MAX_PRIORITY, Policy
 from scheduling.engine.scheduler.priorities.normalize import PriorityError
 from scheduling.engine.scheduler import registry
 from scheduling.engine.scheduler.framework import (
@@ -292,7 +292,12 @@ def weighted_totals_fast(
     if not policy.priorities:
         return np.ones(len(idx), dtype=np.int64), []
     raws = [priority_scores(entry, pod, ctx, cache, idx) for entry in policy.priorities]
-    bound = sum(entry.weight * max(-int(raw.min()), int(raw.max()), 0) for entry, raw in zip(policy.priorities, raws))
+    # Every raw score is 0..MaxPriority (schedulerapi: what MaxWeight is derived from), so
+    # MaxPriority times the sum of the weights bounds every partial sum; only weights near
+    # MaxWeight make the scores themselves worth a look.
+    bound = MAX_PRIORITY * sum(entry.weight for entry in policy.priorities)
+    if bound >= 2**62:
+        bound = sum(entry.weight * max(-int(raw.min()), int(raw.max()), 0) for entry, raw in zip(policy.priorities, raws))
     if bound < 2**62:
         totals = np.zeros(len(idx), dtype=np.int64)
         for entry, raw in zip(policy.priorities, raws):
