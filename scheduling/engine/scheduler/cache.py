@@ -356,7 +356,7 @@ class SchedulerCache:
             elif len(dirty) * 8 > self.n:
                 entry[0] = compute(slice(None))
             else:
-                nodes = np.unique(np.array(dirty, dtype=np.int64))
+                nodes = np.array(sorted(set(dirty)), dtype=np.int64)  # what np.unique gives, without its sort of the repeats
                 entry[0][nodes] = compute(nodes)
             entry[1] = len(self.changes)
         self._local[key] = entry
