@@ -22,7 +22,7 @@ from typing import Mapping, Sequence
 
 import yaml
 
-from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
+from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo, infos_with
 from scheduling.engine.scheduler.context import CycleContext
 from scheduling.engine.api.objects import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, Pod, Taint, Toleration
 from scheduling.engine.scheduler.policy import Policy, PolicyError, load_policy
@@ -231,11 +231,7 @@ def unbound_copy(pod: Pod) -> Pod:
 
 
 def infos_without(state: ClusterState, keys: set[str]) -> dict[str, NodeInfo]:
-    infos = {n.name: NodeInfo(n) for n in state.nodes}
-    for p in state.pods:
-        if p.node_name and p.node_name in infos and p.key not in keys:
-            infos[p.node_name].add_pod(p)
-    return infos
+    return infos_with(state.nodes, state.pods, keys)
 
 
 def find_pod(state: ClusterState, key: str) -> Pod | None:

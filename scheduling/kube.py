@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Callable
 
 import yaml
@@ -343,6 +344,55 @@ def _where(source: str, mark) -> str:
     return ": ".join(parts) + ": " if parts else ""
 
 
+# What the walk refuses can only reach a JSON text as a raw surrogate or as an escape (a raw
+# NUL is not JSON): with none of these in the text, and no NaN/Infinity or float out of range
+# (the hooks below), the decoded value is already plain but for its depth.
+_JSON_SUSPECT = re.compile("[\ud800-\udfff]|\\\\u(?:0000|[dD][89abAB])")
+
+
+class _NotPlain(Exception):
+    """Decoded JSON the quick path leaves to the walk (which says what is wrong)."""
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotPlain
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise _NotPlain
+
+
+def _within_depth(value) -> bool:
+    """No mapping or sequence nested MAX_DEPTH deep (what the walk checks), containers only."""
+    pending = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if depth >= MAX_DEPTH:
+            return False
+        children = item.values() if type(item) is dict else item
+        for child in children:
+            if type(child) is dict or type(child) is list:
+                pending.append((child, depth + 1))
+    return True
+
+
+def _plain_json(text: str) -> list | None:
+    """The JSON document of `text` when it needs no walk: nothing in it the walk would refuse
+    or change (None: take the walk)."""
+    if _JSON_SUSPECT.search(text) is not None:
+        return None
+    try:
+        value = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+    except (_NotPlain, ValueError, RecursionError):  # JSONDecodeError is a ValueError
+        return None
+    if (type(value) is dict or type(value) is list) and not _within_depth(value):
+        return None
+    return [value]
+
+
 def _json_values(text: str) -> list | None:
     """One JSON document, or None when the text is not JSON (then it is read as YAML)."""
     if text.lstrip()[:1] not in ("{", "["):
@@ -377,6 +427,9 @@ def parse_values(text: str, source: str = "<input>", what: str = "YAML", progres
     if len(text) > MAX_TEXT_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
         raise DocumentError([f"{_where(source, None)}Request entity too large: limit is {MAX_TEXT_BYTES} bytes"])
     try:
+        plain = _plain_json(text) if text.lstrip()[:1] in ("{", "[") else None
+        if plain is not None:
+            return [value for value in plain if value is not None]
         raw = _json_values(text)
         if raw is None:
             raw = _yaml_values(text, progress)
@@ -473,7 +526,7 @@ def load_documents(
             else:
                 known.append(doc)
         docs = known
-    return check_documents(docs, source, extra_kinds=extra_kinds, progress=progress)
+    return check_documents(docs, source, extra_kinds=extra_kinds, progress=progress, owned=True)
 
 
 def _without_managed_fields(doc: dict) -> dict:
@@ -485,8 +538,10 @@ def _without_managed_fields(doc: dict) -> dict:
 
 def check_documents(
     docs: list[dict], source: str = "<input>", *, extra_kinds: tuple[str, ...] = (POLICY_KIND, TIMELINE_KIND),
-    progress: Progress | None = None,
+    progress: Progress | None = None, owned: bool = False,
 ) -> list[dict]:
+    """Check kinds, validate and default every document; all or nothing. `owned`: the
+    documents were just parsed for this call (they are defaulted in place, not copied)."""
     problems: list[str] = []
     out: list[dict] = []
     seen: set[tuple[str, str, str]] = set()
@@ -517,7 +572,7 @@ def check_documents(
             name = (doc.get("metadata") or {}).get("name") if isinstance(doc.get("metadata"), dict) else None
             problems.append(f"{where}: {InvalidError(kind, name or '', errors)}")
             continue
-        doc = apply_defaults(doc)
+        doc = apply_defaults(doc, in_place=owned)
         key = (kind, doc["metadata"].get("namespace", ""), doc["metadata"]["name"])
         if key in seen:
             ns = f'{key[1]}/' if key[1] else ""

@@ -179,7 +179,7 @@ def _taint_oc(doc, form, now, nodes=None) -> Edited:
         command.append("--overwrite")
     name = doc["metadata"]["name"]
     docs = [whatif.edited(n) for n in (nodes if nodes is not None else [doc])]
-    store = Store(docs)
+    store = Store(docs, copy=False)  # edited() copied them
     if words[:1] != ["oc"] and NO_NAME in oc.run(store, command, now).stderr:
         command = [*OC_TAINT, "nodes", name, *words] + (["--overwrite"] if d["overwrite"] and "--overwrite" not in words else [])
     return oc_taint_command(store, command, now)

@@ -48,7 +48,7 @@ from .engine.simulation import Simulation
 from .engine.timeline import load_timeline
 from .models import KIND_MODELS, Cluster
 from .snapshots import take_snapshot_if_due
-from .state import cluster_documents, with_usable_documents
+from .state import cluster_state, shared_documents, with_usable_documents
 from scheduling.engine.api.validation import INVALID_OBJECT_REASON, invalid_object_message
 
 logger = logging.getLogger(__name__)
@@ -110,7 +110,7 @@ def reconcile(cluster_id: int, *, force: bool = False) -> Outcome:
             return Outcome(ran=False)
         if not force and not is_due(cluster):
             return Outcome(ran=False)
-        docs = cluster_documents(cluster)
+        docs, memo = shared_documents(cluster)
     stored = cluster.controller_state or {}
     timelines = [load_timeline(doc) for doc in stored.get("timelines") or []]
     start, until = cluster.reconciled_to, max(cluster.now, cluster.reconciled_to)
@@ -118,7 +118,7 @@ def reconcile(cluster_id: int, *, force: bool = False) -> Outcome:
     legacy_zones = [] if has_state else list(stored.get("zones") or [])
 
     def run(usable: list[dict]) -> Simulation:
-        sim = _simulation(cluster, usable + legacy_zones, stored, timelines, has_state)
+        sim = _simulation(cluster, usable + legacy_zones, stored, timelines, has_state, dict(memo))
         sim.now = start
         sim.run_until(until)
         return sim
@@ -137,7 +137,10 @@ def reconcile(cluster_id: int, *, force: bool = False) -> Outcome:
     return _write(cluster, docs, sim, until)
 
 
-def _simulation(cluster: Cluster, docs: list[dict], stored: dict, timelines: list, has_state: bool) -> Simulation:
+def _simulation(cluster: Cluster, docs: list[dict], stored: dict, timelines: list, has_state: bool,
+                memo: dict) -> Simulation:
+    """The Simulation of one run over the shared documents (state.shared_documents: never
+    copied, never changed; `memo` the engine objects built from them)."""
     return Simulation(
         docs,
         schedulers=_schedulers(cluster),
@@ -156,6 +159,7 @@ def _simulation(cluster: Cluster, docs: list[dict], stored: dict, timelines: lis
         controller_state=stored.get("controllers") or {},
         due=stored.get("due") or {},
         resumed=has_state and stored.get("revision") == cluster.revision,
+        memo=memo,
     )
 
 
@@ -173,7 +177,7 @@ def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float) 
         ns, _, name = key.partition("/")
         doc = new.get(("Pod", ns, name))
         if doc is not None and result.node is None and result.message and not (doc.get("spec") or {}).get("nodeName"):
-            _set_unschedulable_condition(doc, result.message, until)
+            new[("Pod", ns, name)] = _with_unschedulable_condition(doc, result.message, until)
     written = 0
     with transaction.atomic(), services.controller_writes():
         locked = Cluster.objects.select_for_update().get(pk=cluster.pk)
@@ -188,6 +192,8 @@ def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float) 
             before_doc, after_doc = old.get(key), new.get(key)
             if key[0] not in KIND_MODELS:
                 continue
+            if before_doc is after_doc:
+                continue  # the store puts a new document for every change: this one did not change
             if before_doc is None:
                 writes.append(("create", None, after_doc))
             elif after_doc is None:
@@ -210,6 +216,11 @@ def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float) 
             },
         )
     take_snapshot_if_due(cluster)  # training mode: a snapshot every snapshots.INTERVAL simulated seconds
+    # What the pages ask next (the explainer, a preview) reads the state just written: read
+    # it now, while the documents it shares with this run are at hand (state.cluster_state).
+    written_cluster = Cluster.objects.filter(pk=cluster.pk).first()
+    if written_cluster is not None:
+        cluster_state(written_cluster)
     return Outcome(ran=True, written=written, events=len(sim.events))
 
 
@@ -218,10 +229,10 @@ def _key(doc: dict) -> tuple[str, str, str]:
     return doc.get("kind") or "", meta.get("namespace") or "", meta.get("name") or ""
 
 
-def _set_unschedulable_condition(doc: dict, message: str, now: float) -> None:
-    """status.conditions PodScheduled=False, reason Unschedulable, as the 1.11 scheduler
-    records a pod it could not place."""
-    status = doc.setdefault("status", {})
+def _with_unschedulable_condition(doc: dict, message: str, now: float) -> dict:
+    """The pod with status.conditions PodScheduled=False, reason Unschedulable, as the 1.11
+    scheduler records a pod it could not place (a new document: the store's are shared)."""
+    status = dict(doc.get("status") or {})
     conditions = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
     previous = next((c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"), None)
     if previous and previous.get("status") == "False" and previous.get("message") == message:
@@ -232,3 +243,4 @@ def _set_unschedulable_condition(doc: dict, message: str, now: float) -> None:
              "lastTransitionTime": now}
         )
     status["conditions"] = conditions
+    return {**doc, "status": status}

@@ -12,11 +12,13 @@ INTERVAL simulated seconds of reconcile, whatever the distance rewound.
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models.expressions import RawSQL
 
 from . import services
 from .changes import Change, note
 from .models import KIND_MODELS, Cluster, ClusterSnapshot, Event
+from .state import cluster_rows_json
 
 INTERVAL = 60.0  # simulated seconds between snapshots
 MAX_SNAPSHOTS = 120  # per cluster; beyond, the one whose loss leaves the shortest gap goes
@@ -27,24 +29,15 @@ CLUSTER_FIELDS = (
     "now", "policy", "scheduler_policies", "preemption_enabled", "admission", "reconciled_to",
     "controller_state", "descheduler", "admission_config", "facts",
 )
-ROW_FIELDS = ("namespace", "name", "uid", "resource_version", "metadata", "spec", "status", "extra")
-POD_FIELDS = ("node_name", "phase")
-
-
-def _rows(cluster: Cluster) -> list[dict]:
-    rows = []
-    for kind, model in KIND_MODELS.items():
-        fields = ROW_FIELDS + (POD_FIELDS if kind == "Pod" else ())
-        for values in model.objects.filter(cluster=cluster).order_by("pk").values(*fields):
-            rows.append({"kind": kind, **values})
-    return rows
 
 
 def take_snapshot(cluster: Cluster) -> ClusterSnapshot:
     """The cluster as it is now, at its reconciled time, in one consistent read."""
     with transaction.atomic():
         cluster = Cluster.objects.get(pk=cluster.pk)
-        rows = _rows(cluster)
+        # Every object's stored row as JSON: read once per process and encoded once per
+        # version (state.cluster_rows_json), handed to the database as it is.
+        rows = RawSQL("%s::jsonb" if connection.vendor == "postgresql" else "%s", [cluster_rows_json(cluster)])
         events = [list(e) for e in Event.objects.filter(cluster=cluster).order_by("pk").values_list("pk", "count", "last_time")]
         fields = {f: getattr(cluster, f) for f in CLUSTER_FIELDS}
         fields["now"] = cluster.reconciled_to
@@ -52,6 +45,7 @@ def take_snapshot(cluster: Cluster) -> ClusterSnapshot:
         snapshot = ClusterSnapshot.objects.create(
             cluster=cluster, at=cluster.reconciled_to, revision=cluster.revision, fields=fields, objects_rows=rows, events=events,
         )
+        del snapshot.objects_rows  # (the expression): read back from the database if asked for (a deferred field)
         _thin(cluster)
         return snapshot
 

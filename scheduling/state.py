@@ -4,9 +4,13 @@ controllers' own state (kept by scheduling.reconcile in `Cluster.controller_stat
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
+
+from django.db import connection
 
 from scheduling.engine.api.validation import FieldError, engine_problem
 from scheduling.engine.controllers import taint_manager
@@ -56,36 +60,182 @@ def with_usable_documents(docs: list[dict], run):
         return run(usable), skipped
 
 
-# The ClusterStates of the last few (cluster, revision) read in this process: every write of
-# a cluster's objects takes a new revision, so a state read at a revision stays right. The
-# engine's objects are immutable; callers get fresh lists.
-_STATES: OrderedDict[tuple, ClusterState] = OrderedDict()
-_STATES_KEPT = 4
-_states_lock = threading.Lock()
+# --- the documents of a stored cluster, read once per process and kept up to date -----------------
+#
+# Every write of an object takes a new resource_version (the cluster's next revision), so a
+# row with the same primary key and resource_version as one read before holds the same
+# document: a cluster read once is brought up to date by listing (pk, resource_version) per
+# kind and reading only the rows that are new or changed. The documents kept are shared
+# and never changed (engine.store: a change puts a new document in its place); the engine
+# objects built from them are kept with them (build_state's memo) and so is the
+# ClusterState of the revision last read.
+
+
+# The columns of a stored object, as `Model.objects.values(*ROW_FIELDS)` returns them (and
+# POD_FIELDS for pods): what a snapshot keeps of each object (scheduling.snapshots).
+ROW_FIELDS = ("namespace", "name", "uid", "resource_version", "metadata", "spec", "status", "extra")
+POD_FIELDS = ("node_name", "phase")
+
+
+def _fields_of(kind: str) -> tuple[str, ...]:
+    return ROW_FIELDS + (POD_FIELDS if kind == "Pod" else ())
+
+
+def _document(model, row: dict) -> dict:
+    """What `KubeObject.document` returns for the object of this row."""
+    metadata = dict(row["metadata"])
+    metadata["resourceVersion"] = str(row["resource_version"])
+    doc = {"apiVersion": model.API_VERSION, "kind": model.KIND, "metadata": metadata}
+    doc.update(row["extra"])
+    if row["spec"]:
+        doc["spec"] = row["spec"]
+    if row["status"]:
+        doc["status"] = row["status"]
+    return doc
+
+
+@dataclass
+class _Read:
+    revision: int  # the cluster's revision when the rows were listed
+    # kind -> {pk: (resource_version, document, row)}, pk order; row: the columns (ROW_FIELDS)
+    rows: dict[str, dict[int, tuple[int, dict, dict]]]
+    memo: dict[int, tuple] = field(default_factory=dict)  # build_state's, for these documents
+    texts: dict[int, str] = field(default_factory=dict)  # id(row) -> its JSON text (cluster_rows_json)
+    docs: list[dict] = field(default_factory=list)  # every document, KIND_MODELS order, pk order
+    state: ClusterState | None = None  # built from `docs` (the usable ones)
+
+
+_READS: OrderedDict[tuple, _Read] = OrderedDict()
+_READS_KEPT = 4  # clusters
+_FETCH_CHUNK = 500  # primary keys per query (SQLite's parameter limit)
+_reads_lock = threading.Lock()
+
+
+def _key(cluster: Cluster) -> tuple:
+    return (cluster.pk, cluster.created_at)
+
+
+def _rows_of(kind: str, queryset) -> dict[int, tuple[int, dict, dict]]:
+    model = KIND_MODELS[kind]
+    names = _fields_of(kind)
+    out: dict[int, tuple[int, dict, dict]] = {}
+    for pk, *values in queryset.values_list("pk", *names):
+        row = dict(zip(names, values))
+        out[pk] = (row["resource_version"], _document(model, row), row)
+    return out
+
+
+def _versions(model, cluster: Cluster) -> list[tuple[int, int]]:
+    """(pk, resource_version) of every object of the model in the cluster, pk order: what
+    `values_list("pk", "resource_version")` returns, without making a tuple per row in Python."""
+    meta = model._meta
+    quote = connection.ops.quote_name
+    sql = (f"SELECT {quote(meta.pk.column)}, {quote(meta.get_field('resource_version').column)} FROM {quote(meta.db_table)} "
+           f"WHERE {quote(meta.get_field('cluster').column)} = %s ORDER BY {quote(meta.pk.column)}")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [cluster.pk])
+        return cursor.fetchall()
+
+
+def _read(cluster: Cluster, previous: _Read | None) -> _Read:
+    """The cluster's rows now: those of `previous` still current, the others read."""
+    rows: dict[str, dict[int, tuple[int, dict, dict]]] = {}
+    for kind, model in KIND_MODELS.items():
+        objects = model.objects.filter(cluster=cluster).order_by("pk")
+        if previous is None:
+            rows[kind] = _rows_of(kind, objects)
+            continue
+        known = previous.rows.get(kind, {})
+        listed = _versions(model, cluster)
+        stale = [pk for pk, rv in listed if pk not in known or known[pk][0] != rv]
+        fetched: dict[int, tuple[int, dict, dict]] = {}
+        for start in range(0, len(stale), _FETCH_CHUNK):
+            fetched.update(_rows_of(kind, model.objects.filter(pk__in=stale[start:start + _FETCH_CHUNK])))
+        kept: dict[int, tuple[int, dict, dict]] = {}
+        for pk, rv in listed:
+            row = fetched.get(pk) or known.get(pk)
+            if row is not None:  # (a row deleted between the two queries is left out)
+                kept[pk] = row
+        rows[kind] = kept
+    read = _Read(cluster.revision, rows)
+    read.docs = [doc for kind_rows in rows.values() for _, doc, _ in kind_rows.values()]
+    if previous is not None:
+        old = previous.memo
+        read.memo = {id(d): old[id(d)] for d in read.docs if id(d) in old}
+        texts = previous.texts
+        if texts:
+            read.texts = {id(row): texts[id(row)] for kind_rows in rows.values() for _, _, row in kind_rows.values()
+                          if id(row) in texts}
+    return read
+
+
+def _current(cluster: Cluster) -> _Read:
+    """The cluster's read, brought up to its revision. The database is read without the lock
+    held (two threads may both read; either result is right)."""
+    key = _key(cluster)
+    with _reads_lock:
+        read = _READS.get(key)
+        if read is not None and read.revision == cluster.revision:
+            _READS.move_to_end(key)
+            return read
+    read = _read(cluster, read)
+    with _reads_lock:
+        _READS[key] = read
+        while len(_READS) > _READS_KEPT:
+            _READS.popitem(last=False)
+    return read
+
+
+def shared_documents(cluster: Cluster) -> tuple[list[dict], dict[int, tuple]]:
+    """(every stored object as `cluster_documents` returns them, the engine objects already
+    built from them: a memo for build_state and engine.simulation.Simulation(memo=...)).
+
+    The documents are shared by every caller in this process: read them, never change
+    them (copy first); hand the Simulation a copy of the memo."""
+    read = _current(cluster)
+    return list(read.docs), read.memo
+
+
+def cluster_rows(cluster: Cluster) -> list[dict]:
+    """Every stored object's columns (`{"kind": ..., **ROW_FIELDS}`; pods also POD_FIELDS),
+    KIND_MODELS order, pk order: what `values()` of each kind returns, from the shared read.
+    Read them, never change them."""
+    read = _current(cluster)
+    return [{"kind": kind, **row} for kind, kind_rows in read.rows.items() for _, _, row in kind_rows.values()]
+
+
+def cluster_rows_json(cluster: Cluster) -> str:
+    """`json.dumps(cluster_rows(cluster))`, each row encoded once per version in this
+    process (a snapshot of a large cluster writes mostly the rows of the one before)."""
+    read = _current(cluster)
+    texts = read.texts
+    parts = []
+    for kind, kind_rows in read.rows.items():
+        for _, _, row in kind_rows.values():
+            text = texts.get(id(row))
+            if text is None:
+                text = texts[id(row)] = json.dumps({"kind": kind, **row})
+            parts.append(text)
+    return "[" + ", ".join(parts) + "]"
+
+
+def cluster_state(cluster: Cluster) -> ClusterState:
+    """The engine's snapshot of a stored cluster (the scheduler, previews and the explainer),
+    built once per revision of the cluster in this process from the shared documents;
+    objects the engine cannot use are left out. The objects are shared (they are
+    immutable); the lists are the caller's."""
+    read = _current(cluster)
+    with _reads_lock:
+        if read.state is None:
+            memo = read.memo
+            read.state, _ = with_usable_documents(read.docs, lambda docs: build_state(docs, memo))
+        return _fresh_lists(read.state)
 
 
 def _fresh_lists(state: ClusterState) -> ClusterState:
     return dataclasses.replace(state, **{
         f.name: list(getattr(state, f.name)) for f in dataclasses.fields(state) if isinstance(getattr(state, f.name), list)
     })
-
-
-def cluster_state(cluster: Cluster) -> ClusterState:
-    """The engine's snapshot of a stored cluster (the scheduler, previews and the explainer),
-    read once per revision of the cluster in this process; objects the engine cannot use
-    are left out."""
-    key = (cluster.pk, cluster.created_at, cluster.revision)
-    with _states_lock:
-        cached = _STATES.get(key)
-        if cached is not None:
-            _STATES.move_to_end(key)
-            return _fresh_lists(cached)
-    state, _ = with_usable_documents(cluster_documents(cluster), build_state)
-    with _states_lock:
-        _STATES[key] = state
-        while len(_STATES) > _STATES_KEPT:
-            _STATES.popitem(last=False)
-    return _fresh_lists(state)
 
 
 def controllers_state(cluster: Cluster) -> dict[str, dict[str, Any]]:

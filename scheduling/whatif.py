@@ -25,11 +25,11 @@ from .engine import actions as A
 from scheduling.engine.controllers import node_lifecycle, taint_manager
 from scheduling.engine.scheduler.cluster import ClusterState
 from scheduling.engine.api.objects import NO_EXECUTE, Node, Pod
-from .engine.store import Store
+from .engine.store import Store, document_copy
 from scheduling.engine.scheduler.policy import Policy
 from scheduling.engine.scheduler.cache import SchedulerCache
 from scheduling.engine.scheduler.priorities.node_prefer_avoid_pods import node_prefer_avoid_pods_priority
-from scheduling.engine.scheduler.scheduler import TOTAL, is_pending, last_results, run_queue, schedule, schedule_cached
+from scheduling.engine.scheduler.scheduler import TOTAL, is_pending, last_results, node_scores, run_queue, schedule_cached
 from .explain import infos_without, unbound_copy
 
 MAX_PLACEMENT_CHECKS = 200
@@ -255,6 +255,16 @@ class _Placer:
         """Where `pod` would go if it were created now (it is taken off its node first)."""
         return self._cycle(pod, lambda p: schedule_cached(p, self.state, self.cache, self.policy, random.Random(self.seed)))
 
+    def totals(self, pod: Pod) -> dict[str, tuple[int, int]]:
+        """node -> (total score, its weighted avoid-pods part), for the nodes that would fit
+        `pod` if it were created now (what `schedule(..., explain=True).scores` says)."""
+        scores = self._cycle(pod, lambda p: node_scores(p, self.state, self.cache, self.policy))
+        avoid = avoid_pods_weights(self.policy)
+        return {
+            n: (int(s.get(TOTAL, 0)), sum(int(s.get(name, 0)) * w for name, w in avoid.items()))
+            for n, s in scores.items()
+        }
+
     def close(self) -> None:
         self.cache.detach()
 
@@ -263,18 +273,6 @@ def avoid_pods_weights(policy: Policy) -> dict[str, int]:
     """The policy's NodePreferAvoidPodsPriority entries (name -> weight): their weight of
     10000 makes them decide only between nodes with and without the avoid-pods annotation."""
     return {p.name: p.weight for p in policy.priorities if p.fn is node_prefer_avoid_pods_priority}
-
-
-def _totals(state: ClusterState, policy: Policy, pod: Pod, seed: int) -> dict[str, tuple[int, int]]:
-    """node -> (total score, its weighted avoid-pods part), for the feasible nodes."""
-    unbound = unbound_copy(pod)
-    infos = infos_without(state, {pod.key})
-    result = schedule(unbound, state, infos, policy, random.Random(seed), explain=True)
-    avoid = avoid_pods_weights(policy)
-    return {
-        n: (int(s.get(TOTAL, 0)), sum(int(s.get(name, 0)) * w for name, w in avoid.items()))
-        for n, s in result.scores.items()
-    }
 
 
 def _best(totals: Mapping[str, tuple[int, int]]) -> tuple[str, ...]:
@@ -392,8 +390,8 @@ def preview(
         pod_b = pods_before.get(key, pod_a)
         if pod_a is None or pod_a.is_terminating:
             continue
-        totals_b = _totals(before, policy, pod_b, seed)
-        totals_a = _totals(state_after if key not in gone else _with(state_after, pod_a), policy, pod_a, seed)
+        totals_b = placer_before.totals(pod_b)
+        totals_a = placer_after.totals(pod_a)
         best_b, best_a = _best(totals_b), _best(totals_a)
         changed = [n for n in nodes_after if totals_b.get(n) != totals_a.get(n)]
         if changed:
@@ -415,12 +413,6 @@ def _delta(node: str, before: tuple[int, int] | None, after: tuple[int, int] | N
         node, before[0] if before else None, after[0] if after else None,
         before_avoid=before[1] if before else 0, after_avoid=after[1] if after else 0,
     )
-
-
-def _with(state: ClusterState, pod: Pod) -> ClusterState:
-    out = copy_state(state)
-    out.pods.append(pod)
-    return out
 
 
 def _new_pods(result: Preview, placer: "_Placer", recreated: Sequence[Pod], nodes: Mapping[str, Node], now: float) -> None:
@@ -446,7 +438,7 @@ class EditError(ValueError):
 
 
 def edited(doc: Mapping[str, Any]) -> dict:
-    out = copy.deepcopy(dict(doc))
+    out = document_copy(dict(doc))
     out.get("metadata", {}).pop("resourceVersion", None)
     return out
 

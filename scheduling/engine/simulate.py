@@ -170,6 +170,7 @@ def simulate(
 
     sim = Simulation(
         cluster_docs,
+        memo={},  # the admitted documents are this run's own: no copy
         schedulers=schedulers,
         seed=seed,
         admission=None if admission else NO_ADMISSION,

@@ -142,6 +142,7 @@ class Simulation:
         due: Mapping[str, float | None] | None = None,
         resumed: bool = False,
         settings: Mapping[str, Any] | None = None,
+        memo: dict[int, tuple] | None = None,
     ):
         """`steps_played`: how many Timeline steps (in play order) an earlier run of the
         same history already played; a run resumed from stored documents skips them.
@@ -155,10 +156,14 @@ class Simulation:
         at the first instant.
         `settings`: more entries for `ctx.settings` (a controller's own options, e.g. the
         descheduler's policy), beside schedulers, admission, preemption, explain and
-        node_lifecycle."""
+        node_lifecycle.
+        `memo`: the documents are handed over as they are, not copied (the caller changes
+        them no more; the store never changes a document in place), and `memo` holds the
+        engine objects already built from them (engine.store.Store.memo): what a stored
+        cluster read once keeps from one run to the next."""
         docs, state = legacy.migrate(docs, controller_state or {})
-        self.store = Store(docs, state)
-        build_state(self.store.all())  # refuse what cannot be simulated, up front
+        self.store = Store(docs, state, copy=memo is None, memo=memo)
+        build_state(self.store.all(), self.store.memo)  # refuse what cannot be simulated, up front
         self.now = 0.0
         self.seed = seed
         self.admission = admission
@@ -296,8 +301,14 @@ class Simulation:
 
     # --- the loop ----------------------------------------------------------------------------------------
 
-    def _track_pods(self) -> None:
-        for doc in self.store.list("Pod"):
+    def _track_pods(self, changed: Sequence[Ref] | None = None) -> None:
+        """Note the pods' documents (every pod, or the `changed` ones: a change always puts
+        a new document in the store) and the order pods first appeared in."""
+        if changed is None:
+            docs: Iterable[dict] = self.store.list("Pod")
+        else:
+            docs = [d for kind, ns, name in changed if kind == "Pod" for d in (self.store.get(kind, ns, name),) if d is not None]
+        for doc in docs:
             key = pod_key(doc)
             if key not in self.last_docs:
                 self.pod_keys.append(key)
@@ -308,11 +319,17 @@ class Simulation:
         controller's own state is its own business: it asks for a run with next_due)."""
         refs = [r for r in changed if r[0] != CONTROLLER_STATE_KIND]
         if refs:
+            kinds = {r[0] for r in refs}
             for c in self.controllers:
                 pending = self._changes[c.name]
-                if pending is not None:
-                    pending.extend(r for r in refs if is_watched(c.watches, r[0]))
-        self._track_pods()
+                if pending is None:
+                    continue
+                watched = {kind for kind in kinds if is_watched(c.watches, kind)}
+                if watched == kinds:
+                    pending.extend(refs)
+                elif watched:
+                    pending.extend(r for r in refs if r[0] in watched)
+        self._track_pods(refs)
 
     def _round(self, force: bool = False) -> bool:
         """One round of the controllers at the current time; whether a document changed."""

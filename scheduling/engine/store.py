@@ -29,24 +29,13 @@ it) and `metadata.creationTimestamp` are simulated seconds (numbers).
 
 from __future__ import annotations
 
-import copy
+import copy as _copy
 from typing import Any, Iterable, Iterator, Mapping
 
 from . import actions as A
 from scheduling.engine.api.defaults import is_namespaced
+from scheduling.engine.api.documents import document_copy
 
-
-def document_copy(value: Any) -> Any:
-    """A deep copy of a JSON-shaped document (dicts, lists, immutable scalars): what
-    copy.deepcopy gives for one, several times faster (no memo, no dispatch); anything
-    else inside is deep-copied as usual."""
-    if isinstance(value, dict):
-        return {k: document_copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [document_copy(v) for v in value]
-    if isinstance(value, (str, int, float, bool, type(None))):
-        return value
-    return copy.deepcopy(value)
 
 HEARTBEAT_STOPPED_ANNOTATION = "clusterui.io/heartbeat-stopped-at"
 # Legacy (migrated on read, engine.controllers.legacy): where controller state used to be.
@@ -129,17 +118,30 @@ def is_terminating(doc: Mapping[str, Any]) -> bool:
 
 
 class Store:
-    """Documents by kind; `apply(action)` -> the refs that changed."""
+    """Documents by kind; `apply(action)` -> the refs that changed.
 
-    def __init__(self, docs: Iterable[Mapping[str, Any]] = (), controller_state: Mapping[str, Mapping[str, Any]] | None = None):
+    A document in the store is never changed in place: an action that changes one puts a
+    changed copy in its place (sharing the parts it did not change), so a document read
+    from the store stays what it was when read. That makes `memo` possible: the engine
+    objects built from the documents (engine.controllers.scheduling.build_state), by the
+    identity of the document, valid as long as the document is the one in the store.
+    Whoever reads documents must not change them either (copy first: `document_copy`).
+
+    `copy=False` takes the documents as they are (the caller hands them over and changes
+    them no more), with `memo` the objects already built from them."""
+
+    def __init__(self, docs: Iterable[Mapping[str, Any]] = (), controller_state: Mapping[str, Mapping[str, Any]] | None = None,
+                 *, copy: bool = True, memo: dict[int, tuple] | None = None):
         self._docs: dict[str, dict[tuple[str, str], dict]] = {}
         self.events: list[A.RecordEvent] = []
         # Each controller's own state (engine.controller): controller name -> {key: value}.
-        self.controller_state: dict[str, dict[str, Any]] = copy.deepcopy(
+        self.controller_state: dict[str, dict[str, Any]] = _copy.deepcopy(
             {name: dict(values) for name, values in (controller_state or {}).items()}
         )
+        # id(document) -> (document, what was built from it, ...): see build_state.
+        self.memo: dict[int, tuple] = {} if memo is None else memo
         for doc in docs:
-            self.put(document_copy(dict(doc)))
+            self.put(document_copy(dict(doc)) if copy else doc)
 
     # reading -----------------------------------------------------------------------------
 
@@ -160,7 +162,7 @@ class Store:
         other = Store()
         other._docs = {k: {key: document_copy(d) for key, d in docs.items()} for k, docs in self._docs.items()}
         other.events = list(self.events)
-        other.controller_state = copy.deepcopy(self.controller_state)
+        other.controller_state = _copy.deepcopy(self.controller_state)
         return other
 
     def state_of(self, controller: str) -> Mapping[str, Any]:
@@ -195,12 +197,20 @@ class Store:
 
 
 def _changed(store: Store, kind: str, namespace: str, name: str, mutate) -> list[Ref]:
+    """`mutate` a copy of the document and put the copy in its place if it differs.
+
+    The copy shares everything below the document's top-level mappings (metadata, spec,
+    status): every `mutate` here only sets, replaces or deletes keys of those mappings (a
+    list or mapping inside them is replaced by a new one, never changed in place)."""
     doc = store.get(kind, namespace, name)
     if doc is None:
         return []
-    before = document_copy(doc)
-    mutate(doc)
-    return [(kind, namespace, name)] if doc != before else []
+    new = {k: (dict(v) if type(v) is dict else v) for k, v in doc.items()}
+    mutate(new)
+    if new == doc:
+        return []
+    store.put(new)
+    return [(kind, namespace, name)]
 
 
 def _create(store: Store, a: A.CreateObject) -> list[Ref]:
@@ -417,7 +427,7 @@ def _controller_state(store: Store, a: A.SetControllerState) -> list[Ref]:
             return []
         del state[a.key]
     else:
-        value = copy.deepcopy(a.value)
+        value = _copy.deepcopy(a.value)
         if state.get(a.key) == value and a.key in state:
             return []
         state[a.key] = value

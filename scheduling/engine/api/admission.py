@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from scheduling.engine.api import node_selection_admission as node_selection
-from scheduling.engine.api.objects import Pod, PriorityClass
+from scheduling.engine.api.objects import PriorityClass, pod_qos_class
 from scheduling.engine.api.priority import priority_admission
 from scheduling.engine.store import controller_ref, document_copy
 
@@ -240,7 +240,7 @@ def pod_toleration_restriction(doc: Mapping[str, Any], classes: Sequence[Priorit
     out = _pod_copy(doc)
     if out is None:
         return spec_copy(doc)
-    if Pod.from_doc(out).qos_class == "BestEffort":
+    if pod_qos_class(out) == "BestEffort":
         return out
     spec = out.setdefault("spec", {})
     spec["tolerations"] = merge_tolerations(

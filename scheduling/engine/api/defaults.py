@@ -8,8 +8,10 @@ scheduling/kube.py can call this one instead of keeping its own copy.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
+
+from scheduling.engine.api.documents import document_copy
+from scheduling.engine.api.objects import pod_qos_class
 
 
 @dataclass(frozen=True)
@@ -56,11 +58,13 @@ def is_namespaced(kind: str) -> bool:
     return info.namespaced if info is not None else False
 
 
-def apply_defaults(doc: dict) -> dict:
-    """A copy of `doc` with the defaults the API server would set (the ones we simulate).
+def apply_defaults(doc: dict, *, in_place: bool = False) -> dict:
+    """A copy of `doc` with the defaults the API server would set (the ones we simulate);
+    `in_place`: `doc` itself, defaulted (a caller that owns it and keeps no other use).
 
     `doc` must be of a kind in KINDS and valid (engine.validation)."""
-    doc = copy.deepcopy(doc)
+    if not in_place:
+        doc = document_copy(doc)
     kind = doc["kind"]
     info = KINDS[kind]
     doc.setdefault("apiVersion", info.api_versions[0])
@@ -77,9 +81,7 @@ def apply_defaults(doc: dict) -> dict:
         _default_pod_spec(spec)
         status = doc.setdefault("status", {})
         status.setdefault("phase", "Pending")
-        from scheduling.engine.api.objects import Pod
-
-        status.setdefault("qosClass", Pod.from_doc(doc).qos_class)
+        status.setdefault("qosClass", pod_qos_class(doc))
     elif kind == "Node":
         status = doc.setdefault("status", {})
         if "capacity" in status and "allocatable" not in status:

@@ -33,7 +33,6 @@ the namespaces' annotations, the three configurations and the requesting user.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
@@ -289,7 +288,7 @@ def pod_spec_of(doc: Mapping[str, Any]) -> dict | None:
 
 
 def pod_node_constraints(doc: Mapping[str, Any], context: NodeSelectionContext) -> dict:
-    out = copy.deepcopy(dict(doc))
+    out = _spec_copy(doc)
     blacklist = context.config.node_selector_label_blacklist
     if blacklist is None or out.get("kind") not in _RESOURCES:
         return out
@@ -309,6 +308,15 @@ def pod_node_constraints(doc: Mapping[str, Any], context: NodeSelectionContext) 
     return out
 
 
+def _spec_copy(doc: Mapping[str, Any]) -> dict:
+    """The copy a plugin returns: the document and its spec copied, the rest shared (these
+    plugins only set or remove spec.nodeSelector, as admission.spec_copy's do)."""
+    out = dict(doc)
+    if "spec" in out:
+        out["spec"] = dict(out["spec"] or {})
+    return out
+
+
 def _set_node_selector(pod: dict, selector: Mapping[str, str]) -> None:
     spec = pod.setdefault("spec", {})
     if selector:
@@ -318,7 +326,7 @@ def _set_node_selector(pod: dict, selector: Mapping[str, str]) -> None:
 
 
 def origin_pod_node_environment(doc: Mapping[str, Any], context: NodeSelectionContext) -> dict:
-    out = copy.deepcopy(dict(doc))
+    out = _spec_copy(doc)
     if out.get("kind") != "Pod":
         return out
     annotations = context.annotations(_namespace_of(out))
@@ -345,7 +353,7 @@ def _namespace_node_selector(context: NodeSelectionContext, namespace: str) -> d
 
 
 def pod_node_selector(doc: Mapping[str, Any], context: NodeSelectionContext) -> dict:
-    out = copy.deepcopy(dict(doc))
+    out = _spec_copy(doc)
     config = context.config.pod_node_selector
     if config is None or out.get("kind") != "Pod":
         return out

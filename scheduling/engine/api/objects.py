@@ -12,9 +12,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
-from scheduling.engine.api.quantity import milli_value, parse_quantity, value
+from scheduling.engine.api.quantity import parse_quantity, stored_milli_value, stored_value
+
+
+def _frozen(cls, values: dict):
+    """What `cls(**values)` makes for a frozen dataclass given every one of its fields, without
+    the checked setattr its __init__ makes per field (documents become thousands of these)."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(values)
+    return obj
 
 # --- taints and tolerations -------------------------------------------------------
 
@@ -79,13 +87,13 @@ class Toleration:
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> "Toleration":
         seconds = doc.get("tolerationSeconds")
-        return cls(
-            key=doc.get("key") or "",
-            operator=doc.get("operator") or "",
-            value=doc.get("value") or "",
-            effect=doc.get("effect") or "",
-            toleration_seconds=int(seconds) if seconds is not None else None,
-        )
+        return _frozen(cls, {
+            "key": doc.get("key") or "",
+            "operator": doc.get("operator") or "",
+            "value": doc.get("value") or "",
+            "effect": doc.get("effect") or "",
+            "toleration_seconds": int(seconds) if seconds is not None else None,
+        })
 
 
 def tolerations_tolerate_taint(tolerations, taint: Taint) -> bool:
@@ -302,17 +310,16 @@ class Resource:
 
     def add_list(self, amounts: Mapping[str, Any] | None) -> None:
         for name, q in (amounts or {}).items():
-            quantity = parse_quantity(q)
             if name == CPU:
-                self.milli_cpu += milli_value(quantity)
+                self.milli_cpu += stored_milli_value(q)
             elif name == MEMORY:
-                self.memory += value(quantity)
+                self.memory += stored_value(q)
             elif name == EPHEMERAL_STORAGE:
-                self.ephemeral_storage += value(quantity)
+                self.ephemeral_storage += stored_value(q)
             elif name == PODS:
-                self.allowed_pods += value(quantity)
+                self.allowed_pods += stored_value(q)
             else:
-                self.scalar[name] = self.scalar.get(name, 0) + value(quantity)
+                self.scalar[name] = self.scalar.get(name, 0) + stored_value(q)
 
     def add(self, other: "Resource") -> None:
         self.milli_cpu += other.milli_cpu
@@ -360,12 +367,12 @@ class Container:
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> "Container":
         res = doc.get("resources") or {}
-        return cls(
-            name=doc.get("name") or "",
-            image=doc.get("image") or "",
-            requests=dict(res.get("requests") or {}),
-            limits=dict(res.get("limits") or {}),
-            ports=tuple(
+        return _frozen(cls, {
+            "name": doc.get("name") or "",
+            "image": doc.get("image") or "",
+            "requests": dict(res.get("requests") or {}),
+            "limits": dict(res.get("limits") or {}),
+            "ports": tuple(
                 ContainerPort(
                     int(p.get("containerPort") or 0),
                     int(p.get("hostPort") or 0),
@@ -374,7 +381,7 @@ class Container:
                 )
                 for p in doc.get("ports") or ()
             ),
-        )
+        })
 
 
 # --- owner references ----------------------------------------------------------------------
@@ -390,12 +397,48 @@ class OwnerReference:
 
 def _owner_refs(meta: Mapping[str, Any]) -> tuple[OwnerReference, ...]:
     return tuple(
-        OwnerReference(o.get("kind") or "", o.get("name") or "", o.get("uid") or "", bool(o.get("controller")))
+        _frozen(OwnerReference, {"kind": o.get("kind") or "", "name": o.get("name") or "", "uid": o.get("uid") or "",
+                                 "controller": bool(o.get("controller"))})
         for o in meta.get("ownerReferences") or ()
     )
 
 
 # --- pods -------------------------------------------------------------------------------------
+
+
+def qos_class(containers: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> str:
+    """BestEffort, Burstable or Guaranteed (pkg/apis/core/helper/qos) of a pod whose
+    containers (init containers first) have these (requests, limits)."""
+    requests: dict[str, Any] = {}
+    limits: dict[str, Any] = {}
+    guaranteed = True
+    for container_requests, container_limits in containers:
+        for name in (CPU, MEMORY):
+            req, lim = container_requests.get(name), container_limits.get(name)
+            if req is not None and parse_quantity(req) != 0:
+                requests[name] = req
+            if lim is not None and parse_quantity(lim) != 0:
+                limits[name] = lim
+        for name in (CPU, MEMORY):
+            lim = container_limits.get(name)
+            req = container_requests.get(name, lim)
+            if lim is None or parse_quantity(lim) == 0 or req is None or parse_quantity(req) != parse_quantity(lim):
+                guaranteed = False
+    if not requests and not limits:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"
+
+
+def pod_qos_class(doc: Mapping[str, Any]) -> str:
+    """`Pod.from_doc(doc).qos_class`, read from the document alone."""
+    spec = doc.get("spec") or {}
+    return qos_class(
+        (dict(res.get("requests") or {}), dict(res.get("limits") or {}))
+        for c in (*(spec.get("initContainers") or ()), *(spec.get("containers") or ()))
+        for res in (c.get("resources") or {},)
+    )
+
+
 
 DEFAULT_SCHEDULER = "default-scheduler"
 DEFAULT_MILLI_CPU_REQUEST = 100  # priorities/util/non_zero.go: 0.1 core
@@ -426,9 +469,14 @@ class Pod:
     deletion_timestamp: float | None = None  # simulated seconds; set while terminating
     nominated_node_name: str = ""
 
-    @property
+    @cached_property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+    @cached_property
+    def label_set(self) -> tuple[str, frozenset]:
+        """(namespace, the labels as a set): what groups pods for selector counts."""
+        return self.namespace, frozenset(self.labels.items())
 
     @cached_property
     def controller_ref(self) -> OwnerReference | None:
@@ -461,8 +509,8 @@ class Pod:
         cpu = mem = 0
         for c in self.containers:
             r = c.requests
-            cpu += milli_value(parse_quantity(r[CPU])) if CPU in r else DEFAULT_MILLI_CPU_REQUEST
-            mem += value(parse_quantity(r[MEMORY])) if MEMORY in r else DEFAULT_MEMORY_REQUEST
+            cpu += stored_milli_value(r[CPU]) if CPU in r else DEFAULT_MILLI_CPU_REQUEST
+            mem += stored_value(r[MEMORY]) if MEMORY in r else DEFAULT_MEMORY_REQUEST
         return cpu, mem
 
     @cached_property
@@ -472,24 +520,7 @@ class Pod:
     @cached_property
     def qos_class(self) -> str:
         """BestEffort, Burstable or Guaranteed (pkg/apis/core/helper/qos)."""
-        requests: dict[str, Any] = {}
-        limits: dict[str, Any] = {}
-        guaranteed = True
-        for c in self.init_containers + self.containers:
-            for name in (CPU, MEMORY):
-                req, lim = c.requests.get(name), c.limits.get(name)
-                if req is not None and parse_quantity(req) != 0:
-                    requests[name] = req
-                if lim is not None and parse_quantity(lim) != 0:
-                    limits[name] = lim
-            for name in (CPU, MEMORY):
-                lim = c.limits.get(name)
-                req = c.requests.get(name, lim)
-                if lim is None or parse_quantity(lim) == 0 or req is None or parse_quantity(req) != parse_quantity(lim):
-                    guaranteed = False
-        if not requests and not limits:
-            return "BestEffort"
-        return "Guaranteed" if guaranteed else "Burstable"
+        return qos_class((c.requests, c.limits) for c in self.init_containers + self.containers)
 
     @property
     def is_terminating(self) -> bool:
@@ -501,29 +532,29 @@ class Pod:
         spec = doc.get("spec") or {}
         status = doc.get("status") or {}
         priority = spec.get("priority")
-        return cls(
-            name=meta.get("name") or "",
-            namespace=meta.get("namespace") or "default",
-            uid=meta.get("uid") or "",
-            labels=dict(meta.get("labels") or {}),
-            annotations=dict(meta.get("annotations") or {}),
-            owner_references=_owner_refs(meta),
-            containers=tuple(Container.from_doc(c) for c in spec.get("containers") or ()),
-            init_containers=tuple(Container.from_doc(c) for c in spec.get("initContainers") or ()),
-            node_selector=dict(spec.get("nodeSelector") or {}),
-            affinity=Affinity.from_doc(spec.get("affinity")),
-            tolerations=tuple(Toleration.from_doc(t) for t in spec.get("tolerations") or ()),
-            volumes=tuple(spec.get("volumes") or ()),
-            node_name=spec.get("nodeName") or "",
-            scheduler_name=spec.get("schedulerName") or DEFAULT_SCHEDULER,
-            priority=int(priority) if priority is not None else 0,
-            priority_class_name=spec.get("priorityClassName") or "",
-            host_network=bool(spec.get("hostNetwork")),
-            termination_grace_period_seconds=int(spec.get("terminationGracePeriodSeconds", 30)),
-            phase=status.get("phase") or ("Running" if spec.get("nodeName") else "Pending"),
-            deletion_timestamp=meta.get("deletionTimestamp"),
-            nominated_node_name=status.get("nominatedNodeName") or "",
-        )
+        return _frozen(cls, {
+            "name": meta.get("name") or "",
+            "namespace": meta.get("namespace") or "default",
+            "uid": meta.get("uid") or "",
+            "labels": dict(meta.get("labels") or {}),
+            "annotations": dict(meta.get("annotations") or {}),
+            "owner_references": _owner_refs(meta),
+            "containers": tuple(Container.from_doc(c) for c in spec.get("containers") or ()),
+            "init_containers": tuple(Container.from_doc(c) for c in spec.get("initContainers") or ()),
+            "node_selector": dict(spec.get("nodeSelector") or {}),
+            "affinity": Affinity.from_doc(spec.get("affinity")),
+            "tolerations": tuple(Toleration.from_doc(t) for t in spec.get("tolerations") or ()),
+            "volumes": tuple(spec.get("volumes") or ()),
+            "node_name": spec.get("nodeName") or "",
+            "scheduler_name": spec.get("schedulerName") or DEFAULT_SCHEDULER,
+            "priority": int(priority) if priority is not None else 0,
+            "priority_class_name": spec.get("priorityClassName") or "",
+            "host_network": bool(spec.get("hostNetwork")),
+            "termination_grace_period_seconds": int(spec.get("terminationGracePeriodSeconds", 30)),
+            "phase": status.get("phase") or ("Running" if spec.get("nodeName") else "Pending"),
+            "deletion_timestamp": meta.get("deletionTimestamp"),
+            "nominated_node_name": status.get("nominatedNodeName") or "",
+        })
 
 
 # --- nodes -------------------------------------------------------------------------------------

@@ -46,6 +46,8 @@ __all__ = [
     "milli_value",
     "parse",
     "parse_quantity",
+    "stored_milli_value",
+    "stored_value",
     "value",
 ]
 
@@ -449,7 +451,42 @@ def parse_quantity(raw: object) -> Fraction:
     >>> parse_quantity("0.1m")   # rounded up to milli, like SetDefaults_ResourceList
     Fraction(1, 1000)
     """
+    if type(raw) in _HASHABLE:
+        return _stored_fraction(type(raw), raw)
     return _stored(raw).value
+
+
+@functools.lru_cache(maxsize=65536)
+def _stored_fraction(kind: type, raw: object) -> Fraction:
+    return _stored(raw).value
+
+
+# The integer amounts of the quantities as written, kept per spelling: a cluster writes the
+# same few ("100m", "512Mi", "4") thousands of times, and the engine reads them as ints.
+_HASHABLE = (str, int, float)
+
+
+@functools.lru_cache(maxsize=65536)
+def _stored_amounts(kind: type, raw: object) -> tuple[int, int]:
+    """(MilliValue(), Value()) of a quantity as a ResourceList stores it. `kind` is part of
+    the key: 1, 1.0 and True are equal keys but not the same input."""
+    amount = _stored(raw).value
+    return _int_away(amount * 1000), _int_away(amount)
+
+
+def stored_milli_value(raw: object) -> int:
+    """``milli_value(parse_quantity(raw))``, in integers: thousandths of a quantity as a
+    ResourceList stores it (QuantityError when it does not parse)."""
+    if type(raw) in _HASHABLE:
+        return _stored_amounts(type(raw), raw)[0]
+    return milli_value(parse_quantity(raw))
+
+
+def stored_value(raw: object) -> int:
+    """``value(parse_quantity(raw))``, in integers: whole units, rounded away from zero."""
+    if type(raw) in _HASHABLE:
+        return _stored_amounts(type(raw), raw)[1]
+    return value(parse_quantity(raw))
 
 
 def _as_fraction(q: object) -> Fraction:

@@ -59,31 +59,51 @@ class SimulationError(ValueError):
     """The input cannot be simulated; str() is the message for the user."""
 
 
-def build_state(docs: Iterable[Mapping[str, Any]]) -> ClusterState:
-    """A ClusterState from cluster documents (the other controllers' kinds are skipped)."""
+def _namespace_name(doc: Mapping[str, Any]) -> str:
+    return (doc.get("metadata") or {}).get("name") or ""
+
+
+# kind -> (the ClusterState list it goes to, how it is built from its document)
+_BUILDERS: dict[str, tuple[str, Any]] = {
+    "Node": ("nodes", Node.from_doc),
+    "Pod": ("pods", Pod.from_doc),
+    "Namespace": ("namespaces", _namespace_name),
+    "PriorityClass": ("priority_classes", PriorityClass.from_doc),
+    "Service": ("services", Service.from_doc),
+    **{kind: ("controllers", Controller.from_doc) for kind in WORKLOAD_KINDS},
+    "PodDisruptionBudget": ("pdbs", PodDisruptionBudget.from_doc),
+    **{kind: (field, Volume.from_doc) for kind, field in VOLUME_KINDS.items()},
+}
+
+
+def build_state(docs: Iterable[Mapping[str, Any]], memo: dict[int, tuple] | None = None) -> ClusterState:
+    """A ClusterState from cluster documents (the other controllers' kinds are skipped).
+
+    `memo` (a Store's: documents never changed in place) keeps what was built from each
+    document, by its identity, so a document seen before is not read again."""
     state = ClusterState()
+    lists = {field: getattr(state, field) for field, _ in _BUILDERS.values()}
     for doc in docs:
+        if memo is not None:
+            hit = memo.get(id(doc))
+            if hit is not None and hit[0] is doc:
+                if hit[1] is not None:
+                    lists[hit[1]].append(hit[2])
+                continue
         kind = doc.get("kind")
-        if kind == "Node":
-            state.nodes.append(Node.from_doc(doc))
-        elif kind == "Pod":
-            state.pods.append(Pod.from_doc(doc))
-        elif kind == "Namespace":
-            state.namespaces.append((doc.get("metadata") or {}).get("name") or "")
-        elif kind == "PriorityClass":
-            state.priority_classes.append(PriorityClass.from_doc(doc))
-        elif kind == "Service":
-            state.services.append(Service.from_doc(doc))
-        elif kind in WORKLOAD_KINDS:
-            state.controllers.append(Controller.from_doc(doc))
-        elif kind == "PodDisruptionBudget":
-            state.pdbs.append(PodDisruptionBudget.from_doc(doc))
-        elif kind in VOLUME_KINDS:
-            getattr(state, VOLUME_KINDS[kind]).append(Volume.from_doc(doc))
-        elif kind in KINDS or kind == ZONE_KIND:
-            continue  # the other controllers' kinds (ClusterVersion, Machine, ...); legacy Zone documents
-        else:
+        entry = _BUILDERS.get(kind)
+        if entry is None:
+            if kind in KINDS or kind == ZONE_KIND:
+                # the other controllers' kinds (ClusterVersion, Machine, ...); legacy Zone documents
+                if memo is not None:
+                    memo[id(doc)] = (doc, None, None)
+                continue
             raise SimulationError(f"cannot simulate a {kind!r} document")
+        field, build = entry
+        obj = build(doc)
+        lists[field].append(obj)
+        if memo is not None:
+            memo[id(doc)] = (doc, field, obj)
     return state
 
 
@@ -150,7 +170,7 @@ class SchedulerController:
     def _schedule(self, ctx: Context, unschedulable: set[str], move_all: bool) -> A.Result:
         store, now, settings = ctx.store, ctx.now, ctx.settings
         attempts: dict[str, int] = dict(ctx.state.get("attempts") or {})
-        state = build_state(d for k in store.kinds() for d in store.list(k))
+        state = build_state((d for k in store.kinds() for d in store.list(k)), store.memo)
         held: dict[int, Pod] = {}
         if move_all:
             unschedulable.clear()

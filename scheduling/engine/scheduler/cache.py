@@ -109,8 +109,10 @@ class PodCounts:
         self.views_by_namespace: dict[str, list[_View]] = defaultdict(list)
         self.views_any_namespace: list[_View] = []
 
-    def change(self, i: int, pod: Pod, delta: int) -> None:
-        key = (pod.namespace, frozenset(pod.labels.items()))
+    def group(self, pod: Pod) -> _Group:
+        """The group of the pod's namespace and label set (made, and joined to the views
+        that match it, the first time)."""
+        key = pod.label_set
         group = self.groups.get(key)
         if group is None:
             group = self.groups[key] = _Group(pod.namespace, pod.labels)
@@ -121,6 +123,10 @@ class PodCounts:
             for view in self.views_any_namespace:
                 if view.match(group.namespace, group.labels):
                     group.views.append(view)
+        return group
+
+    def change(self, i: int, pod: Pod, delta: int) -> None:
+        group = self.group(pod)
         live = pod.deletion_timestamp is None
         entry = group.nodes.get(i)
         if entry is None:
@@ -228,10 +234,41 @@ class SchedulerCache:
         self._label_masks: dict[tuple, np.ndarray] = {}
         self.memo: dict[Hashable, Any] = {}  # per-run look-ups of the vector forms, by their own keys
 
+        self._index_all()
+
+    def _index_all(self) -> None:
+        """`_read_node` and `_index_pod` of every node and pod, in one pass: the pods are
+        counted per (label set, node) first, the count groups made after."""
+        counted: dict[tuple, dict[int, list[int]]] = {}
+        first: dict[tuple, Pod] = {}
         for i, info in enumerate(self.infos):
             self._read_node(i, info)
+            name = info.name
             for pod in info.pods:
-                self._index_pod(i, info, pod, 1)
+                if pod.node_name and pod.node_name != name:
+                    self.consistent = False
+                key = pod.label_set
+                per_node = counted.get(key)
+                if per_node is None:
+                    per_node = counted[key] = {}
+                    first[key] = pod
+                entry = per_node.get(i)
+                if entry is None:
+                    entry = per_node[i] = [0, 0]
+                entry[0] += 1
+                if pod.deletion_timestamp is None:
+                    entry[1] += 1
+                if _has_pod_affinity(pod):
+                    group_key = (pod.namespace, pod.affinity)
+                    group = self.affinity_groups.get(group_key)
+                    if group is None:
+                        group = self.affinity_groups[group_key] = AffinityGroup(pod)
+                    group.nodes[i] = group.nodes.get(i, 0) + 1
+            self.total_pods += len(info.pods)
+        counts = self.pod_counts
+        for key, per_node in counted.items():
+            group = counts.group(first[key])
+            group.nodes.update(per_node)
 
     # --- keeping in step ----------------------------------------------------------------------------
 
@@ -319,7 +356,7 @@ class SchedulerCache:
             elif len(dirty) * 8 > self.n:
                 entry[0] = compute(slice(None))
             else:
-                nodes = np.unique(np.array(dirty, dtype=np.int64))
+                nodes = np.array(sorted(set(dirty)), dtype=np.int64)  # what np.unique gives, without its sort of the repeats
                 entry[0][nodes] = compute(nodes)
             entry[1] = len(self.changes)
         self._local[key] = entry
@@ -387,7 +424,7 @@ class SchedulerCache:
 
     def services_for(self, pod: Pod) -> list:
         """CycleContext.services_for_pod, shared by the pods of one namespace and label set."""
-        key = ("services", pod.namespace, frozenset(pod.labels.items()))
+        key = ("services", pod.label_set)
         services = self.memo.get(key)
         if services is None:
             services = self.memo[key] = [
@@ -399,7 +436,7 @@ class SchedulerCache:
 
     def controllers_for(self, pod: Pod, kinds: tuple[str, ...]) -> list:
         """CycleContext.controllers_for_pod, shared the same way."""
-        key = ("controllers", kinds, pod.namespace, frozenset(pod.labels.items()))
+        key = ("controllers", kinds, pod.label_set)
         controllers = self.memo.get(key)
         if controllers is None:
             controllers = self.memo[key] = [

@@ -55,7 +55,7 @@ from scheduling.engine.scheduler.cache import SchedulerCache
 from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
 from scheduling.engine.scheduler.context import CycleContext
 from scheduling.engine.api.objects import DEFAULT_SCHEDULER, Pod
-from scheduling.engine.scheduler.policy import Policy
+from scheduling.engine.scheduler.policy import MAX_PRIORITY, Policy
 from scheduling.engine.scheduler.priorities.normalize import PriorityError
 from scheduling.engine.scheduler import registry
 from scheduling.engine.scheduler.framework import (
@@ -292,7 +292,12 @@ def weighted_totals_fast(
     if not policy.priorities:
         return np.ones(len(idx), dtype=np.int64), []
     raws = [priority_scores(entry, pod, ctx, cache, idx) for entry in policy.priorities]
-    bound = sum(entry.weight * max(-int(raw.min()), int(raw.max()), 0) for entry, raw in zip(policy.priorities, raws))
+    # Every raw score is 0..MaxPriority (schedulerapi: what MaxWeight is derived from), so
+    # MaxPriority times the sum of the weights bounds every partial sum; only weights near
+    # MaxWeight make the scores themselves worth a look.
+    bound = MAX_PRIORITY * sum(entry.weight for entry in policy.priorities)
+    if bound >= 2**62:
+        bound = sum(entry.weight * max(-int(raw.min()), int(raw.max()), 0) for entry, raw in zip(policy.priorities, raws))
     if bound < 2**62:
         totals = np.zeros(len(idx), dtype=np.int64)
         for entry, raw in zip(policy.priorities, raws):
@@ -377,10 +382,10 @@ def schedule_cached(
     return _schedule_fast(pod, state, cache, policy, rng, nominated, False)
 
 
-def node_totals(pod: Pod, state: ClusterState, cache: SchedulerCache, policy: Policy) -> dict[str, int]:
-    """The weighted total of every node that fits `pod` (the TOTAL of
-    `schedule(..., explain=True).scores`), without the per-node filter reasons; {} when no
-    node fits or a priority fails."""
+def node_scores(pod: Pod, state: ClusterState, cache: SchedulerCache, policy: Policy) -> dict[str, dict[str, int]]:
+    """`schedule(..., explain=True).scores` without the per-node filter reasons: the raw
+    score of every priority and the weighted total, for every node that fits `pod`; {} when
+    no node fits or a priority fails."""
     ctx = CycleContext(pod, state, cache.node_infos)
     idx = np.flatnonzero(feasible_mask(pod, ctx, cache, policy, None))
     if not len(idx):
@@ -390,8 +395,14 @@ def node_totals(pod: Pod, state: ClusterState, cache: SchedulerCache, policy: Po
     except PriorityError:
         return {}
     names = [cache.names[i] for i in idx.tolist()]
-    scores = scores_by_node(names, _ints(totals), [_ints(r) for r in raws], policy)
-    return {name: row.get(TOTAL, 0) for name, row in scores.items()}
+    return scores_by_node(names, _ints(totals), [_ints(r) for r in raws], policy)
+
+
+def node_totals(pod: Pod, state: ClusterState, cache: SchedulerCache, policy: Policy) -> dict[str, int]:
+    """The weighted total of every node that fits `pod` (the TOTAL of
+    `schedule(..., explain=True).scores`), without the per-node filter reasons; {} when no
+    node fits or a priority fails."""
+    return {name: row.get(TOTAL, 0) for name, row in node_scores(pod, state, cache, policy).items()}
 
 
 def _priority_failed(result: ScheduleResult, error: PriorityError) -> ScheduleResult:
@@ -441,18 +452,28 @@ def _required_affinity_matches(waiting: Pod, bound: Pod) -> bool:
 
 
 # What a Pod computes from its containers and owner references (cached properties).
-_DERIVED = ("request", "container_request", "non_zero_request", "host_ports", "qos_class", "controller_ref")
+_DERIVED = ("request", "container_request", "non_zero_request", "host_ports", "qos_class", "controller_ref", "key", "label_set")
+
+
+_POD_FIELDS = tuple(f.name for f in dataclasses.fields(Pod))
 
 
 def _replace(pod: Pod, **changes) -> Pod:
     """dataclasses.replace for status-like fields (nodeName, phase, nomination, deletion):
     the copy keeps what the pod already computed from its unchanged spec, instead of
-    parsing its quantities again."""
-    new = dataclasses.replace(pod, **changes)
-    derived = pod.__dict__
+    parsing its quantities again (a Pod is a frozen dataclass: its fields are set the way
+    its __init__ sets them, without the per-field checks of `dataclasses.replace`)."""
+    if not changes.keys() <= set(_POD_FIELDS):
+        raise TypeError(f"not fields of Pod: {sorted(set(changes) - set(_POD_FIELDS))}")
+    new = object.__new__(Pod)
+    fields = new.__dict__
+    current = pod.__dict__
+    for name in _POD_FIELDS:
+        fields[name] = current[name]
+    fields.update(changes)
     for name in _DERIVED:
-        if name in derived:
-            new.__dict__[name] = derived[name]
+        if name in current:
+            fields[name] = current[name]
     return new
 
 

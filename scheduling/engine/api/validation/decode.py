@@ -461,8 +461,10 @@ class Decoder:
                 if not isinstance(key, str):
                     self.needs_normalizing = True
                 child = fields.get(key)
-                if child is not None:
-                    self.walk(item, child, name, stack + [key])
+                if child is not None and item is not None:
+                    stack.append(key)
+                    self.walk(item, child, name, stack)
+                    stack.pop()
         elif shape == "map":
             if not isinstance(value, dict):
                 self.fail(value, node[2], struct, stack)

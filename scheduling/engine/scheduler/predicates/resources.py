@@ -25,7 +25,7 @@ import numpy as np
 
 from scheduling.engine.scheduler.cache import SAFE_MAGNITUDE
 from scheduling.engine.api.objects import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Pod, Resource
-from scheduling.engine.api.quantity import milli_value, parse_quantity, value
+from scheduling.engine.api.quantity import stored_milli_value, stored_value
 from scheduling.engine.scheduler.predicates.node_selector import is_qualified_name
 
 NAME = "PodFitsResources"
@@ -79,32 +79,33 @@ def resource_request(pod: Pod) -> Resource:
             _add(result, name, q)
     for c in pod.init_containers:
         for name, q in c.requests.items():
-            quantity = parse_quantity(q)
+            milli = stored_milli_value(q)  # (a quantity that does not parse fails here, whatever its name)
             if name == CPU:
-                result.milli_cpu = max(result.milli_cpu, milli_value(quantity))
+                result.milli_cpu = max(result.milli_cpu, milli)
             elif name == MEMORY:
-                result.memory = max(result.memory, value(quantity))
+                result.memory = max(result.memory, stored_value(q))
             elif name == EPHEMERAL_STORAGE:
-                result.ephemeral_storage = max(result.ephemeral_storage, value(quantity))
+                result.ephemeral_storage = max(result.ephemeral_storage, stored_value(q))
             elif name != PODS and is_scalar_resource_name(name):
-                v = value(quantity)
+                v = stored_value(q)
                 if v > result.scalar.get(name, 0):
                     result.scalar[name] = v
     return result
 
 
 def _add(result: Resource, name: str, q) -> None:
-    quantity = parse_quantity(q)
     if name == CPU:
-        result.milli_cpu += milli_value(quantity)
+        result.milli_cpu += stored_milli_value(q)
     elif name == MEMORY:
-        result.memory += value(quantity)
+        result.memory += stored_value(q)
     elif name == EPHEMERAL_STORAGE:
-        result.ephemeral_storage += value(quantity)
+        result.ephemeral_storage += stored_value(q)
     elif name == PODS:
-        result.allowed_pods += value(quantity)
+        result.allowed_pods += stored_value(q)
     elif is_scalar_resource_name(name):
-        result.scalar[name] = result.scalar.get(name, 0) + value(quantity)
+        result.scalar[name] = result.scalar.get(name, 0) + stored_value(q)
+    else:
+        stored_value(q)  # a quantity that does not parse fails whatever its name
 
 
 def _pod_request(pod: Pod, ctx) -> Resource:

@@ -168,7 +168,7 @@ def spread_reduce_vector(cache, idx: np.ndarray, counts: np.ndarray) -> np.ndarr
         table[:, 1:] = (f_score[:, None] * (1.0 - ZONE_WEIGHTING)) + (ZONE_WEIGHTING * zone_score[None, :])
     else:
         table[:, 1:] = f_score[:, None]
-    return table.astype(np.int64)[counts, columns]
+    return table.astype(np.int64).ravel().take(counts * (zone_count + 1) + columns)  # table[counts, columns]
 
 
 def _selector_spread_vector(pod, ctx, cache, idx):
