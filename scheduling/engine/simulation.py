@@ -296,8 +296,14 @@ class Simulation:
 
     # --- the loop ----------------------------------------------------------------------------------------
 
-    def _track_pods(self) -> None:
-        for doc in self.store.list("Pod"):
+    def _track_pods(self, changed: Sequence[Ref] | None = None) -> None:
+        """Note the pods' documents (every pod, or the `changed` ones: a change always puts
+        a new document in the store) and the order pods first appeared in."""
+        if changed is None:
+            docs: Iterable[dict] = self.store.list("Pod")
+        else:
+            docs = [d for kind, ns, name in changed if kind == "Pod" for d in (self.store.get(kind, ns, name),) if d is not None]
+        for doc in docs:
             key = pod_key(doc)
             if key not in self.last_docs:
                 self.pod_keys.append(key)
@@ -312,7 +318,7 @@ class Simulation:
                 pending = self._changes[c.name]
                 if pending is not None:
                     pending.extend(r for r in refs if is_watched(c.watches, r[0]))
-        self._track_pods()
+        self._track_pods(refs)
 
     def _round(self, force: bool = False) -> bool:
         """One round of the controllers at the current time; whether a document changed."""

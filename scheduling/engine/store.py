@@ -129,7 +129,19 @@ def is_terminating(doc: Mapping[str, Any]) -> bool:
 
 
 class Store:
-    """Documents by kind; `apply(action)` -> the refs that changed."""
+    """Documents by kind; `apply(action)` -> the refs that changed.
+
+    A document in the store is never changed in place: an action that changes one puts a
+    changed copy in its place (sharing the parts it did not change), so a document read
+    from the store stays what it was when read, and a new document object means a change.
+    Whoever reads documents must not change them either (copy first: `document_copy`).
+
+    Indexes kept as documents come and go (what the controllers of a large cluster look
+    up instead of scanning every pod): `order(kind, namespace, name)` (the document's
+    place in `list(kind)`), `names(kind, namespace)`, and for pods `pods_on_node(node)`,
+    `pods_of(namespace, kind, name)` (by controller reference) and
+    `orphan_pods(namespace)`; each returns keys (namespace, name), in no particular order
+    (sort by `order` for the store's)."""
 
     def __init__(self, docs: Iterable[Mapping[str, Any]] = (), controller_state: Mapping[str, Mapping[str, Any]] | None = None):
         self._docs: dict[str, dict[tuple[str, str], dict]] = {}
@@ -138,6 +150,7 @@ class Store:
         self.controller_state: dict[str, dict[str, Any]] = copy.deepcopy(
             {name: dict(values) for name, values in (controller_state or {}).items()}
         )
+        self._index = _Index()
         for doc in docs:
             self.put(document_copy(dict(doc)))
 
@@ -157,8 +170,11 @@ class Store:
             yield from docs.values()
 
     def copy(self) -> "Store":
+        """An independent store with the same documents (shared: none is changed in place),
+        events and controller state."""
         other = Store()
-        other._docs = {k: {key: document_copy(d) for key, d in docs.items()} for k, docs in self._docs.items()}
+        other._docs = {k: dict(docs) for k, docs in self._docs.items()}
+        other._index = self._index.copy()
         other.events = list(self.events)
         other.controller_state = copy.deepcopy(self.controller_state)
         return other
@@ -167,16 +183,57 @@ class Store:
         """A controller's own state (read only; change it with SetControllerState)."""
         return self.controller_state.get(controller, {})
 
+    # indexes -------------------------------------------------------------------------------
+
+    def order(self, kind: str, namespace: str, name: str) -> int:
+        """A number that sorts documents of a kind as `list(kind)` has them."""
+        return self._index.order[(kind, namespace, name)]
+
+    def in_order(self, kind: str, keys: Iterable[tuple[str, str]]) -> list[dict]:
+        """The documents of `keys` that exist, in store order."""
+        docs = self._docs.get(kind, {})
+        order = self._index.order
+        found = [(order[(kind, *key)], docs[key]) for key in set(keys) if key in docs]
+        found.sort(key=_first)
+        return [doc for _, doc in found]
+
+    def names(self, kind: str, namespace: str) -> Mapping[str, None]:
+        """The names of the documents of `kind` in `namespace` (read only)."""
+        return self._index.names.get((kind, namespace), _EMPTY)
+
+    def pods_on_node(self, node: str) -> Mapping[tuple[str, str], None]:
+        """The keys of the pods whose spec.nodeName is `node` (read only)."""
+        return self._index.on_node.get(node, _EMPTY)
+
+    def pods_of(self, namespace: str, kind: str, name: str) -> Mapping[tuple[str, str], None]:
+        """The keys of the pods of `namespace` whose controller reference names kind/name (read only)."""
+        return self._index.owned.get((namespace, kind, name), _EMPTY)
+
+    def orphan_pods(self, namespace: str) -> Mapping[tuple[str, str], None]:
+        """The keys of the pods of `namespace` without a controller reference (read only)."""
+        return self._index.orphans.get(namespace, _EMPTY)
+
+    def pods_labelled(self, namespace: str, key: str, value: str) -> Mapping[tuple[str, str], None]:
+        """The keys of the pods of `namespace` with the label key=value (read only)."""
+        return self._index.labelled.get((namespace, key, value), _EMPTY)
+
     # writing -------------------------------------------------------------------------------
 
     def put(self, doc: dict) -> Ref:
         """Insert or overwrite `doc` as is (no copy)."""
         ref = ref_of(doc)
-        self._docs.setdefault(ref[0], {})[(ref[1], ref[2])] = doc
+        docs = self._docs.setdefault(ref[0], {})
+        key = (ref[1], ref[2])
+        old = docs.get(key)
+        docs[key] = doc
+        self._index.add(ref, old, doc)
         return ref
 
     def remove(self, kind: str, namespace: str, name: str) -> dict | None:
-        return self._docs.get(kind, {}).pop((namespace, name), None)
+        old = self._docs.get(kind, {}).pop((namespace, name), None)
+        if old is not None:
+            self._index.remove((kind, namespace, name), old)
+        return old
 
     def apply_all(self, actions: Iterable[Any]) -> list[Ref]:
         changed: list[Ref] = []
@@ -191,16 +248,115 @@ class Store:
         return handler(self, action)
 
 
+_EMPTY: Mapping = {}
+
+
+def _first(item: tuple) -> Any:
+    return item[0]
+
+
+def _pod_keys(doc: Mapping[str, Any]) -> tuple[str, tuple[str, str, str] | None, tuple[tuple[str, str], ...]]:
+    """What the indexes file a pod under: spec.nodeName, (namespace, controller kind,
+    controller name) or None, and its labels."""
+    ref = controller_ref(doc)
+    m = doc.get("metadata") or {}
+    namespace = m.get("namespace") or "default"
+    owner = None if ref is None else (namespace, ref.get("kind") or "", ref.get("name") or "")
+    labels = tuple((namespace, k, v) for k, v in (m.get("labels") or {}).items())
+    return (doc.get("spec") or {}).get("nodeName") or "", owner, labels
+
+
+def _same_pod_keys(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether the index entries of two versions of a pod are the same (a quick look first:
+    a change shares what it did not change)."""
+    om, nm = old.get("metadata") or {}, new.get("metadata") or {}
+    if ((old.get("spec") or {}).get("nodeName") == (new.get("spec") or {}).get("nodeName")
+            and om.get("labels") is nm.get("labels") and om.get("ownerReferences") is nm.get("ownerReferences")
+            and om.get("namespace") == nm.get("namespace")):
+        return True
+    return _pod_keys(old) == _pod_keys(new)
+
+
+class _Index:
+    """The store's indexes (see Store); sets are dicts with None values."""
+
+    def __init__(self) -> None:
+        self.counter = 0
+        self.order: dict[Ref, int] = {}
+        self.names: dict[tuple[str, str], dict[str, None]] = {}
+        self.on_node: dict[str, dict[tuple[str, str], None]] = {}
+        self.owned: dict[tuple[str, str, str], dict[tuple[str, str], None]] = {}
+        self.orphans: dict[str, dict[tuple[str, str], None]] = {}
+        self.labelled: dict[tuple[str, str, str], dict[tuple[str, str], None]] = {}
+
+    def copy(self) -> "_Index":
+        other = _Index()
+        other.counter = self.counter
+        other.order = dict(self.order)
+        for field in ("names", "on_node", "owned", "orphans", "labelled"):
+            setattr(other, field, {k: dict(v) for k, v in getattr(self, field).items()})
+        return other
+
+    def add(self, ref: Ref, old: Mapping[str, Any] | None, doc: Mapping[str, Any]) -> None:
+        kind, namespace, name = ref
+        if old is None:
+            self.counter += 1
+            self.order[ref] = self.counter
+            self.names.setdefault((kind, namespace), {})[name] = None
+        if kind != "Pod":
+            return
+        if old is not None:
+            if _same_pod_keys(old, doc):
+                return
+            self._pod((namespace, name), _pod_keys(old), False)
+        self._pod((namespace, name), _pod_keys(doc), True)
+
+    def remove(self, ref: Ref, old: Mapping[str, Any]) -> None:
+        kind, namespace, name = ref
+        self.order.pop(ref, None)
+        names = self.names.get((kind, namespace))
+        if names is not None:
+            names.pop(name, None)
+            if not names:
+                del self.names[(kind, namespace)]
+        if kind == "Pod":
+            self._pod((namespace, name), _pod_keys(old), False)
+
+    def _pod(self, key: tuple[str, str], keys: tuple, add: bool) -> None:
+        node, owner, labels = keys
+        entries: list[tuple[dict, Any]] = [(self.labelled, label) for label in labels]
+        if node:
+            entries.append((self.on_node, node))
+        entries.append((self.owned, owner) if owner is not None else (self.orphans, key[0]))
+        for table, k in entries:
+            if add:
+                table.setdefault(k, {})[key] = None
+            else:
+                members = table.get(k)
+                if members is not None:
+                    members.pop(key, None)
+                    if not members:
+                        del table[k]
+
+
 # --- handlers: each returns the refs it changed ------------------------------------------------
 
 
 def _changed(store: Store, kind: str, namespace: str, name: str, mutate) -> list[Ref]:
+    """`mutate` a copy of the document and put the copy in its place if it differs.
+
+    The copy shares everything below the document's top-level mappings (metadata, spec,
+    status): every `mutate` here only sets, replaces or deletes keys of those mappings (a
+    list or mapping inside them is replaced by a new one, never changed in place)."""
     doc = store.get(kind, namespace, name)
     if doc is None:
         return []
-    before = document_copy(doc)
-    mutate(doc)
-    return [(kind, namespace, name)] if doc != before else []
+    new = {k: (dict(v) if type(v) is dict else v) for k, v in doc.items()}
+    mutate(new)
+    if new == doc:
+        return []
+    store.put(new)
+    return [(kind, namespace, name)]
 
 
 def _create(store: Store, a: A.CreateObject) -> list[Ref]:
