@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from scheduling.engine import actions as A
 from scheduling.engine.api import admission as adm
@@ -152,7 +152,7 @@ def generate_name(ctx: "WorkloadContext", owner: Mapping[str, Any], prefix: str)
     clock is stepped; a name already taken in the namespace is drawn again (n + 1)."""
     base = prefix[: MAX_NAME_LENGTH - RANDOM_LENGTH]
     key = names_key(owner)
-    taken = ctx.taken.setdefault(object_namespace(owner), set())
+    taken = ctx.taken_in(object_namespace(owner))
     while True:
         n = ctx.counters.get(key, 0)
         ctx.counters[key] = n + 1
@@ -171,7 +171,12 @@ def names_key(owner: Mapping[str, Any]) -> str:
 @dataclass
 class WorkloadContext:
     """What the workload controllers share during one run. `counters`: the names each
-    owner generated so far (the workloads controller's state, updated as names are drawn)."""
+    owner generated so far (the workloads controller's state, updated as names are drawn).
+
+    The pods are looked up in the store's indexes (the store does not change during a
+    run: the controllers return actions): `taken_in` (the pod names in use in a
+    namespace), `owned` (by controller reference) and `orphans`, in store order, as
+    (position, pod)."""
 
     store: Store
     now: float
@@ -179,35 +184,38 @@ class WorkloadContext:
     admission: Mapping[str, bool] | None = None
     admission_context: Any = None  # engine.api.node_selection_admission.NodeSelectionContext (None: those plugins off)
     classes: list[PriorityClass] = field(default_factory=list)
-    taken: dict[str, set[str]] = field(default_factory=dict)  # namespace -> pod names in use
+    taken: dict[str, set[str]] = field(default_factory=dict)  # namespace -> pod names in use (filled as asked)
     counters: dict[str, int] = field(default_factory=dict)
-    # Indexes of the store's pods, built once per run (the store does not change during a
-    # run: the controllers return actions): by namespace, by (namespace, controller kind,
-    # controller name), and the orphans (no controller) by namespace; each in store order,
-    # as (position, pod).
-    by_namespace: dict[str, list[dict]] = field(default_factory=dict)
-    by_controller: dict[tuple[str, str, str], list[tuple[int, dict]]] = field(default_factory=dict)
-    orphans: dict[str, list[tuple[int, dict]]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, store: Store, now: float, seed: int = 0, admission: Mapping[str, bool] | None = None,
               state: Mapping[str, Any] | None = None, admission_context: Any = None) -> "WorkloadContext":
         ctx = cls(store, now, seed, admission, admission_context)
         ctx.classes = [PriorityClass.from_doc(d) for d in store.list("PriorityClass")]
-        for position, pod in enumerate(store.list("Pod")):
-            namespace = object_namespace(pod)
-            ctx.taken.setdefault(namespace, set()).add(name_of(pod))
-            ctx.by_namespace.setdefault(namespace, []).append(pod)
-            ref = controller_ref(pod)
-            if ref is None:
-                ctx.orphans.setdefault(namespace, []).append((position, pod))
-            else:
-                ctx.by_controller.setdefault((namespace, ref.get("kind"), ref.get("name")), []).append((position, pod))
         ctx.counters = {k: int(v) for k, v in (state or {}).items() if k.startswith(NAMES_PREFIX)}
         return ctx
 
-    def pods_in(self, namespace: str) -> list[dict]:
-        return list(self.by_namespace.get(namespace, ()))
+    def taken_in(self, namespace: str) -> set[str]:
+        taken = self.taken.get(namespace)
+        if taken is None:
+            taken = self.taken[namespace] = set(self.store.names("Pod", namespace))
+        return taken
+
+    def _positioned(self, keys: Iterable[tuple[str, str]]) -> list[tuple[int, dict]]:
+        store = self.store
+        return sorted(((store.order("Pod", *key), store.get("Pod", *key)) for key in keys), key=_position)
+
+    def owned(self, namespace: str, kind: str, name: str) -> list[tuple[int, dict]]:
+        """The pods whose controller reference names kind/name, as (position, pod)."""
+        return self._positioned(self.store.pods_of(namespace, kind, name))
+
+    def orphans(self, namespace: str) -> list[tuple[int, dict]]:
+        """The pods of `namespace` without a controller reference, as (position, pod)."""
+        return self._positioned(self.store.orphan_pods(namespace))
+
+
+def _position(item: tuple[int, dict]) -> int:
+    return item[0]
 
 
 def new_pod(ctx: WorkloadContext, owner: Mapping[str, Any], template: Mapping[str, Any], name: str,
@@ -276,9 +284,11 @@ def claim_pods(ctx: WorkloadContext, owner: Mapping[str, Any], selector: LabelSe
     owned: list[dict] = []
     actions: list = []
     namespace = object_namespace(owner)
-    candidates = ctx.by_controller.get((namespace, owner.get("kind"), name_of(owner)), [])
+    candidates = ctx.owned(namespace, owner.get("kind") or "", name_of(owner))
     if selector is not None:  # the pods in store order, as a scan of the namespace meets them
-        candidates = sorted(candidates + ctx.orphans.get(namespace, []), key=lambda item: item[0])
+        orphans = ctx.orphans(namespace)
+        if orphans:
+            candidates = sorted(candidates + orphans, key=_position)
     for _, pod in candidates:
         if is_controlled_by(pod, owner):
             owned.append(pod)

@@ -12,7 +12,8 @@ per eligible node (`<name>-<5 chars>`), extra ones deleted (oldest kept).
 from __future__ import annotations
 
 import copy
-from typing import Any, Iterable, Mapping
+import operator
+from typing import Any, Collection, Iterable, Mapping, Sequence
 
 from scheduling.engine.api import admission as adm
 from scheduling.engine.api.objects import Node, Pod
@@ -99,11 +100,25 @@ def node_should_run_daemon_pod(ds: Mapping[str, Any], node_doc: Mapping[str, Any
     return want, schedule, keep
 
 
-def reconcile_daemon_set(ctx: WorkloadContext, ds: Mapping[str, Any]) -> list:
-    owned, actions = claim_pods(ctx, ds, selector_of(ds))
-    template = (ds.get("spec") or {}).get("template") or {}
-    h = template_hash(template)
-    generation = str(meta(ds).get("generation") or 1)
+# What reconcile_daemon_set remembers of a node between runs (its `memo`): the node's part
+# of the status counts (desired, current, misscheduled, ready), and nodeShouldRunDaemonPod's
+# answer with what it was computed from (the DaemonSet, the Node and the other pods on it).
+_NodeMemo = tuple[tuple[int, int, int, int], tuple, tuple[bool, bool, bool]]
+
+
+def reconcile_daemon_set(ctx: WorkloadContext, ds: Mapping[str, Any], nodes: Collection[str] | None = None,
+                         memo: dict[str, _NodeMemo] | None = None) -> list:
+    """The DaemonSet's actions. `memo` (kept by the caller from one run to the next): what
+    was found for each node. `nodes`: only these nodes (names) or their pods changed since
+    `memo` was filled, so only they are looked at (None: every node)."""
+    selector = selector_of(ds)
+    namespace = object_namespace(ds)
+    if nodes is not None and memo is not None and not (selector is not None and ctx.orphans(namespace)):
+        return _reconcile_nodes(ctx, ds, nodes, memo)
+    previous = dict(memo or {})
+    if memo is not None:
+        memo.clear()
+    owned, actions = claim_pods(ctx, ds, selector)
     by_node: dict[str, list[dict]] = {}
     for pod in owned:
         by_node.setdefault((pod.get("spec") or {}).get("nodeName") or "", []).append(pod)
@@ -112,45 +127,89 @@ def reconcile_daemon_set(ctx: WorkloadContext, ds: Mapping[str, Any]) -> list:
         node = (pod.get("spec") or {}).get("nodeName")
         if node and not is_terminating(pod) and is_active(pod) and not is_controlled_by(pod, ds):
             others.setdefault(node, []).append(pod)
-    prefix = f"{name_of(ds)}-"
-    desired = current = misscheduled = ready = 0
-    for i, node_doc in enumerate(ctx.store.list("Node")):
+    counts = [0, 0, 0, 0]
+    for node_doc in ctx.store.list("Node"):
         node = meta(node_doc).get("name") or ""
-        want, schedule, keep = node_should_run_daemon_pod(ds, node_doc, others.get(node, ()))
-        pods = by_node.get(node, [])
-        running = [p for p in pods if not is_terminating(p)]
-        if want:
-            desired += 1
-            if running:
-                current += 1
-                if any(is_running(p) for p in running):
-                    ready += 1
-        elif running:
-            misscheduled += 1
-        if schedule and not pods:
-            name = generate_name(ctx, ds, prefix)
-            labels = {CONTROLLER_REVISION_HASH: h, DAEMONSET_TEMPLATE_GENERATION: generation}
-            overrides = {"tolerations": adm.daemon_pod_tolerations(template.get("spec") or {})}
-            try:
-                doc = new_pod(ctx, ds, template, name, labels, node=node, generate_name_prefix=prefix, spec_overrides=overrides)
-            except AdmissionError as exc:
-                actions += failed_create(ctx, ds, exc)
-                continue
-            actions += create_pod(ctx, ds, doc, f"Created pod: {name}")
-        elif keep:
-            alive = []
-            for p in running:
-                if (p.get("status") or {}).get("phase") == "Failed":
-                    actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
-                else:
-                    alive.append(p)
-            alive.sort(key=lambda p: (creation_time(p) is None, creation_time(p) or 0.0))
-            for p in alive[1:]:
-                actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
-        elif not keep and running:
-            for p in running:
-                actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
-    actions += status_patch(ds, {"desiredNumberScheduled": desired, "currentNumberScheduled": current,
-                                  "numberMisscheduled": misscheduled, "numberReady": ready, "numberAvailable": ready})
-    return actions
+        found = _node(ctx, ds, node_doc, by_node.get(node, []), others.get(node, ()), actions, previous.get(node))
+        if memo is not None:
+            memo[node] = found
+        for i, n in enumerate(found[0]):
+            counts[i] += n
+    return actions + _status(ds, counts)
 
+
+def _reconcile_nodes(ctx: WorkloadContext, ds: Mapping[str, Any], nodes: Collection[str],
+                     memo: dict[str, _NodeMemo]) -> list:
+    """reconcile_daemon_set for the `nodes` that changed (no orphan pods to adopt): their
+    pods from the store's index of pods by node, the other nodes' counts from `memo`."""
+    store = ctx.store
+    actions: list = []
+    previous = {node: memo.pop(node) for node in nodes if node in memo}
+    for node_doc in store.in_order("Node", (("", n) for n in nodes)):
+        node = meta(node_doc).get("name") or ""
+        owned: list[dict] = []
+        others: list[dict] = []
+        for pod in store.in_order("Pod", store.pods_on_node(node)):
+            if is_controlled_by(pod, ds):
+                owned.append(pod)
+            elif not is_terminating(pod) and is_active(pod):
+                others.append(pod)
+        memo[node] = _node(ctx, ds, node_doc, owned, others, actions, previous.get(node))
+    counts = [sum(found[0][i] for found in memo.values()) for i in range(4)]
+    return actions + _status(ds, counts)
+
+
+def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, Any], pods: list[dict],
+          others: Sequence[Mapping[str, Any]], actions: list, previous: _NodeMemo | None) -> _NodeMemo:
+    """One node: its actions (appended) and what to remember of it. nodeShouldRunDaemonPod
+    is asked again only when the DaemonSet, the Node or the other pods on it are not the
+    documents `previous` had it from (documents are never changed in place)."""
+    node = meta(node_doc).get("name") or ""
+    template = (ds.get("spec") or {}).get("template") or {}
+    inputs = (ds, node_doc, *others)
+    if previous is not None and len(previous[1]) == len(inputs) and all(map(operator.is_, previous[1], inputs)):
+        decision = previous[2]
+    else:
+        decision = node_should_run_daemon_pod(ds, node_doc, others)
+    want, schedule, keep = decision
+    running = [p for p in pods if not is_terminating(p)]
+    desired = current = misscheduled = ready = 0
+    if want:
+        desired = 1
+        if running:
+            current = 1
+            if any(is_running(p) for p in running):
+                ready = 1
+    elif running:
+        misscheduled = 1
+    if schedule and not pods:
+        prefix = f"{name_of(ds)}-"
+        name = generate_name(ctx, ds, prefix)
+        labels = {CONTROLLER_REVISION_HASH: template_hash(template), DAEMONSET_TEMPLATE_GENERATION: str(meta(ds).get("generation") or 1)}
+        overrides = {"tolerations": adm.daemon_pod_tolerations(template.get("spec") or {})}
+        try:
+            doc = new_pod(ctx, ds, template, name, labels, node=node, generate_name_prefix=prefix, spec_overrides=overrides)
+        except AdmissionError as exc:
+            actions += failed_create(ctx, ds, exc)
+        else:
+            actions += create_pod(ctx, ds, doc, f"Created pod: {name}")
+    elif keep:
+        alive = []
+        for p in running:
+            if (p.get("status") or {}).get("phase") == "Failed":
+                actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
+            else:
+                alive.append(p)
+        alive.sort(key=lambda p: (creation_time(p) is None, creation_time(p) or 0.0))
+        for p in alive[1:]:
+            actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
+    elif not keep and running:
+        for p in running:
+            actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
+    return (desired, current, misscheduled, ready), inputs, decision
+
+
+def _status(ds: Mapping[str, Any], counts: list[int]) -> list:
+    desired, current, misscheduled, ready = counts
+    return status_patch(ds, {"desiredNumberScheduled": desired, "currentNumberScheduled": current,
+                             "numberMisscheduled": misscheduled, "numberReady": ready, "numberAvailable": ready})

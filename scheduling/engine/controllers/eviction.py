@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from scheduling.engine import actions as A
 from scheduling.engine.api.objects import LabelSelector
@@ -35,7 +35,33 @@ def pdb_pods(store: Store, pdb: Mapping[str, Any]) -> list[dict]:
     selector = LabelSelector.from_doc((pdb.get("spec") or {}).get("selector"))
     if selector is None or selector.is_empty:
         return []
-    return [p for p in store.list("Pod") if object_namespace(p) == object_namespace(pdb) and selector.matches(labels_of(p))]
+    return select_pods(store, object_namespace(pdb), selector)
+
+
+def select_pods(store: Store, namespace: str, selector: LabelSelector) -> list[dict]:
+    """The pods of `namespace` that `selector` matches, in store order (looked up by the
+    rarest of its matchLabels when it has some)."""
+    if selector.match_labels:
+        keys: Iterable[tuple[str, str]] = min((store.pods_labelled(namespace, k, v) for k, v in selector.match_labels), key=len)
+    else:
+        keys = ((namespace, name) for name in store.names("Pod", namespace))
+    return [p for p in store.in_order("Pod", keys) if selector.matches(labels_of(p))]
+
+
+def pdbs_of(store: Store, pod: Mapping[str, Any]) -> list[dict]:
+    """getPodDisruptionBudgets: the PodDisruptionBudgets of the pod's namespace whose
+    (non-empty) selector matches its labels (none for a pod without labels), in store order."""
+    labels = labels_of(pod)
+    if not labels:
+        return []
+    namespace = object_namespace(pod)
+    out = []
+    for pdb in store.in_order("PodDisruptionBudget", ((namespace, n) for n in store.names("PodDisruptionBudget", namespace))):
+        selector = LabelSelector.from_doc((pdb.get("spec") or {}).get("selector"))
+        if selector is None or selector.is_empty or not selector.matches(labels):
+            continue
+        out.append(pdb)
+    return out
 
 
 def int_or_percent(value: Any, total: int) -> int:
@@ -154,15 +180,7 @@ def evict(store: Store, namespace: str, name: str, now: float, grace_seconds: in
     pod = store.get("Pod", namespace, name)
     if pod is None:
         return Eviction(False, 404, f'pods "{name}" not found')
-    pdbs = []
-    if labels_of(pod):
-        for pdb in store.list("PodDisruptionBudget"):
-            if object_namespace(pdb) != namespace:
-                continue
-            selector = LabelSelector.from_doc((pdb.get("spec") or {}).get("selector"))
-            if selector is None or selector.is_empty or not selector.matches(labels_of(pod)):
-                continue
-            pdbs.append(pdb)
+    pdbs = pdbs_of(store, pod)
     actions: list = []
     if len(pdbs) > 1:
         return Eviction(False, 500, "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.")

@@ -24,12 +24,12 @@ condition with the kubelet's reason and message, and the kubelet's event;
 from __future__ import annotations
 
 import copy
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from scheduling.engine import actions as A
 from scheduling.engine.controller import ANY_KIND, Context
 from scheduling.engine.controllers.node_lifecycle import NODE_STATUS_UNKNOWN, conditions_of, is_reporting
-from scheduling.engine.store import Store, is_terminating, meta, sim_time, time_value
+from scheduling.engine.store import Store, is_terminating, meta, name_of, namespace_of, sim_time, time_value
 
 NAME = "kubelet"
 SOURCE = "kubelet"
@@ -120,13 +120,17 @@ def killed_at(store: Store, namespace: str, name: str) -> float | None:
     return sim_time(store.state_of(NAME).get(f"{namespace}/{name}"))
 
 
-def reconcile(store: Store, now: float) -> A.Result:
+def reconcile(store: Store, now: float, *, nodes: Iterable[str] | None = None,
+              pods: Iterable[tuple[str, str]] | None = None) -> A.Result:
+    """One pass over every node and pod, or over the `nodes` (names) and `pods`
+    ((namespace, name)) given: the ones that changed and the terminating pods, when the
+    others are known to need nothing."""
     result = A.Result()
-    nodes = {meta(n).get("name") or "": n for n in store.list("Node")}
+    node_docs = store.list("Node") if nodes is None else store.in_order("Node", (("", n) for n in nodes))
     killed = store.state_of(NAME)
 
     # Nodes reporting again after the controller marked them Unknown.
-    for name, node in nodes.items():
+    for node in node_docs:
         if not is_reporting(node):
             continue
         conds = conditions_of(node)
@@ -142,12 +146,12 @@ def reconcile(store: Store, now: float) -> A.Result:
         pod = store.get("Pod", ns, name)
         if pod is None or not is_terminating(pod):
             result.actions.append(A.SetControllerState(NAME, key, None))
-    for pod in store.list("Pod"):
+    for pod in (store.list("Pod") if pods is None else store.in_order("Pod", pods)):
         m = meta(pod)
         ns, name = m.get("namespace") or "default", m.get("name") or ""
         key = f"{ns}/{name}"
         node_name = (pod.get("spec") or {}).get("nodeName") or ""
-        node = nodes.get(node_name) if node_name else None
+        node = store.get("Node", "", node_name) if node_name else None
         if is_terminating(pod):
             if node is None:
                 result.actions.append(A.DeleteObject("Pod", ns, name))
@@ -175,8 +179,34 @@ def reconcile(store: Store, now: float) -> A.Result:
 
 
 class Kubelet:
+    """Runs `reconcile` over what changed since its last run (nodes, pods, and the pods on
+    changed nodes) and the terminating pods: a pod that is not terminating and did not
+    change, on a node that did not change, has nothing more to do."""
+
     name = NAME
     watches = frozenset({ANY_KIND})
 
+    def __init__(self) -> None:
+        self._terminating: set[tuple[str, str]] | None = None  # the terminating pods, as of the last run
+
     def reconcile(self, ctx: Context) -> A.Result:
-        return reconcile(ctx.store, ctx.now)
+        store = ctx.store
+        if ctx.changed is None or self._terminating is None:
+            self._terminating = {(namespace_of(p), name_of(p)) for p in store.list("Pod") if is_terminating(p)}
+            return reconcile(store, ctx.now)
+        nodes: set[str] = set()
+        pods: set[tuple[str, str]] = set()
+        for kind, ns, name in ctx.changed:
+            if kind == "Pod":
+                pods.add((ns, name))
+                doc = store.get("Pod", ns, name)
+                if doc is not None and is_terminating(doc):
+                    self._terminating.add((ns, name))
+                else:
+                    self._terminating.discard((ns, name))
+            elif kind == "Node":
+                nodes.add(name)
+        for node in nodes:
+            pods.update(store.pods_on_node(node))
+        pods |= self._terminating
+        return reconcile(store, ctx.now, nodes=nodes, pods=pods)

@@ -14,38 +14,72 @@ owner does.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
 
 from scheduling.engine import actions as A
 from scheduling.engine.api.defaults import WORKLOAD_KINDS
 from scheduling.engine.api.node_selection_admission import CONTROLLER_USER, NodeSelectionContext
 from scheduling.engine.controller import ANY_KIND, Context
-from scheduling.engine.controllers.controller_utils import NAMES_PREFIX, WorkloadContext, names_key
+from scheduling.engine.controllers.controller_utils import NAMES_PREFIX, WorkloadContext, names_key, object_namespace
 from scheduling.engine.controllers.daemonset import reconcile_daemon_set
 from scheduling.engine.controllers.deployment import reconcile_deployment
-from scheduling.engine.controllers.eviction import pdb_recheck, reconcile_pdb
+from scheduling.engine.api.objects import LabelSelector
+from scheduling.engine.controllers.eviction import DELETION_TIMEOUT, pdb_recheck, reconcile_pdb
 from scheduling.engine.controllers.replicaset import reconcile_replica_set
 from scheduling.engine.controllers.statefulset import reconcile_stateful_set
-from scheduling.engine.store import Store
+from scheduling.engine.store import Store, controller_ref, labels_of, name_of, namespace_of, sim_time
 
 NAME = "workloads"
 
 
+@dataclass
+class Changes:
+    """What an incremental run looks at (WorkloadControllers works it out from the refs
+    that changed): the workloads to reconcile, (kind, namespace, name); the nodes whose
+    document or pods changed (a DaemonSet looks at these only); the PodDisruptionBudgets
+    to recompute, (namespace, name)."""
+
+    owners: set[tuple[str, str, str]] = field(default_factory=set)
+    nodes: set[str] = field(default_factory=set)
+    pdbs: set[tuple[str, str]] = field(default_factory=set)
+
+
 def reconcile(store: Store, now: float, *, seed: int = 0, admission: Mapping[str, bool] | None = None,
-              state: Mapping[str, Any] | None = None, admission_context: Any = None) -> A.Result:
+              state: Mapping[str, Any] | None = None, admission_context: Any = None,
+              changes: Changes | None = None, daemon_memo: dict | None = None) -> A.Result:
+    """Every workload controller over every object, or (`changes`) over what changed.
+    `daemon_memo` (kept by the caller between runs): each DaemonSet's per-node counts."""
     state = store.state_of(NAME) if state is None else state
     ctx = WorkloadContext.build(store, now, seed, admission, state, admission_context)
     result = A.Result()
-    for deploy in store.list("Deployment"):
+
+    def chosen(kind: str) -> list[dict]:
+        if changes is None:
+            return store.list(kind)
+        return store.in_order(kind, ((ns, name) for k, ns, name in changes.owners if k == kind))
+
+    for deploy in chosen("Deployment"):
         result.actions += reconcile_deployment(ctx, deploy)
     for kind in ("ReplicaSet", "ReplicationController"):
-        for rs in store.list(kind):
+        for rs in chosen(kind):
             result.actions += reconcile_replica_set(ctx, rs)
-    for sts in store.list("StatefulSet"):
+    for sts in chosen("StatefulSet"):
         result.actions += reconcile_stateful_set(ctx, sts)
-    for ds in store.list("DaemonSet"):
-        result.actions += reconcile_daemon_set(ctx, ds)
-    for pdb in store.list("PodDisruptionBudget"):
+    daemon_sets = store.list("DaemonSet")
+    if daemon_memo is not None:
+        present = {(object_namespace(ds), name_of(ds)) for ds in daemon_sets}
+        for key in [k for k in daemon_memo if k not in present]:
+            del daemon_memo[key]
+    for ds in daemon_sets:
+        key = (object_namespace(ds), name_of(ds))
+        memo = None if daemon_memo is None else daemon_memo.setdefault(key, {})
+        if changes is None or ("DaemonSet", *key) in changes.owners:
+            result.actions += reconcile_daemon_set(ctx, ds, None, memo)
+        elif changes.nodes:
+            result.actions += reconcile_daemon_set(ctx, ds, changes.nodes, memo)
+    pdbs = store.list("PodDisruptionBudget") if changes is None else store.in_order("PodDisruptionBudget", changes.pdbs)
+    for pdb in pdbs:
         result.actions += reconcile_pdb(store, pdb, now)
     result.due(pdb_recheck(store, now))
     owners = {names_key(doc) for kind in WORKLOAD_KINDS for doc in store.list(kind)}
@@ -60,13 +94,126 @@ def reconcile(store: Store, now: float, *, seed: int = 0, admission: Mapping[str
     return result
 
 
+# What a pod is filed under, for the incremental runs: (controller kind, controller name)
+# or None, its node, its labels.
+_PodFacts = tuple[tuple[str, str] | None, str, Mapping[str, str]]
+
+
+def _pod_facts(doc: Mapping[str, Any]) -> _PodFacts:
+    ref = controller_ref(doc)
+    owner = None if ref is None else (ref.get("kind") or "", ref.get("name") or "")
+    return owner, (doc.get("spec") or {}).get("nodeName") or "", labels_of(doc)
+
+
+def _scale_facts(doc: Mapping[str, Any] | None) -> tuple | None:
+    """What the disruption controller reads of a workload (engine.eviction.controller_scale)
+    and whom it belongs to."""
+    if doc is None:
+        return None
+    ref = controller_ref(doc)
+    return (doc.get("spec") or {}).get("replicas", 1), None if ref is None else (ref.get("kind"), ref.get("name"))
+
+
 class WorkloadControllers:
+    """Runs `reconcile` over what the refs changed since its last run can affect (the
+    first run, and a change of the kinds admission reads, PriorityClass and Namespace:
+    over everything): a pod's controller (before and after the change; every workload of
+    the namespace when the pod is or was an orphan, which they may adopt) and the
+    Deployments of its namespace when it belongs to a ReplicaSet; the nodes of changed
+    pods and changed nodes (the DaemonSets look at those nodes only, with their pods from
+    the store's index by node); the PodDisruptionBudgets whose selector
+    matches the pod's labels (before or after). A changed workload: itself, the
+    Deployments of its namespace when it is a ReplicaSet, and, when what the disruption
+    controller reads of it changed, every PodDisruptionBudget of its namespace. And the
+    PodDisruptionBudgets with a disrupted pod whose time is up."""
+
     name = NAME
     watches = frozenset({ANY_KIND})
 
+    def __init__(self) -> None:
+        self._pods: dict[tuple[str, str], _PodFacts] | None = None
+        self._scales: dict[tuple[str, str, str], tuple | None] = {}
+        self._daemon_memo: dict = {}
+
     def reconcile(self, ctx: Context) -> A.Result:
-        return reconcile(ctx.store, ctx.now, seed=ctx.seed, admission=ctx.settings.get("admission"), state=ctx.state,
-                         admission_context=controller_admission_context(ctx))
+        store = ctx.store
+        changes = None if ctx.changed is None or self._pods is None else self._changes(store, ctx.changed, ctx.now)
+        if changes is None:
+            self._pods = {(namespace_of(p), name_of(p)): _pod_facts(p) for p in store.list("Pod")}
+            self._scales = {(kind, namespace_of(d), name_of(d)): _scale_facts(d) for kind in WORKLOAD_KINDS for d in store.list(kind)}
+            self._daemon_memo = {}
+        return reconcile(store, ctx.now, seed=ctx.seed, admission=ctx.settings.get("admission"), state=ctx.state,
+                         admission_context=controller_admission_context(ctx), changes=changes,
+                         daemon_memo=self._daemon_memo)
+
+    def _changes(self, store: Store, changed: Iterable[tuple[str, str, str]], now: float) -> Changes | None:
+        assert self._pods is not None
+        out = Changes()
+        every_owner: set[str] = set()  # namespaces
+        deployments: set[str] = set()  # namespaces
+        every_pdb: set[str] = set()  # namespaces
+        labels: list[tuple[str, Mapping[str, str]]] = []
+        for kind, ns, name in changed:
+            if kind == "Pod":
+                doc = store.get(kind, ns, name)
+                before = self._pods.pop((ns, name), None)
+                after = None if doc is None else _pod_facts(doc)
+                if after is not None:
+                    self._pods[(ns, name)] = after
+                for facts in (before, after):
+                    if facts is None:
+                        continue
+                    owner, node, pod_labels = facts
+                    if owner is None:
+                        every_owner.add(ns)
+                    elif owner[0] != "DaemonSet":  # a DaemonSet looks at the pod's node
+                        out.owners.add((owner[0], ns, owner[1]))
+                        if owner[0] == "ReplicaSet":
+                            deployments.add(ns)
+                    if node:
+                        out.nodes.add(node)
+                    labels.append((ns, pod_labels))
+            elif kind == "Node":
+                out.nodes.add(name)
+            elif kind in WORKLOAD_KINDS:
+                out.owners.add((kind, ns, name))
+                if kind == "ReplicaSet":
+                    deployments.add(ns)
+                facts = _scale_facts(store.get(kind, ns, name))
+                if facts != self._scales.get((kind, ns, name)):
+                    every_pdb.add(ns)
+                    if facts is None:
+                        self._scales.pop((kind, ns, name), None)
+                    else:
+                        self._scales[(kind, ns, name)] = facts
+            elif kind == "PodDisruptionBudget":
+                out.pdbs.add((ns, name))
+            elif kind in ("PriorityClass", "Namespace"):
+                return None  # what admission reads: every workload may create differently
+        for ns in every_owner:
+            out.owners.update((kind, ns, name) for kind in WORKLOAD_KINDS for name in store.names(kind, ns))
+        for ns in deployments:
+            out.owners.update(("Deployment", ns, name) for name in store.names("Deployment", ns))
+        for ns in every_pdb:
+            out.pdbs.update((ns, name) for name in store.names("PodDisruptionBudget", ns))
+        if labels:
+            selectors = {}
+            for ns, pod_labels in labels:
+                for name in store.names("PodDisruptionBudget", ns):
+                    if (ns, name) in out.pdbs:
+                        continue
+                    if (ns, name) not in selectors:
+                        pdb = store.get("PodDisruptionBudget", ns, name)
+                        selectors[(ns, name)] = LabelSelector.from_doc(((pdb or {}).get("spec") or {}).get("selector"))
+                    selector = selectors[(ns, name)]
+                    if selector is not None and not selector.is_empty and selector.matches(pod_labels):
+                        out.pdbs.add((ns, name))
+        for pdb in store.list("PodDisruptionBudget"):
+            for when in ((pdb.get("status") or {}).get("disruptedPods") or {}).values():
+                if (sim_time(when) or 0.0) + DELETION_TIMEOUT < now:
+                    out.pdbs.add((namespace_of(pdb), name_of(pdb)))
+                    break
+        return out
 
 
 def controller_admission_context(ctx: Context) -> NodeSelectionContext | None:
