@@ -24,6 +24,8 @@ is not state: a resumed loop starts with none.
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import operator
 from typing import Any, Iterable, Mapping
 
 from scheduling.engine import actions as A
@@ -39,7 +41,7 @@ from scheduling.engine.api.objects import (
     Volume,
 )
 from scheduling.engine.controller import Context, rng_for
-from scheduling.engine.scheduler.cluster import ClusterState
+from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
 from scheduling.engine.scheduler.scheduler import ScheduleResult, run_queue, scheduler_not_running_message
 from scheduling.engine.store import Store, is_terminating, meta, time_value
 
@@ -108,6 +110,7 @@ class SchedulerController:
     def __init__(self) -> None:
         self.results: list[ScheduleResult] = []
         self._bound: set[str] | None = None  # pods seen bound at the last run (to notice a bound pod removed)
+        self._snapshot: Snapshot | None = None  # the cluster as the last pass left it, brought up to date
 
     def scheduler_names(self, settings: Mapping[str, Any]) -> set[str]:
         return {name for name, _ in settings.get("schedulers") or ()}
@@ -117,6 +120,10 @@ class SchedulerController:
         unschedulable = set(ctx.state.get("unschedulable") or ())
         if self._bound is None or ctx.changed is None:
             self._bound = {_key(*_ns_name(p)) for p in store.list("Pod") if (p.get("spec") or {}).get("nodeName")}
+        if self._snapshot is None or ctx.changed is None:
+            self._snapshot = Snapshot(store)
+        else:
+            self._snapshot.note(store, ctx.changed)
         move_all, needed = self._note(store, ctx.changed, unschedulable)
         if not needed:
             return A.Result()
@@ -150,17 +157,23 @@ class SchedulerController:
     def _schedule(self, ctx: Context, unschedulable: set[str], move_all: bool) -> A.Result:
         store, now, settings = ctx.store, ctx.now, ctx.settings
         attempts: dict[str, int] = dict(ctx.state.get("attempts") or {})
-        state = build_state(d for k in store.kinds() for d in store.list(k))
+        snapshot = self._snapshot
+        assert snapshot is not None
+        state, infos = snapshot.state(store)
         held: dict[int, Pod] = {}
         if move_all:
             unschedulable.clear()
-        else:
-            for i, pod in enumerate(state.pods):
-                if pod.key in unschedulable and not pod.nominated_node_name and not pod.node_name:
+        elif unschedulable:
+            position = {pod.key: i for i, pod in enumerate(state.pods)}
+            for key in sorted(unschedulable, key=lambda k: position.get(k, -1)):
+                i = position.get(key)
+                if i is None:
+                    continue
+                pod = state.pods[i]
+                if not pod.nominated_node_name and not pod.node_name:
                     held[i] = pod
                     state.pods[i] = dataclasses.replace(pod, scheduler_name=_HELD)
         before = list(state.pods)
-        infos = state.node_infos()
         results: list[ScheduleResult] = []
 
         def rng_for_attempt(pod: Pod, n: int):
@@ -174,15 +187,19 @@ class SchedulerController:
             state.pods[i] = pod
             before[i] = pod
         actions: list = []
-        for old, new in zip(before, state.pods):
+        bound: list[str] = []
+        for i in itertools.compress(range(len(before)), map(operator.is_not, before, state.pods)):
+            old, new = before[i], state.pods[i]
             if new.node_name and not old.node_name:
                 actions.append(A.Bind(new.namespace, new.name, new.node_name))
                 self._bound.add(new.key)
+                bound.append(new.key)
             elif new.nominated_node_name != old.nominated_node_name:
                 actions.append(A.SetNominatedNode(new.namespace, new.name, new.nominated_node_name))
             if new.deletion_timestamp is not None and old.deletion_timestamp is None:
                 actions.append(A.SetPodDeletion(new.namespace, new.name, now, old.termination_grace_period_seconds, "Preempted"))
-        actions += self._no_scheduler(store, state, settings, now)
+        snapshot.passed(infos)
+        actions += self._no_scheduler(store, snapshot.pending_pods(store), settings, now)
         tried: dict[str, int] = {}
         for r in results:
             source = r.pod.scheduler_name or DEFAULT_SCHEDULER
@@ -195,7 +212,7 @@ class SchedulerController:
             else:
                 unschedulable.discard(r.pod.key)
         self.results += results
-        pending = {p.key for p in state.pods if not p.node_name and not p.is_terminating}
+        pending = snapshot.pending_keys() - set(bound)
         for key, n in tried.items():
             attempts[key] = attempts.get(key, 0) + n
         attempts = {k: n for k, n in sorted(attempts.items()) if k in pending}
@@ -204,14 +221,14 @@ class SchedulerController:
         actions.append(A.SetControllerState(NAME, "attempts", attempts or None))
         return A.Result(actions)
 
-    def _no_scheduler(self, store: Store, state: ClusterState, settings: Mapping[str, Any], now: float) -> list:
+    def _no_scheduler(self, store: Store, pods: Iterable[Pod], settings: Mapping[str, Any], now: float) -> list:
         """A pending pod that names a scheduler that does not run stays Pending. Kubernetes
         says nothing about it (no scheduler looks at it); the simulator says so once, with
         a Warning event and the pod's PodScheduled condition (which also makes it said
         only once: the condition is the memory)."""
         running = self.scheduler_names(settings) | {_HELD}
         actions: list = []
-        for pod in state.pods:
+        for pod in pods:
             if pod.node_name or pod.is_terminating or pod.scheduler_name in running:
                 continue
             doc = store.get("Pod", pod.namespace, pod.name)
@@ -232,3 +249,167 @@ class SchedulerController:
 def _ns_name(doc: Mapping[str, Any]) -> tuple[str, str]:
     m = meta(doc)
     return m.get("namespace") or "default", m.get("name") or ""
+
+
+class Snapshot:
+    """What a scheduling pass reads, kept from one pass to the next: the Pod and Node
+    objects in store order and the NodeInfos, brought up to date from the refs that
+    changed (`note`, on every run), so a pass costs what changed, not the cluster's size.
+    The other kinds' objects (few) are read again for each pass, each built once per
+    document. `state(store)` gives what build_state and node_infos() give for the store's
+    documents; `passed(infos)` after a pass: the NodeInfos it changed are built again next
+    time (the actions that changed them change their pods in the store too)."""
+
+    def __init__(self, store: Store) -> None:
+        self.pods: dict[str, Pod] = {}  # by key, in store order
+        self.pod_docs: dict[str, dict] = {}
+        self.order: dict[str, int] = {}  # key -> store.order
+        self.nodes: dict[str, Node] = {}
+        self.node_docs: dict[str, dict] = {}
+        self.node_order: dict[str, int] = {}
+        self.infos: dict[str, NodeInfo] | None = None  # None: build them all
+        self.generations: dict[str, int] = {}  # each NodeInfo's generation as a pass got it
+        self.dirty_nodes: set[str] = set()
+        self.pending: set[str] = set()  # keys of the pods without a node, not terminating
+        self.built: dict[int, tuple[dict, Any]] = {}  # id(doc) -> (doc, object), for the other kinds
+        for doc in store.list("Node"):
+            self._set_node(store, doc)
+        for doc in store.list("Pod"):
+            self._set_pod(store, doc)
+
+    # --- keeping up -------------------------------------------------------------------------------------
+
+    def _set_node(self, store: Store, doc: dict) -> None:
+        name = (doc.get("metadata") or {}).get("name") or ""
+        self.nodes[name] = Node.from_doc(doc)
+        self.node_docs[name] = doc
+        self.node_order[name] = store.order("Node", "", name)
+
+    def _set_pod(self, store: Store, doc: dict) -> None:
+        ns, name = _ns_name(doc)
+        key = _key(ns, name)
+        pod = Pod.from_doc(doc)
+        self.pods[key] = pod
+        self.pod_docs[key] = doc
+        self.order[key] = store.order("Pod", ns, name)
+        if not pod.node_name and not pod.is_terminating:
+            self.pending.add(key)
+        else:
+            self.pending.discard(key)
+
+    def _drop_pod(self, key: str) -> Pod | None:
+        pod = self.pods.pop(key, None)
+        self.pod_docs.pop(key, None)
+        self.order.pop(key, None)
+        self.pending.discard(key)
+        return pod
+
+    def note(self, store: Store, changed: Iterable[tuple[str, str, str]]) -> None:
+        """Bring the objects up to date with the `changed` refs."""
+        added: list[tuple[int, dict]] = []
+        nodes_moved = False
+        for kind, ns, name in changed:
+            if kind == "Pod":
+                key = _key(ns, name)
+                doc = store.get("Pod", ns, name)
+                if doc is self.pod_docs.get(key):
+                    continue
+                old = self.pods.get(key)
+                if old is not None and old.node_name:
+                    self.dirty_nodes.add(old.node_name)
+                if doc is None:
+                    self._drop_pod(key)
+                    continue
+                order = store.order("Pod", ns, name)
+                if old is not None and self.order.get(key) == order:
+                    self._set_pod(store, doc)  # in its place
+                else:
+                    self._drop_pod(key)
+                    added.append((order, doc))
+                node = (doc.get("spec") or {}).get("nodeName")
+                if node:
+                    self.dirty_nodes.add(node)
+            elif kind == "Node":
+                doc = store.get("Node", "", name)
+                if doc is self.node_docs.get(name):
+                    continue
+                self.dirty_nodes.add(name)
+                if doc is None or self.node_order.get(name) != store.order("Node", "", name):
+                    nodes_moved = True
+                else:
+                    self._set_node(store, doc)
+        for _, doc in sorted(added, key=lambda item: item[0]):
+            self._set_pod(store, doc)
+        if nodes_moved:  # a node came or went: every node again, in store order
+            self.nodes, self.node_docs, self.node_order = {}, {}, {}
+            for doc in store.list("Node"):
+                self._set_node(store, doc)
+            self.infos = None
+
+    def passed(self, infos: Mapping[str, NodeInfo]) -> None:
+        """After a pass: the NodeInfos it changed (pods bound, victims) are stale."""
+        for name, info in infos.items():
+            if info.generation != self.generations.get(name):
+                self.dirty_nodes.add(name)
+
+    # --- reading -----------------------------------------------------------------------------------------
+
+    def state(self, store: Store) -> tuple[ClusterState, dict[str, NodeInfo]]:
+        """The ClusterState build_state gives for the store's documents, and its NodeInfos."""
+        state = ClusterState(nodes=list(self.nodes.values()), pods=list(self.pods.values()))
+        built = self.built
+        seen: dict[int, tuple[dict, Any]] = {}
+        for kind in store.kinds():
+            if kind in ("Pod", "Node"):
+                continue
+            entry = _OTHER_KINDS.get(kind)
+            docs = store.list(kind)
+            if entry is None:
+                if kind in KINDS or kind == ZONE_KIND or not docs:
+                    continue  # the other controllers' kinds (ClusterVersion, Machine, ...); legacy Zone documents
+                raise SimulationError(f"cannot simulate a {kind!r} document")
+            field, build = entry
+            target = getattr(state, field)
+            for doc in docs:
+                hit = built.get(id(doc))
+                if hit is None or hit[0] is not doc:
+                    hit = (doc, build(doc))
+                seen[id(doc)] = hit
+                target.append(hit[1])
+        self.built = seen
+        if self.infos is None:
+            self.infos = state.node_infos()
+        else:
+            for name in self.dirty_nodes:
+                node = self.nodes.get(name)
+                if node is None:
+                    continue
+                info = NodeInfo(node)
+                for doc in store.in_order("Pod", store.pods_on_node(name)):
+                    info.add_pod(self.pods[_key(*_ns_name(doc))])
+                self.infos[name] = info
+        self.dirty_nodes = set()
+        self.generations = {name: info.generation for name, info in self.infos.items()}
+        return state, self.infos
+
+    def pending_keys(self) -> set[str]:
+        return set(self.pending)
+
+    def pending_pods(self, store: Store) -> list[Pod]:
+        """The pods without a node, not terminating, in store order."""
+        return [self.pods[key] for key in sorted(self.pending, key=self.order.__getitem__)]
+
+
+def _namespace_name(doc: Mapping[str, Any]) -> str:
+    return (doc.get("metadata") or {}).get("name") or ""
+
+
+# kind -> (the ClusterState list it goes to, how it is built from its document), Pod and Node aside
+_OTHER_KINDS: dict[str, tuple[str, Any]] = {
+    "Namespace": ("namespaces", _namespace_name),
+    "PriorityClass": ("priority_classes", PriorityClass.from_doc),
+    "Service": ("services", Service.from_doc),
+    **{kind: ("controllers", Controller.from_doc) for kind in WORKLOAD_KINDS},
+    "PodDisruptionBudget": ("pdbs", PodDisruptionBudget.from_doc),
+    **{kind: (field, Volume.from_doc) for kind, field in VOLUME_KINDS.items()},
+}
