@@ -233,6 +233,42 @@ class SchedulerCache:
             for pod in info.pods:
                 self._index_pod(i, info, pod, 1)
 
+    def refresh(self, node_infos: Mapping[str, NodeInfo], state: ClusterState) -> bool:
+        """Make this cache, kept from an earlier run, the cache of `node_infos` and `state`:
+        the NodeInfos that are not the objects it has are read again (their old pods
+        uncounted, the new ones counted), and what depends on the Node objects or on the
+        other cluster objects (static results, node-local arrays, label codes, look-ups)
+        is computed again when asked. The same answers as `SchedulerCache(node_infos,
+        state)`. False (nothing changed) when the nodes are not the same names in the same
+        order: make a new one."""
+        if len(node_infos) != self.n or list(node_infos) != self.names:
+            return False
+        self.node_infos = node_infos
+        self.state = state
+        for i, info in enumerate(node_infos.values()):
+            old = self.infos[i]
+            if old is info:
+                continue
+            for pod in old.pods:
+                self._index_pod(i, old, pod, -1)
+            self.infos[i] = info
+            for pod in info.pods:
+                self._index_pod(i, info, pod, 1)
+            a = info.allocatable
+            values = (a.milli_cpu, a.memory, a.ephemeral_storage, a.allowed_pods)
+            if any(not -SAFE_MAGNITUDE < v < SAFE_MAGNITUDE for v in values):
+                self.exact = False
+            else:
+                self.alloc_cpu[i], self.alloc_mem[i], self.alloc_eph[i], self.allowed_pods[i] = values
+            self._read_node(i, info)
+        self._static.clear()
+        self._local.clear()
+        self.changes = []
+        self._label_codes.clear()
+        self._label_masks.clear()
+        self.memo.clear()
+        return True
+
     # --- keeping in step ----------------------------------------------------------------------------
 
     def _array(self, values: list[int]) -> np.ndarray:
