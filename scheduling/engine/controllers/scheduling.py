@@ -41,6 +41,7 @@ from scheduling.engine.api.objects import (
     Volume,
 )
 from scheduling.engine.controller import Context, rng_for
+from scheduling.engine.scheduler.cache import SchedulerCache
 from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
 from scheduling.engine.scheduler.scheduler import ScheduleResult, run_queue, scheduler_not_running_message
 from scheduling.engine.store import Store, is_terminating, meta, time_value
@@ -159,12 +160,20 @@ class SchedulerController:
         attempts: dict[str, int] = dict(ctx.state.get("attempts") or {})
         snapshot = self._snapshot
         assert snapshot is not None
-        state, infos = snapshot.state(store)
-        held: dict[int, Pod] = {}
         if move_all:
             unschedulable.clear()
-        elif unschedulable:
-            position = {pod.key: i for i, pod in enumerate(state.pods)}
+        names = {name for name, _ in settings.get("schedulers") or ()}
+        results: list[ScheduleResult] = []
+        actions: list = []
+        bound: list[str] = []
+        # A pass only when a pod would enter a queue (not held in the unschedulable queue,
+        # for a running scheduler): otherwise the queues are empty and nothing changes.
+        if any(pod.scheduler_name in names and pod.phase not in ("Succeeded", "Failed")
+               and (key not in unschedulable or pod.nominated_node_name)
+               for key in snapshot.pending for pod in (snapshot.pods[key],)):
+            state, infos = snapshot.state(store)
+            position = {key: i for i, key in enumerate(snapshot.pods)}
+            held: dict[int, Pod] = {}
             for key in sorted(unschedulable, key=lambda k: position.get(k, -1)):
                 i = position.get(key)
                 if i is None:
@@ -173,32 +182,30 @@ class SchedulerController:
                 if not pod.nominated_node_name and not pod.node_name:
                     held[i] = pod
                     state.pods[i] = dataclasses.replace(pod, scheduler_name=_HELD)
-        before = list(state.pods)
-        results: list[ScheduleResult] = []
+            before = list(state.pods)
+            pending = [position[key] for key in snapshot.pending]
 
-        def rng_for_attempt(pod: Pod, n: int):
-            return tie_break_rng(ctx.seed, pod.key, attempts.get(pod.key, 0) + n)
+            def rng_for_attempt(pod: Pod, n: int):
+                return tie_break_rng(ctx.seed, pod.key, attempts.get(pod.key, 0) + n)
 
-        for name, policy in settings.get("schedulers") or ():
-            results += run_queue(state, policy, None, bool(settings.get("preemption", True)), scheduler_name=name,
-                                 now=now, explain=bool(settings.get("explain", True)), node_infos=infos,
-                                 rng_for_attempt=rng_for_attempt)
-        for i, pod in held.items():
-            state.pods[i] = pod
-            before[i] = pod
-        actions: list = []
-        bound: list[str] = []
-        for i in itertools.compress(range(len(before)), map(operator.is_not, before, state.pods)):
-            old, new = before[i], state.pods[i]
-            if new.node_name and not old.node_name:
-                actions.append(A.Bind(new.namespace, new.name, new.node_name))
-                self._bound.add(new.key)
-                bound.append(new.key)
-            elif new.nominated_node_name != old.nominated_node_name:
-                actions.append(A.SetNominatedNode(new.namespace, new.name, new.nominated_node_name))
-            if new.deletion_timestamp is not None and old.deletion_timestamp is None:
-                actions.append(A.SetPodDeletion(new.namespace, new.name, now, old.termination_grace_period_seconds, "Preempted"))
-        snapshot.passed(infos)
+            for name, policy in settings.get("schedulers") or ():
+                results += run_queue(state, policy, None, bool(settings.get("preemption", True)), scheduler_name=name,
+                                     now=now, explain=bool(settings.get("explain", True)), node_infos=infos,
+                                     rng_for_attempt=rng_for_attempt, pending=pending, cache=snapshot.cache(infos, state))
+            for i, pod in held.items():
+                state.pods[i] = pod
+                before[i] = pod
+            for i in itertools.compress(range(len(before)), map(operator.is_not, before, state.pods)):
+                old, new = before[i], state.pods[i]
+                if new.node_name and not old.node_name:
+                    actions.append(A.Bind(new.namespace, new.name, new.node_name))
+                    self._bound.add(new.key)
+                    bound.append(new.key)
+                elif new.nominated_node_name != old.nominated_node_name:
+                    actions.append(A.SetNominatedNode(new.namespace, new.name, new.nominated_node_name))
+                if new.deletion_timestamp is not None and old.deletion_timestamp is None:
+                    actions.append(A.SetPodDeletion(new.namespace, new.name, now, old.termination_grace_period_seconds, "Preempted"))
+            snapshot.passed(infos)
         actions += self._no_scheduler(store, snapshot.pending_pods(store), settings, now)
         tried: dict[str, int] = {}
         for r in results:
@@ -269,6 +276,7 @@ class Snapshot:
         self.node_order: dict[str, int] = {}
         self.infos: dict[str, NodeInfo] | None = None  # None: build them all
         self.generations: dict[str, int] = {}  # each NodeInfo's generation as a pass got it
+        self._cache: SchedulerCache | None = None
         self.dirty_nodes: set[str] = set()
         self.pending: set[str] = set()  # keys of the pods without a node, not terminating
         self.built: dict[int, tuple[dict, Any]] = {}  # id(doc) -> (doc, object), for the other kinds
@@ -345,6 +353,13 @@ class Snapshot:
             for doc in store.list("Node"):
                 self._set_node(store, doc)
             self.infos = None
+
+    def cache(self, infos: dict[str, NodeInfo], state: ClusterState) -> SchedulerCache:
+        """The scheduler's cache for a pass over `infos` and `state`: the one of the last
+        pass, refreshed, or a new one."""
+        if self._cache is None or not self._cache.refresh(infos, state):
+            self._cache = SchedulerCache(infos, state)
+        return self._cache
 
     def passed(self, infos: Mapping[str, NodeInfo]) -> None:
         """After a pass: the NodeInfos it changed (pods bound, victims) are stale."""
