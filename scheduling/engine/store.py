@@ -573,7 +573,7 @@ def _controller_state(store: Store, a: A.SetControllerState) -> list[Ref]:
             return []
         del state[a.key]
     else:
-        value = copy.deepcopy(a.value)
+        value = document_copy(a.value)
         if state.get(a.key) == value and a.key in state:
             return []
         state[a.key] = value

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import copy
 import json
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from scheduling.engine import actions as A
 from scheduling.engine.api import admission as adm
 from scheduling.engine.api.defaults import apply_defaults
-from scheduling.engine.api.objects import LabelSelector, PriorityClass
+from scheduling.engine.api.objects import LabelSelector, Pod, PriorityClass
 from scheduling.engine.controller import rng_for
 from scheduling.engine.store import (
     Store,
@@ -176,7 +177,10 @@ class WorkloadContext:
     The pods are looked up in the store's indexes (the store does not change during a
     run: the controllers return actions): `taken_in` (the pod names in use in a
     namespace), `owned` (by controller reference) and `orphans`, in store order, as
-    (position, pod)."""
+    (position, pod). `memo`: what was read of each pod (`facts`, `pod_object`), by pod,
+    with the document it was read from; a caller may keep it from one run to the next
+    (documents are never changed in place: an entry holds while its document is the
+    pod's)."""
 
     store: Store
     now: float
@@ -186,14 +190,47 @@ class WorkloadContext:
     classes: list[PriorityClass] = field(default_factory=list)
     taken: dict[str, set[str]] = field(default_factory=dict)  # namespace -> pod names in use (filled as asked)
     counters: dict[str, int] = field(default_factory=dict)
+    memo: dict = field(default_factory=dict)
+    groups: PodGroups | None = None  # the pods counted, when the caller keeps them (None: count them)
 
     @classmethod
     def build(cls, store: Store, now: float, seed: int = 0, admission: Mapping[str, bool] | None = None,
-              state: Mapping[str, Any] | None = None, admission_context: Any = None) -> "WorkloadContext":
+              state: Mapping[str, Any] | None = None, admission_context: Any = None,
+              memo: dict | None = None, groups: PodGroups | None = None) -> "WorkloadContext":
         ctx = cls(store, now, seed, admission, admission_context)
         ctx.classes = [PriorityClass.from_doc(d) for d in store.list("PriorityClass")]
         ctx.counters = {k: int(v) for k, v in (state or {}).items() if k.startswith(NAMES_PREFIX)}
+        if memo is not None:
+            ctx.memo = memo
+        ctx.groups = groups
         return ctx
+
+    def facts(self, key: tuple[str, str], pod: Mapping[str, Any]) -> "PodFacts":
+        """pod_facts(pod) (its key: (namespace, name)), remembered in `memo`."""
+        hit = self.memo.get(("facts", *key))
+        if hit is not None and hit[0] is pod:
+            return hit[1]
+        facts = pod_facts(pod)
+        self.memo[("facts", *key)] = (pod, facts)
+        return facts
+
+    def pod_object(self, pod: Mapping[str, Any]) -> Pod:
+        """Pod.from_doc(pod), remembered in `memo`."""
+        return _remembered(self.memo, ("pod", object_namespace(pod), name_of(pod)), pod, Pod.from_doc)
+
+    def controlled(self, owner: Mapping[str, Any]) -> list[tuple[dict, "PodFacts"]]:
+        """The pods `owner` controls (is_controlled_by) with their facts, in no particular
+        order: what claim_pods finds when there is no orphan to adopt."""
+        store = self.store
+        namespace, kind, name = object_namespace(owner), owner.get("kind") or "", name_of(owner)
+        uid = meta(owner).get("uid")
+        out = []
+        for key in store.pods_of(namespace, kind, name):
+            pod = store.get("Pod", *key)
+            f = self.facts(key, pod)
+            if f.controller_kind == kind and f.controller_name == name and not (f.controller_uid and uid and f.controller_uid != uid):
+                out.append((pod, f))
+        return out
 
     def taken_in(self, namespace: str) -> set[str]:
         taken = self.taken.get(namespace)
@@ -216,6 +253,85 @@ class WorkloadContext:
 
 def _position(item: tuple[int, dict]) -> int:
     return item[0]
+
+
+class PodFacts(NamedTuple):
+    """What the workload controllers and the disruption controller read of a pod (all but
+    its node: a DaemonSet looks at the pods of a node)."""
+
+    controller_kind: str | None
+    controller_name: str | None
+    controller_uid: Any
+    labels: Mapping[str, str]
+    phase: Any
+    active: bool  # is_active
+    running: bool  # is_running
+    terminating: bool
+
+
+def pod_facts(pod: Mapping[str, Any]) -> PodFacts:
+    ref = controller_ref(pod)
+    return PodFacts(None if ref is None else ref.get("kind"), None if ref is None else ref.get("name"),
+                    None if ref is None else ref.get("uid"), labels_of(pod), (pod.get("status") or {}).get("phase"),
+                    is_active(pod), is_running(pod), is_terminating(pod))
+
+
+class PodGroups:
+    """The pods counted by what the ReplicaSet and disruption controllers read of them (a
+    caller keeps it as pods come, change and go: `count(namespace, facts, +1 or -1)`):
+
+    * `owned[(namespace, controller kind, controller name)]`: Counter of (controller uid,
+      active, running, labels) -> pods;
+    * `labelled[namespace][labels]`: (the labels, Counter of ((controller kind, controller
+      name) or None, terminating, running) -> pods).
+
+    Labels are keyed as frozensets of their items."""
+
+    def __init__(self) -> None:
+        self.owned: dict[tuple[str, str, str], Counter] = {}
+        self.labelled: dict[str, dict[frozenset, tuple[Mapping[str, str], Counter]]] = {}
+
+    def count(self, namespace: str, f: PodFacts, delta: int) -> None:
+        labels = frozenset(f.labels.items())
+        if f.controller_kind is not None:
+            key = (namespace, f.controller_kind, f.controller_name or "")
+            _bump(self.owned, key, (f.controller_uid, f.active, f.running, labels), delta)
+        by_labels = self.labelled.setdefault(namespace, {})
+        entry = by_labels.get(labels)
+        if entry is None:
+            entry = by_labels[labels] = (f.labels, Counter())
+        owner = None if f.controller_kind is None else (f.controller_kind, f.controller_name)
+        entry[1][(owner, f.terminating, f.running)] += delta
+        if entry[1][(owner, f.terminating, f.running)] == 0:
+            del entry[1][(owner, f.terminating, f.running)]
+            if not entry[1]:
+                del by_labels[labels]
+
+
+def _bump(table: dict, key: tuple, group: tuple, delta: int) -> None:
+    counter = table.get(key)
+    if counter is None:
+        counter = table[key] = Counter()
+    counter[group] += delta
+    if counter[group] == 0:
+        del counter[group]
+        if not counter:
+            del table[key]
+
+
+def forget_pod(memo: dict, namespace: str, name: str) -> None:
+    """Drop what a WorkloadContext memo has of a pod (gone)."""
+    memo.pop(("facts", namespace, name), None)
+    memo.pop(("pod", namespace, name), None)
+
+
+def _remembered(memo: dict, key: tuple, doc: Mapping[str, Any], read: Any) -> Any:
+    hit = memo.get(key)
+    if hit is not None and hit[0] is doc:
+        return hit[1]
+    value = read(doc)
+    memo[key] = (doc, value)
+    return value
 
 
 def new_pod(ctx: WorkloadContext, owner: Mapping[str, Any], template: Mapping[str, Any], name: str,

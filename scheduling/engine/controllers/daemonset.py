@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import operator
-from typing import Any, Collection, Iterable, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 
 from scheduling.engine.api import admission as adm
 from scheduling.engine.api.objects import Node, Pod
@@ -71,8 +71,10 @@ def daemon_pod_doc(ds: Mapping[str, Any], node: str) -> dict:
 
 
 def node_should_run_daemon_pod(ds: Mapping[str, Any], node_doc: Mapping[str, Any], pods_on_node: Iterable[Mapping[str, Any]],
-                               state: ClusterState | None = None) -> tuple[bool, bool, bool]:
-    """nodeShouldRunDaemonPod (1.11): (wantToRun, shouldSchedule, shouldContinueRunning)."""
+                               state: ClusterState | None = None,
+                               pod_object: Callable[[Mapping[str, Any]], Pod] = Pod.from_doc) -> tuple[bool, bool, bool]:
+    """nodeShouldRunDaemonPod (1.11): (wantToRun, shouldSchedule, shouldContinueRunning).
+    `pod_object`: how the pods on the node are read (a caller may remember them)."""
     template_node = ((ds.get("spec") or {}).get("template") or {}).get("spec", {}).get("nodeName")
     node_name = meta(node_doc).get("name") or ""
     if template_node and template_node != node_name:
@@ -81,7 +83,7 @@ def node_should_run_daemon_pod(ds: Mapping[str, Any], node_doc: Mapping[str, Any
     node = Node.from_doc(node_doc)
     info = NodeInfo(node)
     for p in pods_on_node:
-        info.add_pod(Pod.from_doc(p))
+        info.add_pod(pod_object(p))
     state = state if state is not None else ClusterState(nodes=[node])
     ctx = CycleContext(pod, state, {node.name: info})
     reasons = taint_predicates.pod_tolerates_node_taints(pod, ctx, info) + general.general_predicates(pod, ctx, info)
@@ -149,10 +151,13 @@ def _reconcile_nodes(ctx: WorkloadContext, ds: Mapping[str, Any], nodes: Collect
         node = meta(node_doc).get("name") or ""
         owned: list[dict] = []
         others: list[dict] = []
+        kind, name, uid = ds.get("kind"), name_of(ds), meta(ds).get("uid")
         for pod in store.in_order("Pod", store.pods_on_node(node)):
-            if is_controlled_by(pod, ds):
+            f = ctx.facts((object_namespace(pod), name_of(pod)), pod)
+            if (f.controller_kind == kind and f.controller_name == name and object_namespace(pod) == object_namespace(ds)
+                    and not (f.controller_uid and uid and f.controller_uid != uid)):
                 owned.append(pod)
-            elif not is_terminating(pod) and is_active(pod):
+            elif not f.terminating and f.active:
                 others.append(pod)
         memo[node] = _node(ctx, ds, node_doc, owned, others, actions, previous.get(node))
     counts = [sum(found[0][i] for found in memo.values()) for i in range(4)]
@@ -170,7 +175,7 @@ def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, An
     if previous is not None and len(previous[1]) == len(inputs) and all(map(operator.is_, previous[1], inputs)):
         decision = previous[2]
     else:
-        decision = node_should_run_daemon_pod(ds, node_doc, others)
+        decision = node_should_run_daemon_pod(ds, node_doc, others, pod_object=ctx.pod_object)
     want, schedule, keep = decision
     running = [p for p in pods if not is_terminating(p)]
     desired = current = misscheduled = ready = 0

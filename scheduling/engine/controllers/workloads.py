@@ -21,14 +21,23 @@ from scheduling.engine import actions as A
 from scheduling.engine.api.defaults import WORKLOAD_KINDS
 from scheduling.engine.api.node_selection_admission import CONTROLLER_USER, NodeSelectionContext
 from scheduling.engine.controller import ANY_KIND, Context
-from scheduling.engine.controllers.controller_utils import NAMES_PREFIX, WorkloadContext, names_key, object_namespace
+from scheduling.engine.controllers.controller_utils import (
+    NAMES_PREFIX,
+    PodFacts,
+    PodGroups,
+    WorkloadContext,
+    forget_pod,
+    names_key,
+    object_namespace,
+    pod_facts,
+)
 from scheduling.engine.controllers.daemonset import reconcile_daemon_set
 from scheduling.engine.controllers.deployment import reconcile_deployment
 from scheduling.engine.api.objects import LabelSelector
 from scheduling.engine.controllers.eviction import DELETION_TIMEOUT, pdb_recheck, reconcile_pdb
 from scheduling.engine.controllers.replicaset import reconcile_replica_set
 from scheduling.engine.controllers.statefulset import reconcile_stateful_set
-from scheduling.engine.store import Store, controller_ref, labels_of, name_of, namespace_of, sim_time
+from scheduling.engine.store import Store, controller_ref, name_of, namespace_of, sim_time
 
 NAME = "workloads"
 
@@ -47,11 +56,14 @@ class Changes:
 
 def reconcile(store: Store, now: float, *, seed: int = 0, admission: Mapping[str, bool] | None = None,
               state: Mapping[str, Any] | None = None, admission_context: Any = None,
-              changes: Changes | None = None, daemon_memo: dict | None = None) -> A.Result:
+              changes: Changes | None = None, daemon_memo: dict | None = None, memo: dict | None = None,
+              groups: PodGroups | None = None) -> A.Result:
     """Every workload controller over every object, or (`changes`) over what changed.
-    `daemon_memo` (kept by the caller between runs): each DaemonSet's per-node counts."""
+    Kept by the caller between runs: `daemon_memo`, what each DaemonSet found on each node;
+    `memo`, what was read of each pod (WorkloadContext.memo); `groups`, the pods counted
+    (WorkloadContext.groups)."""
     state = store.state_of(NAME) if state is None else state
-    ctx = WorkloadContext.build(store, now, seed, admission, state, admission_context)
+    ctx = WorkloadContext.build(store, now, seed, admission, state, admission_context, memo, groups)
     result = A.Result()
 
     def chosen(kind: str) -> list[dict]:
@@ -80,7 +92,7 @@ def reconcile(store: Store, now: float, *, seed: int = 0, admission: Mapping[str
             result.actions += reconcile_daemon_set(ctx, ds, changes.nodes, memo)
     pdbs = store.list("PodDisruptionBudget") if changes is None else store.in_order("PodDisruptionBudget", changes.pdbs)
     for pdb in pdbs:
-        result.actions += reconcile_pdb(store, pdb, now)
+        result.actions += reconcile_pdb(store, pdb, now, ctx.facts, groups)
     result.due(pdb_recheck(store, now))
     owners = {names_key(doc) for kind in WORKLOAD_KINDS for doc in store.list(kind)}
     for key, n in sorted(ctx.counters.items()):
@@ -94,15 +106,8 @@ def reconcile(store: Store, now: float, *, seed: int = 0, admission: Mapping[str
     return result
 
 
-# What a pod is filed under, for the incremental runs: (controller kind, controller name)
-# or None, its node, its labels.
-_PodFacts = tuple[tuple[str, str] | None, str, Mapping[str, str]]
-
-
-def _pod_facts(doc: Mapping[str, Any]) -> _PodFacts:
-    ref = controller_ref(doc)
-    owner = None if ref is None else (ref.get("kind") or "", ref.get("name") or "")
-    return owner, (doc.get("spec") or {}).get("nodeName") or "", labels_of(doc)
+def _node_of(doc: Mapping[str, Any]) -> str:
+    return (doc.get("spec") or {}).get("nodeName") or ""
 
 
 def _scale_facts(doc: Mapping[str, Any] | None) -> tuple | None:
@@ -131,20 +136,27 @@ class WorkloadControllers:
     watches = frozenset({ANY_KIND})
 
     def __init__(self) -> None:
-        self._pods: dict[tuple[str, str], _PodFacts] | None = None
+        self._pods: dict[tuple[str, str], tuple[str, PodFacts]] | None = None  # (node, facts) of every pod
+        self._groups = PodGroups()
         self._scales: dict[tuple[str, str, str], tuple | None] = {}
         self._daemon_memo: dict = {}
+        self._memo: dict = {}
 
     def reconcile(self, ctx: Context) -> A.Result:
         store = ctx.store
         changes = None if ctx.changed is None or self._pods is None else self._changes(store, ctx.changed, ctx.now)
         if changes is None:
-            self._pods = {(namespace_of(p), name_of(p)): _pod_facts(p) for p in store.list("Pod")}
+            self._pods, self._groups = {}, PodGroups()
+            for pod in store.list("Pod"):
+                facts = pod_facts(pod)
+                self._pods[(namespace_of(pod), name_of(pod))] = (_node_of(pod), facts)
+                self._groups.count(namespace_of(pod), facts, 1)
             self._scales = {(kind, namespace_of(d), name_of(d)): _scale_facts(d) for kind in WORKLOAD_KINDS for d in store.list(kind)}
             self._daemon_memo = {}
+            self._memo = {}
         return reconcile(store, ctx.now, seed=ctx.seed, admission=ctx.settings.get("admission"), state=ctx.state,
                          admission_context=controller_admission_context(ctx), changes=changes,
-                         daemon_memo=self._daemon_memo)
+                         daemon_memo=self._daemon_memo, memo=self._memo, groups=self._groups)
 
     def _changes(self, store: Store, changed: Iterable[tuple[str, str, str]], now: float) -> Changes | None:
         assert self._pods is not None
@@ -157,22 +169,30 @@ class WorkloadControllers:
             if kind == "Pod":
                 doc = store.get(kind, ns, name)
                 before = self._pods.pop((ns, name), None)
-                after = None if doc is None else _pod_facts(doc)
+                after = None if doc is None else (_node_of(doc), pod_facts(doc))
                 if after is not None:
                     self._pods[(ns, name)] = after
-                for facts in (before, after):
-                    if facts is None:
+                else:
+                    forget_pod(self._memo, ns, name)
+                same = before is not None and after is not None and before[1] == after[1]
+                for entry, delta in ((before, -1), (after, 1)):
+                    if entry is None:
                         continue
-                    owner, node, pod_labels = facts
-                    if owner is None:
-                        every_owner.add(ns)
-                    elif owner[0] != "DaemonSet":  # a DaemonSet looks at the pod's node
-                        out.owners.add((owner[0], ns, owner[1]))
-                        if owner[0] == "ReplicaSet":
-                            deployments.add(ns)
+                    node, facts = entry
                     if node:
                         out.nodes.add(node)
-                    labels.append((ns, pod_labels))
+                    if same:
+                        continue  # bound, or changed in what no owner or PDB reads
+                    self._groups.count(ns, facts, delta)
+                    owner = facts.controller_kind
+                    if owner is None:
+                        every_owner.add(ns)
+                    elif owner != "DaemonSet":  # a DaemonSet looks at the pod's node
+                        if after is not None or facts.active or owner not in ("ReplicaSet", "ReplicationController"):
+                            out.owners.add((owner, ns, facts.controller_name or ""))  # (an inactive pod gone: no count changes)
+                        if owner == "ReplicaSet":
+                            deployments.add(ns)
+                    labels.append((ns, facts.labels))
             elif kind == "Node":
                 out.nodes.add(name)
             elif kind in WORKLOAD_KINDS:

@@ -170,7 +170,7 @@ def plan(store: Store, node: str, options: DrainOptions) -> DrainPlan:
     """The pods a drain of `node` evicts, the refusals (errors) and the warnings."""
     match = parse_selector(options.pod_selector) if options.pod_selector else (lambda labels: True)
     pods = sorted(
-        (p for p in store.list("Pod") if (p.get("spec") or {}).get("nodeName") == node and match(meta(p).get("labels") or {})),
+        (p for p in store.in_order("Pod", store.pods_on_node(node)) if match(meta(p).get("labels") or {})),
         key=lambda p: (meta(p).get("namespace") or "default", meta(p).get("name") or ""),
     )
     result = DrainPlan(node, options)
