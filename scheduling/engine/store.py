@@ -573,13 +573,30 @@ def _controller_state(store: Store, a: A.SetControllerState) -> list[Ref]:
             return []
         del state[a.key]
     else:
-        value = document_copy(a.value)
-        if state.get(a.key) == value and a.key in state:
+        old = state.get(a.key)
+        value = _copy_sharing(a.value, old)
+        if old == value and a.key in state:
             return []
         state[a.key] = value
     if not state:
         del store.controller_state[a.controller]
     return [(CONTROLLER_STATE_KIND, "", a.controller)]
+
+
+def _copy_sharing(value: Any, old: Any) -> Any:
+    """document_copy(value), except for the parts that are the very objects of `old` (the
+    stored value it replaces, the store's own copy, which nobody changes in place): those
+    are kept as they are. A controller that changes one entry of a large state (say one
+    node's drain among a hundred) gets one entry copied, not the whole state."""
+    if value is old:
+        return old
+    if isinstance(value, dict):
+        before = old if isinstance(old, dict) else {}
+        return {k: _copy_sharing(v, before.get(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        before = old if isinstance(old, list) else []
+        return [_copy_sharing(v, before[i] if i < len(before) else None) for i, v in enumerate(value)]
+    return document_copy(value)
 
 
 def _event(store: Store, a: A.RecordEvent) -> list[Ref]:

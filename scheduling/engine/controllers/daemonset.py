@@ -72,15 +72,17 @@ def daemon_pod_doc(ds: Mapping[str, Any], node: str) -> dict:
 
 def node_should_run_daemon_pod(ds: Mapping[str, Any], node_doc: Mapping[str, Any], pods_on_node: Iterable[Mapping[str, Any]],
                                state: ClusterState | None = None,
-                               pod_object: Callable[[Mapping[str, Any]], Pod] = Pod.from_doc) -> tuple[bool, bool, bool]:
+                               pod_object: Callable[[Mapping[str, Any]], Pod] = Pod.from_doc,
+                               daemon_pod: Pod | None = None, node_object: Node | None = None) -> tuple[bool, bool, bool]:
     """nodeShouldRunDaemonPod (1.11): (wantToRun, shouldSchedule, shouldContinueRunning).
-    `pod_object`: how the pods on the node are read (a caller may remember them)."""
+    A caller may remember what is read: `pod_object` reads the pods on the node;
+    `daemon_pod` is the pod the DaemonSet would create there, `node_object` the Node."""
     template_node = ((ds.get("spec") or {}).get("template") or {}).get("spec", {}).get("nodeName")
     node_name = meta(node_doc).get("name") or ""
     if template_node and template_node != node_name:
         return False, False, False
-    pod = Pod.from_doc(daemon_pod_doc(ds, node_name))
-    node = Node.from_doc(node_doc)
+    pod = daemon_pod if daemon_pod is not None else Pod.from_doc(daemon_pod_doc(ds, node_name))
+    node = node_object if node_object is not None else Node.from_doc(node_doc)
     info = NodeInfo(node)
     for p in pods_on_node:
         info.add_pod(pod_object(p))
@@ -102,14 +104,35 @@ def node_should_run_daemon_pod(ds: Mapping[str, Any], node_doc: Mapping[str, Any
     return want, schedule, keep
 
 
-# What reconcile_daemon_set remembers of a node between runs (its `memo`): the node's part
-# of the status counts (desired, current, misscheduled, ready), and nodeShouldRunDaemonPod's
-# answer with what it was computed from (the DaemonSet, the Node and the other pods on it).
-_NodeMemo = tuple[tuple[int, int, int, int], tuple, tuple[bool, bool, bool]]
+# What reconcile_daemon_set remembers of a node between runs: the node's part of the status
+# counts (desired, current, misscheduled, ready), nodeShouldRunDaemonPod's answer with what
+# it was computed from (the DaemonSet, the Node and the other pods on it), the daemon pod
+# and the Node objects (made from the first two).
+_NodeMemo = tuple[tuple[int, int, int, int], tuple, tuple[bool, bool, bool], Pod, Node]
+
+
+class DaemonMemo:
+    """What reconcile_daemon_set found on each node (a caller keeps it from one run to the
+    next), and the status counts summed over the nodes."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, _NodeMemo] = {}
+        self.counts = [0, 0, 0, 0]
+
+    def pop(self, node: str) -> _NodeMemo | None:
+        found = self.nodes.pop(node, None)
+        if found is not None:
+            self.counts = [a - b for a, b in zip(self.counts, found[0])]
+        return found
+
+    def set(self, node: str, found: _NodeMemo) -> None:
+        self.pop(node)
+        self.nodes[node] = found
+        self.counts = [a + b for a, b in zip(self.counts, found[0])]
 
 
 def reconcile_daemon_set(ctx: WorkloadContext, ds: Mapping[str, Any], nodes: Collection[str] | None = None,
-                         memo: dict[str, _NodeMemo] | None = None) -> list:
+                         memo: DaemonMemo | None = None) -> list:
     """The DaemonSet's actions. `memo` (kept by the caller from one run to the next): what
     was found for each node. `nodes`: only these nodes (names) or their pods changed since
     `memo` was filled, so only they are looked at (None: every node)."""
@@ -117,9 +140,9 @@ def reconcile_daemon_set(ctx: WorkloadContext, ds: Mapping[str, Any], nodes: Col
     namespace = object_namespace(ds)
     if nodes is not None and memo is not None and not (selector is not None and ctx.orphans(namespace)):
         return _reconcile_nodes(ctx, ds, nodes, memo)
-    previous = dict(memo or {})
+    previous = dict(memo.nodes) if memo is not None else {}
     if memo is not None:
-        memo.clear()
+        memo.nodes, memo.counts = {}, [0, 0, 0, 0]
     owned, actions = claim_pods(ctx, ds, selector)
     by_node: dict[str, list[dict]] = {}
     for pod in owned:
@@ -134,19 +157,18 @@ def reconcile_daemon_set(ctx: WorkloadContext, ds: Mapping[str, Any], nodes: Col
         node = meta(node_doc).get("name") or ""
         found = _node(ctx, ds, node_doc, by_node.get(node, []), others.get(node, ()), actions, previous.get(node))
         if memo is not None:
-            memo[node] = found
+            memo.set(node, found)
         for i, n in enumerate(found[0]):
             counts[i] += n
     return actions + _status(ds, counts)
 
 
-def _reconcile_nodes(ctx: WorkloadContext, ds: Mapping[str, Any], nodes: Collection[str],
-                     memo: dict[str, _NodeMemo]) -> list:
+def _reconcile_nodes(ctx: WorkloadContext, ds: Mapping[str, Any], nodes: Collection[str], memo: DaemonMemo) -> list:
     """reconcile_daemon_set for the `nodes` that changed (no orphan pods to adopt): their
     pods from the store's index of pods by node, the other nodes' counts from `memo`."""
     store = ctx.store
     actions: list = []
-    previous = {node: memo.pop(node) for node in nodes if node in memo}
+    previous = {node: memo.pop(node) for node in nodes}
     for node_doc in store.in_order("Node", (("", n) for n in nodes)):
         node = meta(node_doc).get("name") or ""
         owned: list[dict] = []
@@ -159,9 +181,8 @@ def _reconcile_nodes(ctx: WorkloadContext, ds: Mapping[str, Any], nodes: Collect
                 owned.append(pod)
             elif not f.terminating and f.active:
                 others.append(pod)
-        memo[node] = _node(ctx, ds, node_doc, owned, others, actions, previous.get(node))
-    counts = [sum(found[0][i] for found in memo.values()) for i in range(4)]
-    return actions + _status(ds, counts)
+        memo.set(node, _node(ctx, ds, node_doc, owned, others, actions, previous.get(node)))
+    return actions + _status(ds, memo.counts)
 
 
 def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, Any], pods: list[dict],
@@ -173,9 +194,13 @@ def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, An
     template = (ds.get("spec") or {}).get("template") or {}
     inputs = (ds, node_doc, *others)
     if previous is not None and len(previous[1]) == len(inputs) and all(map(operator.is_, previous[1], inputs)):
-        decision = previous[2]
+        decision, daemon, node_object = previous[2], previous[3], previous[4]
     else:
-        decision = node_should_run_daemon_pod(ds, node_doc, others, pod_object=ctx.pod_object)
+        same_ds, same_node = previous is not None and previous[1][0] is ds, previous is not None and previous[1][1] is node_doc
+        daemon = previous[3] if same_ds else Pod.from_doc(daemon_pod_doc(ds, node))
+        node_object = previous[4] if same_node else Node.from_doc(node_doc)
+        decision = node_should_run_daemon_pod(ds, node_doc, others, pod_object=ctx.pod_object, daemon_pod=daemon,
+                                              node_object=node_object)
     want, schedule, keep = decision
     running = [p for p in pods if not is_terminating(p)]
     desired = current = misscheduled = ready = 0
@@ -211,7 +236,7 @@ def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, An
     elif not keep and running:
         for p in running:
             actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
-    return (desired, current, misscheduled, ready), inputs, decision
+    return (desired, current, misscheduled, ready), inputs, decision, daemon, node_object
 
 
 def _status(ds: Mapping[str, Any], counts: list[int]) -> list:

@@ -180,20 +180,23 @@ def reconcile(store: Store, now: float, *, nodes: Iterable[str] | None = None,
 
 class Kubelet:
     """Runs `reconcile` over what changed since its last run (nodes, pods, and the pods on
-    changed nodes) and the terminating pods: a pod that is not terminating and did not
-    change, on a node that did not change, has nothing more to do."""
+    changed nodes) and the terminating pods whose grace period is over: a pod that is not
+    terminating and did not change, on a node that did not change, has nothing more to
+    do; a terminating one (its containers already stopped) only waits for its time."""
 
     name = NAME
     watches = frozenset({ANY_KIND})
 
     def __init__(self) -> None:
-        self._terminating: set[tuple[str, str]] | None = None  # the terminating pods, as of the last run
+        # the terminating pods, as of the last run: (namespace, name) -> (node, end of grace)
+        self._terminating: dict[tuple[str, str], tuple[str, float]] | None = None
 
     def reconcile(self, ctx: Context) -> A.Result:
-        store = ctx.store
+        store, now = ctx.store, ctx.now
         if ctx.changed is None or self._terminating is None:
-            self._terminating = {(namespace_of(p), name_of(p)) for p in store.list("Pod") if is_terminating(p)}
-            return reconcile(store, ctx.now)
+            self._terminating = {(namespace_of(p), name_of(p)): ((p.get("spec") or {}).get("nodeName") or "", _grace_done(p))
+                                 for p in store.list("Pod") if is_terminating(p)}
+            return reconcile(store, now)
         nodes: set[str] = set()
         pods: set[tuple[str, str]] = set()
         for kind, ns, name in ctx.changed:
@@ -201,12 +204,22 @@ class Kubelet:
                 pods.add((ns, name))
                 doc = store.get("Pod", ns, name)
                 if doc is not None and is_terminating(doc):
-                    self._terminating.add((ns, name))
+                    self._terminating[(ns, name)] = ((doc.get("spec") or {}).get("nodeName") or "", _grace_done(doc))
                 else:
-                    self._terminating.discard((ns, name))
+                    self._terminating.pop((ns, name), None)
             elif kind == "Node":
                 nodes.add(name)
         for node in nodes:
             pods.update(store.pods_on_node(node))
-        pods |= self._terminating
-        return reconcile(store, ctx.now, nodes=nodes, pods=pods)
+        pods.update(key for key, (_, deadline) in self._terminating.items() if now + 1e-9 >= deadline)
+        result = reconcile(store, now, nodes=nodes, pods=pods)
+        reporting: dict[str, bool] = {}
+        for key, (node, deadline) in self._terminating.items():
+            if key in pods:
+                continue
+            if node not in reporting:
+                doc = store.get("Node", "", node) if node else None
+                reporting[node] = doc is not None and is_reporting(doc)
+            if reporting[node]:
+                result.due(deadline)  # what reconcile would say of it
+        return result

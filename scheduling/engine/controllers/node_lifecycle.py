@@ -358,9 +358,32 @@ def _t(now: float) -> int | float:
     return int(now) if float(now).is_integer() else now
 
 
+class _Read:
+    """What the passes read of a Node document (the same for as long as it is the node's)."""
+
+    __slots__ = ("name", "zone", "master", "status", "unknown_since", "taints", "heartbeat", "stopped", "conditions",
+                 "queued", "condition_taints")
+
+    def __init__(self, doc: Mapping[str, Any], config: NodeLifecycleConfig):
+        self.name = meta(doc).get("name") or ""
+        self.zone = zone_of(doc)
+        self.master = is_master_node(self.name)
+        self.conditions = conditions_of(doc)
+        self.status = ready_status(doc)
+        ready = self.conditions.get("Ready") or {}
+        # when the controller itself set Ready Unknown (None: it did not)
+        self.unknown_since = (sim_time(ready.get("lastTransitionTime")) or 0.0) if ready.get("reason") == NODE_STATUS_UNKNOWN else None
+        self.taints = tuple(_taints(doc))
+        self.heartbeat = annotations_of(doc).get(HEARTBEAT_STOPPED_ANNOTATION)
+        self.stopped = heartbeat_stopped_at(doc)
+        self.queued = queued_at(doc, config)
+        self.condition_taints = bool(config.taint_nodes_by_condition and condition_taint_actions(doc, 0.0))
+
+
 @dataclass
 class _Node:
     doc: Mapping[str, Any]
+    read: _Read
     index: int
     name: str
     zone: str
@@ -398,6 +421,7 @@ class QuietNodes:
     def __init__(self, store: Store, config: NodeLifecycleConfig):
         self.config = config
         self.facts: dict[str, tuple[dict, str, bool, bool]] = {}  # name -> (doc, zone, master, quiet)
+        self.reads: dict[str, tuple[dict, _Read]] = {}  # name -> (doc, what the passes read of it)
         self.ready: dict[str, int] = {}  # zone -> quiet nodes (not masters)
         self.busy: set[str] = set()
         self.zone_order: list[str] | None = None  # zones with a node that is not a master, by their first node
@@ -414,6 +438,7 @@ class QuietNodes:
                 self._count(name, old, -1)
             if doc is None:
                 self.zone_order = None
+                self.reads.pop(name, None)
                 continue
             new = (doc, zone_of(doc), is_master_node(name), is_quiet(doc, self.config))
             if old is None or old[1:3] != new[1:3]:
@@ -430,6 +455,14 @@ class QuietNodes:
                 self.busy.discard(name)
         elif not master:
             self.ready[zone] = self.ready.get(zone, 0) + delta
+
+    def read(self, doc: Mapping[str, Any]) -> _Read:
+        """_Read(doc), kept while `doc` is the node's document."""
+        name = meta(doc).get("name") or ""
+        hit = self.reads.get(name)
+        if hit is None or hit[0] is not doc:
+            hit = self.reads[name] = (doc, _Read(doc, self.config))
+        return hit[1]
 
     def zones(self, store: Store) -> list[str]:
         if self.zone_order is None:
@@ -449,16 +482,14 @@ def _reconcile(store: Store, now: float, config: NodeLifecycleConfig, monitor: b
     period = config.monitor_period
     nodes: list[_Node] = []
     for i, doc in docs:
-        name = meta(doc).get("name") or ""
-        status = ready_status(doc)
-        ready = conditions_of(doc).get("Ready") or {}
-        fresh = ready.get("reason") == NODE_STATUS_UNKNOWN and (sim_time(ready.get("lastTransitionTime")) or 0.0) >= now - 1e-9
-        nodes.append(_Node(doc, i, name, zone_of(doc), is_master_node(name), status, status, _taints(doc), fresh))
+        r = quiet.read(doc) if quiet is not None else _Read(doc, config)
+        fresh = r.unknown_since is not None and r.unknown_since >= now - 1e-9
+        nodes.append(_Node(doc, r, i, r.name, r.zone, r.master, r.status, r.status, list(r.taints), fresh))
     zones_of = (lambda: _by_zone(nodes, None, None)) if quiet is None else (lambda: _by_zone(nodes, quiet.ready, quiet.zones(store)))
 
     # Stamp "stopped reporting" annotations that carry no time.
     for n in nodes:
-        value = annotations_of(n.doc).get(HEARTBEAT_STOPPED_ANNOTATION)
+        value = n.read.heartbeat
         if value is not None and not isinstance(value, (int, float)):
             try:
                 float(value)
@@ -467,7 +498,8 @@ def _reconcile(store: Store, now: float, config: NodeLifecycleConfig, monitor: b
 
     if config.taint_nodes_by_condition:
         for n in nodes:
-            result.actions += condition_taint_actions(n.doc, now)
+            if n.read.condition_taints:
+                result.actions += condition_taint_actions(n.doc, now)
 
     zones = {name: ZoneStatus.from_state(name, z) for name, z in recorded_zones(store.state_of(NAME)).items()}
     touched: set[str] = set()
@@ -500,13 +532,12 @@ def _monitor_pass(nodes: list[_Node], zones: dict[str, ZoneStatus], touched: set
                   config: NodeLifecycleConfig, result: A.Result, zones_of) -> None:
     # 1. Nodes whose kubelet stopped posting for longer than the grace period.
     for n in nodes:
-        stopped = heartbeat_stopped_at(n.doc)
+        stopped = n.read.stopped
         if stopped is None:
-            value = annotations_of(n.doc).get(HEARTBEAT_STOPPED_ANNOTATION)
-            stopped = now if value is not None else None
+            stopped = now if n.read.heartbeat is not None else None
         if stopped is None or not now > stopped + config.grace_period + 1e-9:
             continue
-        conds = conditions_of(n.doc)
+        conds = n.read.conditions
         ready = conds.get("Ready")
         if ready is None or ready.get("status") != "Unknown":
             result.actions.append(
@@ -624,7 +655,7 @@ def _queued(n: _Node, now: float, config: NodeLifecycleConfig) -> float | None:
         return None
     if n.current != n.observed:  # set by this very pass: queued by the next one
         return None
-    return queued_at(n.doc, config)
+    return n.read.queued
 
 
 def _tainting_pass(nodes: list[_Node], zones: dict[str, ZoneStatus], touched: set[str], now: float,
@@ -654,9 +685,8 @@ def _next_pass(nodes: list[_Node], zones: dict[str, ZoneStatus], now: float, con
     due: list[float] = []
     tick = next_tick_after(now, period)
     for n in nodes:
-        value = annotations_of(n.doc).get(HEARTBEAT_STOPPED_ANNOTATION)
-        if value is not None and n.current != "Unknown":
-            stopped = heartbeat_stopped_at(n.doc)
+        if n.read.heartbeat is not None and n.current != "Unknown":
+            stopped = n.read.stopped
             stopped = now if stopped is None else stopped
             due.append(max(tick, next_tick_after(stopped + config.grace_period, period)))
         if not config.taint_based_evictions:
@@ -691,13 +721,17 @@ def _next_pass(nodes: list[_Node], zones: dict[str, ZoneStatus], now: float, con
 
 class NodeLifecycleController:
     """Runs `reconcile` over the nodes that are not quiet (is_quiet), the quiet ones counted
-    by zone (QuietNodes, brought up to date with the nodes that changed since its last run)."""
+    by zone (QuietNodes, brought up to date with the nodes that changed since its last run).
+    What it reads is the Nodes, its state and the time: run again at the same instant with
+    none of them changed (other kinds changed), it would ask for what it already asked for,
+    all done: it answers with its last next_due."""
 
     name = NAME
     watches = frozenset({ANY_KIND})
 
     def __init__(self) -> None:
         self._quiet: QuietNodes | None = None
+        self._last: tuple[float, dict, float | None] | None = None  # (now, its state, next_due) of its last run
 
     def reconcile(self, ctx: Context) -> A.Result:
         store = ctx.store
@@ -705,7 +739,14 @@ class NodeLifecycleController:
         if ctx.changed is None or self._quiet is None or self._quiet.config != config:
             self._quiet = QuietNodes(store, config)
         else:
-            self._quiet.update(store, {name for kind, _, name in ctx.changed if kind == "Node"})
+            nodes = {name for kind, _, name in ctx.changed if kind == "Node"}
+            last = self._last
+            if (not nodes and last is not None and last[0] == ctx.now and len(last[1]) == len(ctx.state)
+                    and all(ctx.state.get(k) is v for k, v in last[1].items())):
+                return A.Result(next_due=last[2])
+            self._quiet.update(store, nodes)
         docs = [(store.order("Node", "", name), doc) for name in self._quiet.busy for doc in (store.get("Node", "", name),) if doc]
         docs.sort(key=lambda item: item[0])
-        return _reconcile(store, ctx.now, config, None, docs, self._quiet)
+        result = _reconcile(store, ctx.now, config, None, docs, self._quiet)
+        self._last = (ctx.now, dict(ctx.state), result.next_due)
+        return result

@@ -31,7 +31,7 @@ from scheduling.engine.controllers.controller_utils import (
     object_namespace,
     pod_facts,
 )
-from scheduling.engine.controllers.daemonset import reconcile_daemon_set
+from scheduling.engine.controllers.daemonset import DaemonMemo, reconcile_daemon_set
 from scheduling.engine.controllers.deployment import reconcile_deployment
 from scheduling.engine.api.objects import LabelSelector
 from scheduling.engine.controllers.eviction import DELETION_TIMEOUT, pdb_recheck, reconcile_pdb
@@ -85,7 +85,7 @@ def reconcile(store: Store, now: float, *, seed: int = 0, admission: Mapping[str
             del daemon_memo[key]
     for ds in daemon_sets:
         key = (object_namespace(ds), name_of(ds))
-        memo = None if daemon_memo is None else daemon_memo.setdefault(key, {})
+        memo = None if daemon_memo is None else daemon_memo.setdefault(key, DaemonMemo())
         if changes is None or ("DaemonSet", *key) in changes.owners:
             result.actions += reconcile_daemon_set(ctx, ds, None, memo)
         elif changes.nodes:

@@ -35,7 +35,7 @@ periods pass there. DrainController resumes drains kept in controller state (Tim
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Mapping, Sequence
 
 from scheduling.engine import actions as A
@@ -92,7 +92,12 @@ class DrainPlan:
     next_due: float | None = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """dataclasses.asdict(self), written out (a drain under way is saved often)."""
+        return {"node": self.node, "options": {f: getattr(self.options, f) for f in _OPTION_FIELDS},
+                "pods": [{"namespace": p.namespace, "name": p.name, "uid": p.uid, "state": p.state, "next_try": p.next_try}
+                         for p in self.pods],
+                "errors": list(self.errors), "warnings": self.warnings, "started": self.started,
+                "failures": list(self.failures), "next_due": self.next_due}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "DrainPlan":
@@ -104,6 +109,9 @@ class DrainPlan:
     @property
     def done(self) -> bool:
         return all(p.state in ("done", "failed") for p in self.pods)
+
+
+_OPTION_FIELDS = tuple(f.name for f in fields(DrainOptions))
 
 
 # --- planning: GetPodsForDeletion ----------------------------------------------------------------------------
