@@ -32,6 +32,7 @@ update fail (state Degraded, reason = message) until the annotation is removed.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import math
 from typing import Any, Iterable, Mapping, NamedTuple
@@ -202,10 +203,12 @@ def _creation(node: Mapping[str, Any]) -> float:
 
 def sort_candidates(nodes: list[dict]) -> list[dict]:
     """sortNodeList: by zone (nodes without one last), then oldest first (name breaks ties)."""
-    def key(n):
-        zone = labels_of(n).get(ZONE_LABEL)
-        return (zone is None, zone or "", _creation(n), name_of(n))
-    return sorted(nodes, key=key)
+    return sorted(nodes, key=_candidate_order)
+
+
+def _candidate_order(node: Mapping[str, Any]) -> tuple:
+    zone = labels_of(node).get(ZONE_LABEL)
+    return (zone is None, zone or "", _creation(node), name_of(node))
 
 
 def pool_status(pool: Mapping[str, Any], nodes: list[dict], now: float) -> dict:
@@ -266,12 +269,13 @@ class _NodeFacts(NamedTuple):
     failing: bool
     targeting: bool  # desiredConfig is target
     has_current: bool
+    order: tuple  # where sort_candidates puts it
 
     @classmethod
     def of(cls, node: Mapping[str, Any], target: str) -> "_NodeFacts":
         ann = annotations_of(node)
         return cls(is_node_done(node) and ann.get(CURRENT) == target, is_node_ready(node), is_node_unavailable(node),
-                   is_node_failing(node), ann.get(DESIRED) == target, bool(ann.get(CURRENT)))
+                   is_node_failing(node), ann.get(DESIRED) == target, bool(ann.get(CURRENT)), _candidate_order(node))
 
 
 class _PoolCounts:
@@ -472,10 +476,12 @@ class MCONodeController:
                 capacity = max_u - counts.unavailable
                 failing = counts.failing_targets
                 if counts.candidates and failing < capacity:
-                    candidates = store.in_order("Node", (("", n) for n in counts.candidates))
                     capacity -= failing
-                    if capacity < len(candidates):
-                        candidates = sort_candidates(candidates)[:capacity]
+                    if capacity < len(counts.candidates):  # sort_candidates (its order has no ties)
+                        names = heapq.nsmallest(capacity, counts.candidates, key=lambda n: counts.facts[n].order)
+                        candidates = [store.get("Node", "", n) for n in names]
+                    else:
+                        candidates = store.in_order("Node", (("", n) for n in counts.candidates))
                     for node in candidates:
                         result.actions.append(A.SetAnnotation("Node", "", name_of(node), DESIRED, target))
                         result.actions.append(A.AddTaint(name_of(node), {"key": TAINT_KEY, "effect": "PreferNoSchedule"}))

@@ -27,7 +27,6 @@ from scheduling.engine.controllers.controller_utils import (
     PodGroups,
     WorkloadContext,
     forget_pod,
-    names_key,
     object_namespace,
     pod_facts,
 )
@@ -94,10 +93,11 @@ def reconcile(store: Store, now: float, *, seed: int = 0, admission: Mapping[str
     for pdb in pdbs:
         result.actions += reconcile_pdb(store, pdb, now, ctx.facts, groups)
     result.due(pdb_recheck(store, now))
-    owners = {names_key(doc) for kind in WORKLOAD_KINDS for doc in store.list(kind)}
     for key, n in sorted(ctx.counters.items()):
-        if key not in owners:
-            n = None  # the owner is gone: so is its counter
+        kind, _, rest = key[len(NAMES_PREFIX):].partition("/")
+        ns, _, name = rest.partition("/")
+        if kind not in WORKLOAD_KINDS or store.get(kind, ns, name) is None:
+            n = None  # the owner is gone: so is its counter (names_key of no workload)
         if state.get(key) != n:
             result.actions.append(A.SetControllerState(NAME, key, n))
     for key in state:
