@@ -248,6 +248,78 @@ class Store:
         return handler(self, action)
 
 
+class Scratch(Store):
+    """A store that starts as a view of another and keeps its own changes: a document is the
+    other store's until this one changes it (documents are never changed in place, so
+    nothing is copied up front). For what-ifs that change a few documents of a large store
+    (an eviction pass): it changes documents, it does not create or delete any, so the
+    indexes (names, order, pods by node...) are the other store's."""
+
+    def __init__(self, base: Store):
+        super().__init__()
+        self.base = base
+        # the values are shared: the store replaces a value, it never changes one in place
+        self.controller_state = {name: dict(values) for name, values in base.controller_state.items()}
+
+    def get(self, kind: str, namespace: str, name: str) -> dict | None:
+        doc = self._docs.get(kind, {}).get((namespace, name))
+        return doc if doc is not None else self.base.get(kind, namespace, name)
+
+    def list(self, kind: str) -> list[dict]:
+        docs = self.base.list(kind)
+        mine = self._docs.get(kind)
+        return [mine.get((namespace_of(d), name_of(d)), d) for d in docs] if mine else docs
+
+    def kinds(self) -> list[str]:
+        return self.base.kinds()
+
+    def all(self) -> Iterator[dict]:
+        for kind in self.base.kinds():
+            yield from self.list(kind)
+
+    def copy(self) -> "Store":
+        other = self.base.copy()
+        for docs in self._docs.values():
+            for doc in docs.values():
+                other.put(doc)
+        other.controller_state = copy.deepcopy(self.controller_state)
+        other.events = list(self.base.events) + self.events
+        return other
+
+    def order(self, kind: str, namespace: str, name: str) -> int:
+        return self.base.order(kind, namespace, name)
+
+    def in_order(self, kind: str, keys: Iterable[tuple[str, str]]) -> list[dict]:
+        docs = self.base.in_order(kind, keys)
+        mine = self._docs.get(kind)
+        return [mine.get((namespace_of(d), name_of(d)), d) for d in docs] if mine else docs
+
+    def names(self, kind: str, namespace: str) -> Mapping[str, None]:
+        return self.base.names(kind, namespace)
+
+    def pods_on_node(self, node: str) -> Mapping[tuple[str, str], None]:
+        return self.base.pods_on_node(node)
+
+    def pods_of(self, namespace: str, kind: str, name: str) -> Mapping[tuple[str, str], None]:
+        return self.base.pods_of(namespace, kind, name)
+
+    def orphan_pods(self, namespace: str) -> Mapping[tuple[str, str], None]:
+        return self.base.orphan_pods(namespace)
+
+    def pods_labelled(self, namespace: str, key: str, value: str) -> Mapping[tuple[str, str], None]:
+        return self.base.pods_labelled(namespace, key, value)
+
+    def put(self, doc: dict) -> Ref:
+        ref = ref_of(doc)
+        if self.base.get(*ref) is None:
+            raise ValueError(f"a Scratch store does not create documents: {ref}")
+        self._docs.setdefault(ref[0], {})[(ref[1], ref[2])] = doc
+        return ref
+
+    def remove(self, kind: str, namespace: str, name: str) -> dict | None:
+        raise ValueError(f"a Scratch store does not delete documents: {(kind, namespace, name)}")
+
+
 _EMPTY: Mapping = {}
 
 

@@ -169,14 +169,16 @@ def _reconcile_nodes(ctx: WorkloadContext, ds: Mapping[str, Any], nodes: Collect
     store = ctx.store
     actions: list = []
     previous = {node: memo.pop(node) for node in nodes}
+    kind, name, uid, namespace = ds.get("kind"), name_of(ds), meta(ds).get("uid"), object_namespace(ds)
     for node_doc in store.in_order("Node", (("", n) for n in nodes)):
         node = meta(node_doc).get("name") or ""
         owned: list[dict] = []
         others: list[dict] = []
-        kind, name, uid = ds.get("kind"), name_of(ds), meta(ds).get("uid")
-        for pod in store.in_order("Pod", store.pods_on_node(node)):
-            f = ctx.facts((object_namespace(pod), name_of(pod)), pod)
-            if (f.controller_kind == kind and f.controller_name == name and object_namespace(pod) == object_namespace(ds)
+        keys = sorted(store.pods_on_node(node), key=lambda key: store.order("Pod", *key))
+        for key in keys:
+            pod = store.get("Pod", *key)
+            f = ctx.facts(key, pod)
+            if (f.controller_kind == kind and f.controller_name == name and key[0] == namespace
                     and not (f.controller_uid and uid and f.controller_uid != uid)):
                 owned.append(pod)
             elif not f.terminating and f.active:
@@ -193,7 +195,10 @@ def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, An
     node = meta(node_doc).get("name") or ""
     template = (ds.get("spec") or {}).get("template") or {}
     inputs = (ds, node_doc, *others)
-    if previous is not None and len(previous[1]) == len(inputs) and all(map(operator.is_, previous[1], inputs)):
+    if previous is not None and (len(previous[1]) == len(inputs) and all(map(operator.is_, previous[1], inputs))
+                                 or previous[2] == (True, True, True) and _fewer(previous[1], inputs)):
+        # the same inputs; or the node fit it with more pods: with fewer it still does (the
+        # predicates that read the other pods, resources and host ports, only fail with more)
         decision, daemon, node_object = previous[2], previous[3], previous[4]
     else:
         same_ds, same_node = previous is not None and previous[1][0] is ds, previous is not None and previous[1][1] is node_doc
@@ -237,6 +242,15 @@ def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, An
         for p in running:
             actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
     return (desired, current, misscheduled, ready), inputs, decision, daemon, node_object
+
+
+def _fewer(before: tuple, now: tuple) -> bool:
+    """Whether `now` is (DaemonSet, Node, *pods) with the same DaemonSet and Node documents
+    as `before` and some of its pods (the very documents)."""
+    if before[0] is not now[0] or before[1] is not now[1] or len(now) > len(before):
+        return False
+    had = {id(p) for p in before[2:]}
+    return all(id(p) in had for p in now[2:])
 
 
 def _status(ds: Mapping[str, Any], counts: list[int]) -> list:

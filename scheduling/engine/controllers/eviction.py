@@ -58,7 +58,15 @@ def pdbs_of(store: Store, pod: Mapping[str, Any]) -> list[dict]:
     namespace = object_namespace(pod)
     out = []
     for pdb in store.in_order("PodDisruptionBudget", ((namespace, n) for n in store.names("PodDisruptionBudget", namespace))):
-        selector = LabelSelector.from_doc((pdb.get("spec") or {}).get("selector"))
+        raw = (pdb.get("spec") or {}).get("selector")
+        if raw is None:
+            continue
+        if not raw.get("matchExpressions"):  # LabelSelector.matches on matchLabels alone, without making one
+            match_labels = raw.get("matchLabels") or {}
+            if match_labels and all(labels.get(k) == str(v) for k, v in match_labels.items()):
+                out.append(pdb)
+            continue
+        selector = LabelSelector.from_doc(raw)
         if selector is None or selector.is_empty or not selector.matches(labels):
             continue
         out.append(pdb)

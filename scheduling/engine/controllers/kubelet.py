@@ -123,8 +123,8 @@ def killed_at(store: Store, namespace: str, name: str) -> float | None:
 def reconcile(store: Store, now: float, *, nodes: Iterable[str] | None = None,
               pods: Iterable[tuple[str, str]] | None = None) -> A.Result:
     """One pass over every node and pod, or over the `nodes` (names) and `pods`
-    ((namespace, name)) given: the ones that changed and the terminating pods, when the
-    others are known to need nothing."""
+    ((namespace, name)) given, when the others are known to need nothing (nor their entries
+    in the state to go): the ones that changed and the terminating pods whose time is up."""
     result = A.Result()
     node_docs = store.list("Node") if nodes is None else store.in_order("Node", (("", n) for n in nodes))
     killed = store.state_of(NAME)
@@ -141,8 +141,13 @@ def reconcile(store: Store, now: float, *, nodes: Iterable[str] | None = None,
             if cond is not None and cond.get("reason") == NODE_STATUS_UNKNOWN:
                 result.actions += set_condition(node, ctype, healthy, now)
 
-    for key in killed:  # pods gone or no longer terminating
-        ns, _, name = key.partition("/")
+    # pods gone or no longer terminating (of the `pods` given: the others did not change)
+    if pods is not None:
+        pods = set(pods)
+        gone = [(key, ns, name) for ns, name in pods for key in (f"{ns}/{name}",) if key in killed]
+    else:
+        gone = [(key, *key.partition("/")[::2]) for key in killed]
+    for key, ns, name in gone:
         pod = store.get("Pod", ns, name)
         if pod is None or not is_terminating(pod):
             result.actions.append(A.SetControllerState(NAME, key, None))

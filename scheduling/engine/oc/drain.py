@@ -41,7 +41,7 @@ from typing import Any, Mapping, Sequence
 from scheduling.engine import actions as A
 from scheduling.engine.actions import Result
 from scheduling.engine.controllers.eviction import evict
-from scheduling.engine.store import Store, controller_ref, sim_time
+from scheduling.engine.store import Scratch, Store, controller_ref, sim_time
 
 from .cordon import cordon_lines, node_names
 from .core import DRY_RUN, OUTPUT, SELECTOR, BY_KIND, Flag, OcError, OcResult, dry_run_strategy, go_duration, meta, parse_flags
@@ -214,7 +214,7 @@ def evict_pass(store: Store, p: DrainPlan, now: float) -> tuple[list, list[tuple
         p.started = now
     deadline = p.started + opts.timeout if opts.timeout > 0 else None
     timed_out = deadline is not None and now >= deadline - 1e-9
-    scratch = _scratch(store, p)  # evictions in one pass see each other's PDB updates
+    scratch = Scratch(store)  # evictions in one pass see each other's PDB updates
     actions: list = []
     messages: list[tuple[str, str]] = []
     verb = "deleted" if opts.disable_eviction else "evicted"
@@ -266,20 +266,6 @@ def evict_pass(store: Store, p: DrainPlan, now: float) -> tuple[list, list[tuple
             p.failures.append(f'error when evicting pods/"{pod.name}" -n "{pod.namespace}": {eviction.message}')
     p.next_due = _next_due(scratch, p, deadline, now)
     return actions, messages, p.done
-
-
-def _scratch(store: Store, p: DrainPlan) -> Store:
-    """A store with what a pass reads and changes: the plan's pods and the
-    PodDisruptionBudgets of their namespaces (the documents shared: none is changed in place)."""
-    scratch = Store()
-    for ns in sorted({pod.namespace for pod in p.pods}):
-        for name in store.names("PodDisruptionBudget", ns):
-            scratch.put(store.get("PodDisruptionBudget", ns, name))
-    for pod in p.pods:
-        doc = store.get("Pod", pod.namespace, pod.name)
-        if doc is not None:
-            scratch.put(doc)
-    return scratch
 
 
 def _next_due(store: Store, p: DrainPlan, deadline: float | None, now: float) -> float | None:
