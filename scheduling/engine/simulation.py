@@ -39,7 +39,7 @@ from scheduling.engine.api.node_selection_admission import NodeSelectionContext,
 from scheduling.engine.api.objects import Pod, PriorityClass
 from scheduling.engine.api.priority import AdmissionError
 from scheduling.engine.api.validation import go_quote
-from scheduling.engine.controller import Context, Controller, is_watched
+from scheduling.engine.controller import ANY_KIND, Context, Controller
 from scheduling.engine.controllers import garbage_collector, kubelet, legacy
 from scheduling.engine.controllers.node_lifecycle import DEFAULT_CONFIG, NodeLifecycleConfig
 from scheduling.engine.controllers.scheduling import NAME as SCHEDULER, SimulationError, build_state
@@ -316,8 +316,12 @@ class Simulation:
         if refs:
             for c in self.controllers:
                 pending = self._changes[c.name]
-                if pending is not None:
-                    pending.extend(r for r in refs if is_watched(c.watches, r[0]))
+                if pending is None:
+                    continue
+                if ANY_KIND in c.watches:
+                    pending.extend(refs)
+                else:
+                    pending.extend(r for r in refs if r[0] in c.watches)
         self._track_pods(refs)
 
     def _round(self, force: bool = False) -> bool:

@@ -12,7 +12,6 @@ shared stream: the same scenario gives the same names however its clock is stepp
 
 from __future__ import annotations
 
-import copy
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from scheduling.engine.controller import rng_for
 from scheduling.engine.store import (
     Store,
     controller_ref,
+    document_copy,
     is_terminating,
     labels_of,
     meta,
@@ -135,7 +135,7 @@ def template_hash(template: Mapping[str, Any]) -> str:
 
 
 def without_hash(template: Mapping[str, Any]) -> dict:
-    t = copy.deepcopy(dict(template))
+    t = document_copy(dict(template))
     labels = (t.get("metadata") or {}).get("labels")
     if labels and POD_TEMPLATE_HASH in labels:
         labels = dict(labels)
@@ -337,7 +337,21 @@ def _remembered(memo: dict, key: tuple, doc: Mapping[str, Any], read: Any) -> An
 def new_pod(ctx: WorkloadContext, owner: Mapping[str, Any], template: Mapping[str, Any], name: str,
             extra_labels: Mapping[str, str] | None = None, node: str = "", generate_name_prefix: str | None = None,
             spec_overrides: Mapping[str, Any] | None = None) -> dict:
-    """A pod document from a workload's template, admitted like an API create."""
+    """A pod document from a workload's template, admitted like an API create.
+
+    Defaulting and admission read neither the pod's name nor its creation time (only an
+    admission error names the pod): a pod made again from the same template for the same
+    owner is the last one admitted with its name and time put in, from `ctx.memo` (for
+    pods without a node or spec overrides: a ReplicaSet's)."""
+    cache_key = ("admitted", id(template)) if not node and not spec_overrides else None
+    inputs = (template, owner_reference(owner), dict(extra_labels or {}), generate_name_prefix)
+    if cache_key is not None:
+        hit = ctx.memo.get(cache_key)
+        if hit is not None and hit[0][0] is template and hit[0][1:] == inputs[1:]:
+            doc = document_copy(hit[1])
+            doc["metadata"]["name"] = name
+            doc["metadata"]["creationTimestamp"] = time_value(ctx.now)
+            return doc
     tmeta = template.get("metadata") or {}
     pod_meta: dict = {"name": name, "namespace": object_namespace(owner)}
     if generate_name_prefix is not None:
@@ -349,12 +363,15 @@ def new_pod(ctx: WorkloadContext, owner: Mapping[str, Any], template: Mapping[st
         pod_meta["annotations"] = dict(tmeta["annotations"])
     pod_meta["ownerReferences"] = [owner_reference(owner)]
     pod_meta["creationTimestamp"] = time_value(ctx.now)
-    spec = copy.deepcopy(dict(template.get("spec") or {}))
-    spec.update(copy.deepcopy(dict(spec_overrides or {})))
+    spec = document_copy(dict(template.get("spec") or {}))
+    spec.update(document_copy(dict(spec_overrides or {})))
     if node:
         spec["nodeName"] = node
     doc = apply_defaults({"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": spec})
-    return adm.admit(doc, ctx.classes, ctx.admission, ctx.admission_context)
+    doc = adm.admit(doc, ctx.classes, ctx.admission, ctx.admission_context)
+    if cache_key is not None and doc.get("metadata", {}).get("name") == name:
+        ctx.memo[cache_key] = (inputs, document_copy(doc))
+    return doc
 
 
 def create_pod(ctx: WorkloadContext, owner: Mapping[str, Any], doc: dict, message: str) -> list:

@@ -11,8 +11,8 @@ per eligible node (`<name>-<5 chars>`), extra ones deleted (oldest kept).
 
 from __future__ import annotations
 
-import copy
 import operator
+from collections import Counter
 from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 
 from scheduling.engine.api import admission as adm
@@ -46,7 +46,7 @@ from scheduling.engine.scheduler.predicates import (
     node_selector,
     taints as taint_predicates,
 )
-from scheduling.engine.store import is_terminating, meta, name_of
+from scheduling.engine.store import document_copy, is_terminating, meta, name_of
 
 DAEMONSET_TEMPLATE_GENERATION = "pod-template-generation"
 
@@ -62,7 +62,7 @@ INTENTIONAL_REASONS = frozenset({
 def daemon_pod_doc(ds: Mapping[str, Any], node: str) -> dict:
     """NewPod: the template with spec.nodeName and the DaemonSet tolerations."""
     template = (ds.get("spec") or {}).get("template") or {}
-    spec = copy.deepcopy(dict(template.get("spec") or {}))
+    spec = document_copy(dict(template.get("spec") or {}))
     spec["nodeName"] = node
     spec["tolerations"] = adm.daemon_pod_tolerations(spec)
     return {"kind": "Pod", "metadata": {"name": f"{name_of(ds)}-simulated", "namespace": object_namespace(ds),
@@ -105,10 +105,10 @@ def node_should_run_daemon_pod(ds: Mapping[str, Any], node_doc: Mapping[str, Any
 
 
 # What reconcile_daemon_set remembers of a node between runs: the node's part of the status
-# counts (desired, current, misscheduled, ready), nodeShouldRunDaemonPod's answer with what
-# it was computed from (the DaemonSet, the Node and the other pods on it), the daemon pod
-# and the Node objects (made from the first two).
-_NodeMemo = tuple[tuple[int, int, int, int], tuple, tuple[bool, bool, bool], Pod, Node]
+# counts (desired, current, misscheduled, ready), what nodeShouldRunDaemonPod read (see
+# _node) and its answer, the daemon pod (made from the DaemonSet), the Node document and
+# the Node made from it.
+_NodeMemo = tuple[tuple[int, int, int, int], tuple, tuple[bool, bool, bool], Pod, Mapping[str, Any], Node]
 
 
 class DaemonMemo:
@@ -190,20 +190,22 @@ def _reconcile_nodes(ctx: WorkloadContext, ds: Mapping[str, Any], nodes: Collect
 def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, Any], pods: list[dict],
           others: Sequence[Mapping[str, Any]], actions: list, previous: _NodeMemo | None) -> _NodeMemo:
     """One node: its actions (appended) and what to remember of it. nodeShouldRunDaemonPod
-    is asked again only when the DaemonSet, the Node or the other pods on it are not the
-    documents `previous` had it from (documents are never changed in place)."""
+    is asked again only when what it reads changed since `previous` (documents are never
+    changed in place: the same object is the same content)."""
     node = meta(node_doc).get("name") or ""
     template = (ds.get("spec") or {}).get("template") or {}
-    inputs = (ds, node_doc, *others)
-    if previous is not None and (len(previous[1]) == len(inputs) and all(map(operator.is_, previous[1], inputs))
-                                 or previous[2] == (True, True, True) and _fewer(previous[1], inputs)):
-        # the same inputs; or the node fit it with more pods: with fewer it still does (the
-        # predicates that read the other pods, resources and host ports, only fail with more)
-        decision, daemon, node_object = previous[2], previous[3], previous[4]
+    node_object = previous[5] if previous is not None and previous[4] is node_doc else Node.from_doc(node_doc)
+    # What nodeShouldRunDaemonPod reads: the DaemonSet; of the Node its name, labels, taints
+    # and allocatable resources (the taints predicate and GeneralPredicates); of the other
+    # pods their containers (requests and host ports) and their number.
+    inputs = (ds, (node_object.name, node_object.labels, node_object.taints, node_object.allocatable),
+              *((p.get("spec") or {}).get("containers") for p in others))
+    if previous is not None and (_same(previous[1], inputs) or previous[2] == (True, True, True) and _fewer(previous[1], inputs)):
+        # the same inputs; or the node fit it with more pods: with fewer it still does (those
+        # predicates only fail with more)
+        decision, daemon = previous[2], previous[3]
     else:
-        same_ds, same_node = previous is not None and previous[1][0] is ds, previous is not None and previous[1][1] is node_doc
-        daemon = previous[3] if same_ds else Pod.from_doc(daemon_pod_doc(ds, node))
-        node_object = previous[4] if same_node else Node.from_doc(node_doc)
+        daemon = previous[3] if previous is not None and previous[1][0] is ds else Pod.from_doc(daemon_pod_doc(ds, node))
         decision = node_should_run_daemon_pod(ds, node_doc, others, pod_object=ctx.pod_object, daemon_pod=daemon,
                                               node_object=node_object)
     want, schedule, keep = decision
@@ -241,16 +243,23 @@ def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, An
     elif not keep and running:
         for p in running:
             actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
-    return (desired, current, misscheduled, ready), inputs, decision, daemon, node_object
+    return (desired, current, misscheduled, ready), inputs, decision, daemon, node_doc, node_object
+
+
+def _same(before: tuple, now: tuple) -> bool:
+    """Whether two (DaemonSet, what is read of the Node, *containers of pods) are the same:
+    the same DaemonSet document, equal Node readings, the very same containers."""
+    return (len(before) == len(now) and before[0] is now[0] and before[1] == now[1]
+            and all(map(operator.is_, before[2:], now[2:])))
 
 
 def _fewer(before: tuple, now: tuple) -> bool:
-    """Whether `now` is (DaemonSet, Node, *pods) with the same DaemonSet and Node documents
-    as `before` and some of its pods (the very documents)."""
-    if before[0] is not now[0] or before[1] is not now[1] or len(now) > len(before):
+    """Whether `now` has the DaemonSet and Node of `before` and some of its pods' containers."""
+    if before[0] is not now[0] or before[1] != now[1] or len(now) > len(before):
         return False
-    had = {id(p) for p in before[2:]}
-    return all(id(p) in had for p in now[2:])
+    had = Counter(map(id, before[2:]))
+    had.subtract(map(id, now[2:]))
+    return min(had.values(), default=0) >= 0
 
 
 def _status(ds: Mapping[str, Any], counts: list[int]) -> list:

@@ -170,7 +170,7 @@ class SchedulerController:
         # for a running scheduler): otherwise the queues are empty and nothing changes.
         if any(pod.scheduler_name in names and pod.phase not in ("Succeeded", "Failed")
                and (key not in unschedulable or pod.nominated_node_name)
-               for key in snapshot.pending for pod in (snapshot.pods[key],)):
+               for key in snapshot.pending for pod in (snapshot.pod(key),)):
             state, infos = snapshot.state(store)
             position = {key: i for i, key in enumerate(snapshot.pods)}
             held: dict[int, Pod] = {}
@@ -262,22 +262,30 @@ class Snapshot:
     """What a scheduling pass reads, kept from one pass to the next: the Pod and Node
     objects in store order and the NodeInfos, brought up to date from the refs that
     changed (`note`, on every run), so a pass costs what changed, not the cluster's size.
-    The other kinds' objects (few) are read again for each pass, each built once per
-    document. `state(store)` gives what build_state and node_infos() give for the store's
-    documents; `passed(infos)` after a pass: the NodeInfos it changed are built again next
-    time (the actions that changed them change their pods in the store too)."""
+    A Pod object is made when a pass needs it (the last version of a pod that changed
+    several times between two passes, once). The other kinds' objects (few) are read again
+    for each pass, each built once per document.
+
+    `state(store)` gives what build_state and node_infos() give for the store's documents:
+    a NodeInfo whose Node changed is built again; a pod that came, went or changed is
+    taken out of its NodeInfo and put in its place in another (pods in store order, as
+    node_infos() has them), with the SchedulerCache (`cache`) told as NodeInfos tell it.
+    `passed(infos)` after a pass: the NodeInfos it changed (pods bound, victims) are built
+    again next time (the actions that changed them change their pods in the store too)."""
 
     def __init__(self, store: Store) -> None:
-        self.pods: dict[str, Pod] = {}  # by key, in store order
+        self.pods: dict[str, Pod | None] = {}  # by key, in store order (None: to be made from its document)
         self.pod_docs: dict[str, dict] = {}
         self.order: dict[str, int] = {}  # key -> store.order
         self.nodes: dict[str, Node] = {}
         self.node_docs: dict[str, dict] = {}
         self.node_order: dict[str, int] = {}
         self.infos: dict[str, NodeInfo] | None = None  # None: build them all
+        self.on: dict[str, tuple[str, int]] = {}  # key -> (the NodeInfo it is in, its order then)
         self.generations: dict[str, int] = {}  # each NodeInfo's generation as a pass got it
         self._cache: SchedulerCache | None = None
-        self.dirty_nodes: set[str] = set()
+        self.dirty_nodes: set[str] = set()  # NodeInfos to build again
+        self.dirty_pods: set[str] = set()  # pods to take out of or put in a NodeInfo
         self.pending: set[str] = set()  # keys of the pods without a node, not terminating
         self.built: dict[int, tuple[dict, Any]] = {}  # id(doc) -> (doc, object), for the other kinds
         for doc in store.list("Node"):
@@ -296,20 +304,25 @@ class Snapshot:
     def _set_pod(self, store: Store, doc: dict) -> None:
         ns, name = _ns_name(doc)
         key = _key(ns, name)
-        pod = Pod.from_doc(doc)
-        self.pods[key] = pod
+        self.pods[key] = None
         self.pod_docs[key] = doc
         self.order[key] = store.order("Pod", ns, name)
-        if not pod.node_name and not pod.is_terminating:
+        if _pending(doc):
             self.pending.add(key)
         else:
             self.pending.discard(key)
 
-    def _drop_pod(self, key: str) -> Pod | None:
-        pod = self.pods.pop(key, None)
+    def _drop_pod(self, key: str) -> None:
+        self.pods.pop(key, None)
         self.pod_docs.pop(key, None)
         self.order.pop(key, None)
         self.pending.discard(key)
+
+    def pod(self, key: str) -> Pod:
+        """The Pod object of a pod (made from its document when it changed)."""
+        pod = self.pods[key]
+        if pod is None:
+            pod = self.pods[key] = Pod.from_doc(self.pod_docs[key])
         return pod
 
     def note(self, store: Store, changed: Iterable[tuple[str, str, str]]) -> None:
@@ -322,21 +335,16 @@ class Snapshot:
                 doc = store.get("Pod", ns, name)
                 if doc is self.pod_docs.get(key):
                     continue
-                old = self.pods.get(key)
-                if old is not None and old.node_name:
-                    self.dirty_nodes.add(old.node_name)
+                self.dirty_pods.add(key)
                 if doc is None:
                     self._drop_pod(key)
                     continue
                 order = store.order("Pod", ns, name)
-                if old is not None and self.order.get(key) == order:
+                if key in self.pods and self.order.get(key) == order:
                     self._set_pod(store, doc)  # in its place
                 else:
                     self._drop_pod(key)
                     added.append((order, doc))
-                node = (doc.get("spec") or {}).get("nodeName")
-                if node:
-                    self.dirty_nodes.add(node)
             elif kind == "Node":
                 doc = store.get("Node", "", name)
                 if doc is self.node_docs.get(name):
@@ -371,7 +379,7 @@ class Snapshot:
 
     def state(self, store: Store) -> tuple[ClusterState, dict[str, NodeInfo]]:
         """The ClusterState build_state gives for the store's documents, and its NodeInfos."""
-        state = ClusterState(nodes=list(self.nodes.values()), pods=list(self.pods.values()))
+        state = ClusterState(nodes=list(self.nodes.values()), pods=[self.pod(key) for key in self.pods])
         built = self.built
         seen: dict[int, tuple[dict, Any]] = {}
         for kind in store.kinds():
@@ -394,25 +402,74 @@ class Snapshot:
         self.built = seen
         if self.infos is None:
             self.infos = state.node_infos()
+            self.on = {pod.key: (pod.node_name, self.order[pod.key]) for pod in state.pods if pod.node_name in self.infos}
         else:
+            before = {key: self.on.get(key) for key in self.dirty_pods}
             for name in self.dirty_nodes:
-                node = self.nodes.get(name)
-                if node is None:
-                    continue
-                info = NodeInfo(node)
-                for doc in store.in_order("Pod", store.pods_on_node(name)):
-                    info.add_pod(self.pods[_key(*_ns_name(doc))])
-                self.infos[name] = info
-        self.dirty_nodes = set()
+                self._rebuild(store, name)
+            cache = self._cache
+            if cache is not None:
+                cache.attach()  # it follows what the pods' moves change in the NodeInfos it has
+            try:
+                for key in self.dirty_pods:
+                    self._move(store, key, before[key])
+            finally:
+                if cache is not None:
+                    cache.detach()
+        self.dirty_nodes, self.dirty_pods = set(), set()
         self.generations = {name: info.generation for name, info in self.infos.items()}
         return state, self.infos
+
+    def _rebuild(self, store: Store, name: str) -> None:
+        """A new NodeInfo for node `name`, with its pods in store order."""
+        assert self.infos is not None
+        node = self.nodes.get(name)
+        if node is None:
+            return
+        info = NodeInfo(node)
+        for doc in store.in_order("Pod", store.pods_on_node(name)):
+            key = _key(*_ns_name(doc))
+            info.add_pod(self.pod(key))
+            self.on[key] = (name, self.order[key])
+        self.infos[name] = info
+        self.dirty_nodes.add(name)
+
+    def _move(self, store: Store, key: str, before: tuple[str, int] | None) -> None:
+        """Take pod `key` out of the NodeInfo it was in (`before`) and put it where it is now."""
+        assert self.infos is not None
+        pod = self.pod(key) if key in self.pods else None
+        node = pod.node_name if pod is not None and pod.node_name in self.infos else None
+        now = None if node is None else (node, self.order[key])
+        if now is None:
+            self.on.pop(key, None)
+        else:
+            self.on[key] = now
+        if before is not None and before[0] not in self.dirty_nodes and before[0] in self.infos:
+            info = self.infos[before[0]]
+            old = next((p for p in info.pods if p.key == key), None)
+            if old is None:  # not where it was said to be: build that NodeInfo again
+                self._rebuild(store, before[0])
+            elif now == before and pod is not None and old.containers == pod.containers:
+                if old is not pod:
+                    info.replace_pod(old, pod)  # the same requests and ports, in its place
+                return
+            else:
+                info.remove_pod(old)
+        if now is not None and now[0] not in self.dirty_nodes:
+            info = self.infos[now[0]]
+            info.add_pod(pod)
+            pods, i = info.pods, len(info.pods) - 1
+            while i > 0 and self.order[pods[i - 1].key] > now[1]:
+                i -= 1
+            if i != len(pods) - 1:
+                pods.insert(i, pods.pop())  # in store order, as node_infos() puts it
 
     def pending_keys(self) -> set[str]:
         return set(self.pending)
 
     def pending_pods(self, store: Store) -> list[Pod]:
         """The pods without a node, not terminating, in store order."""
-        return [self.pods[key] for key in sorted(self.pending, key=self.order.__getitem__)]
+        return [self.pod(key) for key in sorted(self.pending, key=self.order.__getitem__)]
 
 
 def _namespace_name(doc: Mapping[str, Any]) -> str:
