@@ -166,6 +166,7 @@ class SchedulerController:
         results: list[ScheduleResult] = []
         actions: list = []
         bound: list[str] = []
+        touched: dict[str, str] = {}  # pods the pass put on a node or made victims -> their node
         # A pass only when a pod would enter a queue (not held in the unschedulable queue,
         # for a running scheduler): otherwise the queues are empty and nothing changes.
         if any(pod.scheduler_name in names and pod.phase not in ("Succeeded", "Failed")
@@ -201,11 +202,13 @@ class SchedulerController:
                     actions.append(A.Bind(new.namespace, new.name, new.node_name))
                     self._bound.add(new.key)
                     bound.append(new.key)
+                    touched[new.key] = new.node_name
                 elif new.nominated_node_name != old.nominated_node_name:
                     actions.append(A.SetNominatedNode(new.namespace, new.name, new.nominated_node_name))
                 if new.deletion_timestamp is not None and old.deletion_timestamp is None:
                     actions.append(A.SetPodDeletion(new.namespace, new.name, now, old.termination_grace_period_seconds, "Preempted"))
-            snapshot.passed(infos)
+                    touched.setdefault(new.key, new.node_name)
+            snapshot.passed(infos, touched, set(bound))
         actions += self._no_scheduler(store, snapshot.pending_pods(store), settings, now)
         tried: dict[str, int] = {}
         for r in results:
@@ -285,8 +288,10 @@ class Snapshot:
         self.generations: dict[str, int] = {}  # each NodeInfo's generation as a pass got it
         self._cache: SchedulerCache | None = None
         self.dirty_nodes: set[str] = set()  # NodeInfos to build again
+        self.renode: set[str] = set()  # NodeInfos whose Node changed (their pods did not)
         self.dirty_pods: set[str] = set()  # pods to take out of or put in a NodeInfo
         self.pending: set[str] = set()  # keys of the pods without a node, not terminating
+        self.stale: set[str] = set()  # keys of the pods whose object is to be made
         self.built: dict[int, tuple[dict, Any]] = {}  # id(doc) -> (doc, object), for the other kinds
         for doc in store.list("Node"):
             self._set_node(store, doc)
@@ -305,6 +310,7 @@ class Snapshot:
         ns, name = _ns_name(doc)
         key = _key(ns, name)
         self.pods[key] = None
+        self.stale.add(key)
         self.pod_docs[key] = doc
         self.order[key] = store.order("Pod", ns, name)
         if _pending(doc):
@@ -314,6 +320,7 @@ class Snapshot:
 
     def _drop_pod(self, key: str) -> None:
         self.pods.pop(key, None)
+        self.stale.discard(key)
         self.pod_docs.pop(key, None)
         self.order.pop(key, None)
         self.pending.discard(key)
@@ -323,6 +330,7 @@ class Snapshot:
         pod = self.pods[key]
         if pod is None:
             pod = self.pods[key] = Pod.from_doc(self.pod_docs[key])
+            self.stale.discard(key)
         return pod
 
     def note(self, store: Store, changed: Iterable[tuple[str, str, str]]) -> None:
@@ -349,7 +357,7 @@ class Snapshot:
                 doc = store.get("Node", "", name)
                 if doc is self.node_docs.get(name):
                     continue
-                self.dirty_nodes.add(name)
+                self.renode.add(name)
                 if doc is None or self.node_order.get(name) != store.order("Node", "", name):
                     nodes_moved = True
                 else:
@@ -369,17 +377,25 @@ class Snapshot:
             self._cache = SchedulerCache(infos, state)
         return self._cache
 
-    def passed(self, infos: Mapping[str, NodeInfo]) -> None:
-        """After a pass: the NodeInfos it changed (pods bound, victims) are stale."""
+    def passed(self, infos: Mapping[str, NodeInfo], touched: Mapping[str, str], bound: set[str]) -> None:
+        """After a pass that changed the NodeInfos: the pods it put on nodes (`bound`) and
+        its victims (`touched`: pod key -> node) are the pass's objects, to be swapped for
+        the store's when the actions that made them have changed the pods (any other
+        NodeInfo the pass changed is built again)."""
+        explained = set(touched.values())
         for name, info in infos.items():
-            if info.generation != self.generations.get(name):
+            if info.generation != self.generations.get(name) and name not in explained:
                 self.dirty_nodes.add(name)
+        for key in bound:
+            self.on[key] = (touched[key], -1)  # not the store's object, maybe not in its place
 
     # --- reading -----------------------------------------------------------------------------------------
 
     def state(self, store: Store) -> tuple[ClusterState, dict[str, NodeInfo]]:
         """The ClusterState build_state gives for the store's documents, and its NodeInfos."""
-        state = ClusterState(nodes=list(self.nodes.values()), pods=[self.pod(key) for key in self.pods])
+        for key in list(self.stale):
+            self.pod(key)
+        state = ClusterState(nodes=list(self.nodes.values()), pods=list(self.pods.values()))
         built = self.built
         seen: dict[int, tuple[dict, Any]] = {}
         for kind in store.kinds():
@@ -416,7 +432,12 @@ class Snapshot:
             finally:
                 if cache is not None:
                     cache.detach()
-        self.dirty_nodes, self.dirty_pods = set(), set()
+            for name in self.renode - self.dirty_nodes:
+                info = self.infos.get(name)
+                if info is not None and name in self.nodes:
+                    info = self.infos[name] = info.clone()  # the same pods, the new Node
+                    info.node = self.nodes[name]
+        self.dirty_nodes, self.dirty_pods, self.renode = set(), set(), set()
         self.generations = {name: info.generation for name, info in self.infos.items()}
         return state, self.infos
 

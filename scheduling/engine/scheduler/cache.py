@@ -252,11 +252,12 @@ class SchedulerCache:
             old = self.infos[i]
             if old is info:
                 continue
-            for pod in old.pods:
-                self._index_pod(i, old, pod, -1)
+            if old.pods != info.pods:  # (a NodeInfo with a new Node and the same pods: nothing to count again)
+                for pod in old.pods:
+                    self._index_pod(i, old, pod, -1)
+                for pod in info.pods:
+                    self._index_pod(i, info, pod, 1)
             self.infos[i] = info
-            for pod in info.pods:
-                self._index_pod(i, info, pod, 1)
             if info.node is not old.node and info.node != old.node:
                 moved.append(i)
                 a = info.allocatable
