@@ -127,6 +127,13 @@ class Store:
     identity of the document, valid as long as the document is the one in the store.
     Whoever reads documents must not change them either (copy first: `document_copy`).
 
+    Indexes kept as documents come and go (what the controllers of a large cluster look
+    up instead of scanning every pod): `order(kind, namespace, name)` (the document's
+    place in `list(kind)`), `names(kind, namespace)`, and for pods `pods_on_node(node)`,
+    `pods_of(namespace, kind, name)` (by controller reference) and
+    `orphan_pods(namespace)`; each returns keys (namespace, name), in no particular order
+    (sort by `order` for the store's).
+
     `copy=False` takes the documents as they are (the caller hands them over and changes
     them no more), with `memo` the objects already built from them."""
 
@@ -140,6 +147,7 @@ class Store:
         )
         # id(document) -> (document, what was built from it, ...): see build_state.
         self.memo: dict[int, tuple] = {} if memo is None else memo
+        self._index = _Index()
         for doc in docs:
             self.put(document_copy(dict(doc)) if copy else doc)
 
@@ -159,8 +167,12 @@ class Store:
             yield from docs.values()
 
     def copy(self) -> "Store":
+        """An independent store with the same documents (shared: none is changed in place),
+        events and controller state."""
         other = Store()
-        other._docs = {k: {key: document_copy(d) for key, d in docs.items()} for k, docs in self._docs.items()}
+        other._docs = {k: dict(docs) for k, docs in self._docs.items()}
+        other._index = self._index.copy()
+        other.memo = self.memo  # entries hold their documents: valid for both stores
         other.events = list(self.events)
         other.controller_state = _copy.deepcopy(self.controller_state)
         return other
@@ -169,16 +181,57 @@ class Store:
         """A controller's own state (read only; change it with SetControllerState)."""
         return self.controller_state.get(controller, {})
 
+    # indexes -------------------------------------------------------------------------------
+
+    def order(self, kind: str, namespace: str, name: str) -> int:
+        """A number that sorts documents of a kind as `list(kind)` has them."""
+        return self._index.order[(kind, namespace, name)]
+
+    def in_order(self, kind: str, keys: Iterable[tuple[str, str]]) -> list[dict]:
+        """The documents of `keys` that exist, in store order."""
+        docs = self._docs.get(kind, {})
+        order = self._index.order
+        found = [(order[(kind, *key)], docs[key]) for key in set(keys) if key in docs]
+        found.sort(key=_first)
+        return [doc for _, doc in found]
+
+    def names(self, kind: str, namespace: str) -> Mapping[str, None]:
+        """The names of the documents of `kind` in `namespace` (read only)."""
+        return self._index.names.get((kind, namespace), _EMPTY)
+
+    def pods_on_node(self, node: str) -> Mapping[tuple[str, str], None]:
+        """The keys of the pods whose spec.nodeName is `node` (read only)."""
+        return self._index.on_node.get(node, _EMPTY)
+
+    def pods_of(self, namespace: str, kind: str, name: str) -> Mapping[tuple[str, str], None]:
+        """The keys of the pods of `namespace` whose controller reference names kind/name (read only)."""
+        return self._index.owned.get((namespace, kind, name), _EMPTY)
+
+    def orphan_pods(self, namespace: str) -> Mapping[tuple[str, str], None]:
+        """The keys of the pods of `namespace` without a controller reference (read only)."""
+        return self._index.orphans.get(namespace, _EMPTY)
+
+    def pods_labelled(self, namespace: str, key: str, value: str) -> Mapping[tuple[str, str], None]:
+        """The keys of the pods of `namespace` with the label key=value (read only)."""
+        return self._index.labelled.get((namespace, key, value), _EMPTY)
+
     # writing -------------------------------------------------------------------------------
 
     def put(self, doc: dict) -> Ref:
         """Insert or overwrite `doc` as is (no copy)."""
         ref = ref_of(doc)
-        self._docs.setdefault(ref[0], {})[(ref[1], ref[2])] = doc
+        docs = self._docs.setdefault(ref[0], {})
+        key = (ref[1], ref[2])
+        old = docs.get(key)
+        docs[key] = doc
+        self._index.add(ref, old, doc)
         return ref
 
     def remove(self, kind: str, namespace: str, name: str) -> dict | None:
-        return self._docs.get(kind, {}).pop((namespace, name), None)
+        old = self._docs.get(kind, {}).pop((namespace, name), None)
+        if old is not None:
+            self._index.remove((kind, namespace, name), old)
+        return old
 
     def apply_all(self, actions: Iterable[Any]) -> list[Ref]:
         changed: list[Ref] = []
@@ -191,6 +244,169 @@ class Store:
         if handler is None:
             raise TypeError(f"not an action: {action!r}")
         return handler(self, action)
+
+
+class Scratch(Store):
+    """A store that starts as a view of another and keeps its own changes: a document is the
+    other store's until this one changes it (documents are never changed in place, so
+    nothing is copied up front). For what-ifs that change a few documents of a large store
+    (an eviction pass): it changes documents, it does not create or delete any, so the
+    indexes (names, order, pods by node...) are the other store's."""
+
+    def __init__(self, base: Store):
+        super().__init__()
+        self.base = base
+        # the values are shared: the store replaces a value, it never changes one in place
+        self.controller_state = {name: dict(values) for name, values in base.controller_state.items()}
+
+    def get(self, kind: str, namespace: str, name: str) -> dict | None:
+        doc = self._docs.get(kind, {}).get((namespace, name))
+        return doc if doc is not None else self.base.get(kind, namespace, name)
+
+    def list(self, kind: str) -> list[dict]:
+        docs = self.base.list(kind)
+        mine = self._docs.get(kind)
+        return [mine.get((namespace_of(d), name_of(d)), d) for d in docs] if mine else docs
+
+    def kinds(self) -> list[str]:
+        return self.base.kinds()
+
+    def all(self) -> Iterator[dict]:
+        for kind in self.base.kinds():
+            yield from self.list(kind)
+
+    def copy(self) -> "Store":
+        other = self.base.copy()
+        for docs in self._docs.values():
+            for doc in docs.values():
+                other.put(doc)
+        other.controller_state = copy.deepcopy(self.controller_state)
+        other.events = list(self.base.events) + self.events
+        return other
+
+    def order(self, kind: str, namespace: str, name: str) -> int:
+        return self.base.order(kind, namespace, name)
+
+    def in_order(self, kind: str, keys: Iterable[tuple[str, str]]) -> list[dict]:
+        docs = self.base.in_order(kind, keys)
+        mine = self._docs.get(kind)
+        return [mine.get((namespace_of(d), name_of(d)), d) for d in docs] if mine else docs
+
+    def names(self, kind: str, namespace: str) -> Mapping[str, None]:
+        return self.base.names(kind, namespace)
+
+    def pods_on_node(self, node: str) -> Mapping[tuple[str, str], None]:
+        return self.base.pods_on_node(node)
+
+    def pods_of(self, namespace: str, kind: str, name: str) -> Mapping[tuple[str, str], None]:
+        return self.base.pods_of(namespace, kind, name)
+
+    def orphan_pods(self, namespace: str) -> Mapping[tuple[str, str], None]:
+        return self.base.orphan_pods(namespace)
+
+    def pods_labelled(self, namespace: str, key: str, value: str) -> Mapping[tuple[str, str], None]:
+        return self.base.pods_labelled(namespace, key, value)
+
+    def put(self, doc: dict) -> Ref:
+        ref = ref_of(doc)
+        if self.base.get(*ref) is None:
+            raise ValueError(f"a Scratch store does not create documents: {ref}")
+        self._docs.setdefault(ref[0], {})[(ref[1], ref[2])] = doc
+        return ref
+
+    def remove(self, kind: str, namespace: str, name: str) -> dict | None:
+        raise ValueError(f"a Scratch store does not delete documents: {(kind, namespace, name)}")
+
+
+_EMPTY: Mapping = {}
+
+
+def _first(item: tuple) -> Any:
+    return item[0]
+
+
+def _pod_keys(doc: Mapping[str, Any]) -> tuple[str, tuple[str, str, str] | None, tuple[tuple[str, str], ...]]:
+    """What the indexes file a pod under: spec.nodeName, (namespace, controller kind,
+    controller name) or None, and its labels."""
+    ref = controller_ref(doc)
+    m = doc.get("metadata") or {}
+    namespace = m.get("namespace") or "default"
+    owner = None if ref is None else (namespace, ref.get("kind") or "", ref.get("name") or "")
+    labels = tuple((namespace, k, v) for k, v in (m.get("labels") or {}).items())
+    return (doc.get("spec") or {}).get("nodeName") or "", owner, labels
+
+
+def _same_pod_keys(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether the index entries of two versions of a pod are the same (a quick look first:
+    a change shares what it did not change)."""
+    om, nm = old.get("metadata") or {}, new.get("metadata") or {}
+    if ((old.get("spec") or {}).get("nodeName") == (new.get("spec") or {}).get("nodeName")
+            and om.get("labels") is nm.get("labels") and om.get("ownerReferences") is nm.get("ownerReferences")
+            and om.get("namespace") == nm.get("namespace")):
+        return True
+    return _pod_keys(old) == _pod_keys(new)
+
+
+class _Index:
+    """The store's indexes (see Store); sets are dicts with None values."""
+
+    def __init__(self) -> None:
+        self.counter = 0
+        self.order: dict[Ref, int] = {}
+        self.names: dict[tuple[str, str], dict[str, None]] = {}
+        self.on_node: dict[str, dict[tuple[str, str], None]] = {}
+        self.owned: dict[tuple[str, str, str], dict[tuple[str, str], None]] = {}
+        self.orphans: dict[str, dict[tuple[str, str], None]] = {}
+        self.labelled: dict[tuple[str, str, str], dict[tuple[str, str], None]] = {}
+
+    def copy(self) -> "_Index":
+        other = _Index()
+        other.counter = self.counter
+        other.order = dict(self.order)
+        for field in ("names", "on_node", "owned", "orphans", "labelled"):
+            setattr(other, field, {k: dict(v) for k, v in getattr(self, field).items()})
+        return other
+
+    def add(self, ref: Ref, old: Mapping[str, Any] | None, doc: Mapping[str, Any]) -> None:
+        kind, namespace, name = ref
+        if old is None:
+            self.counter += 1
+            self.order[ref] = self.counter
+            self.names.setdefault((kind, namespace), {})[name] = None
+        if kind != "Pod":
+            return
+        if old is not None:
+            if _same_pod_keys(old, doc):
+                return
+            self._pod((namespace, name), _pod_keys(old), False)
+        self._pod((namespace, name), _pod_keys(doc), True)
+
+    def remove(self, ref: Ref, old: Mapping[str, Any]) -> None:
+        kind, namespace, name = ref
+        self.order.pop(ref, None)
+        names = self.names.get((kind, namespace))
+        if names is not None:
+            names.pop(name, None)
+            if not names:
+                del self.names[(kind, namespace)]
+        if kind == "Pod":
+            self._pod((namespace, name), _pod_keys(old), False)
+
+    def _pod(self, key: tuple[str, str], keys: tuple, add: bool) -> None:
+        node, owner, labels = keys
+        entries: list[tuple[dict, Any]] = [(self.labelled, label) for label in labels]
+        if node:
+            entries.append((self.on_node, node))
+        entries.append((self.owned, owner) if owner is not None else (self.orphans, key[0]))
+        for table, k in entries:
+            if add:
+                table.setdefault(k, {})[key] = None
+            else:
+                members = table.get(k)
+                if members is not None:
+                    members.pop(key, None)
+                    if not members:
+                        del table[k]
 
 
 # --- handlers: each returns the refs it changed ------------------------------------------------
@@ -427,13 +643,30 @@ def _controller_state(store: Store, a: A.SetControllerState) -> list[Ref]:
             return []
         del state[a.key]
     else:
-        value = _copy.deepcopy(a.value)
-        if state.get(a.key) == value and a.key in state:
+        old = state.get(a.key)
+        value = _copy_sharing(a.value, old)
+        if old == value and a.key in state:
             return []
         state[a.key] = value
     if not state:
         del store.controller_state[a.controller]
     return [(CONTROLLER_STATE_KIND, "", a.controller)]
+
+
+def _copy_sharing(value: Any, old: Any) -> Any:
+    """document_copy(value), except for the parts that are the very objects of `old` (the
+    stored value it replaces, the store's own copy, which nobody changes in place): those
+    are kept as they are. A controller that changes one entry of a large state (say one
+    node's drain among a hundred) gets one entry copied, not the whole state."""
+    if value is old:
+        return old
+    if isinstance(value, dict):
+        before = old if isinstance(old, dict) else {}
+        return {k: _copy_sharing(v, before.get(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        before = old if isinstance(old, list) else []
+        return [_copy_sharing(v, before[i] if i < len(before) else None) for i, v in enumerate(value)]
+    return document_copy(value)
 
 
 def _event(store: Store, a: A.RecordEvent) -> list[Ref]:

@@ -39,6 +39,7 @@ from scheduling.engine.store import annotations_of, name_of, time_value
 from . import conditions as C
 from . import facts as F
 from . import graph as G
+from . import promql
 from .payload import CVO_COMPONENT, MCO_OPERATOR, Payload, payload, version_of_image
 from .versions import Version, is_version
 
@@ -117,6 +118,9 @@ class ClusterVersionOperator:
     name = NAME
     watches = frozenset({"ClusterVersion", "ClusterOperator", "MachineConfigPool", "Node"})
 
+    def __init__(self) -> None:
+        self._series: dict = {}  # the pods' series of the last evaluation (facts.cluster_series)
+
     def reconcile(self, ctx: Context) -> A.Result:
         result = A.Result()
         store, now = ctx.store, ctx.now
@@ -177,7 +181,7 @@ class ClusterVersionOperator:
         check = ctx.state.get("check") or {}
         key = f"{channel}|{at}|{hashlib.sha256(repr(sorted(facts.items())).encode()).hexdigest()[:16]}|{len(store.list('ClusterOperator'))}"
         if check.get("key") != key or now >= check.get("at", 0) + RISK_INTERVAL or "availableUpdates" not in status:
-            data = F.cluster_series(store, facts)
+            data = promql.Dataset(F.cluster_series(store, facts, self._series))
             avail, conditional = G.available(at, channel, data, now) if channel else ([], [])
             conditional = self._keep_times(status.get("conditionalUpdates") or [], conditional)
             result.actions.append(A.SetControllerState(NAME, "check", {"key": key, "at": time_value(now)}))

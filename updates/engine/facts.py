@@ -75,8 +75,11 @@ def _current_version(store: Store) -> str:
     return ((cv.get("status") or {}).get("desired") or {}).get("version") or ""
 
 
-def cluster_series(store: Store, facts: Mapping[str, Any]) -> list[Sample]:
+def cluster_series(store: Store, facts: Mapping[str, Any], memo: dict | None = None) -> list[Sample]:
+    """The series the risks' queries read. `memo` (the caller's, kept between calls): the
+    pods' container series already made, by (namespace, pod, container, image)."""
     facts = facts_of(facts)
+    made: dict = {}
     out: list[Sample] = []
     platform = facts["platform"]
     out.append(series("cluster_infrastructure_provider", 1, type=platform))
@@ -115,7 +118,14 @@ def cluster_series(store: Store, facts: Mapping[str, Any]) -> list[Sample]:
             key = (namespace_of(pod), name_of(pod), c.get("name") or "", c.get("image") or "")
             if key not in images:
                 images.add(key)
-                out.append(series("kube_pod_container_info", 1, namespace=key[0], pod=key[1], container=key[2], image=key[3]))
+                sample = None if memo is None else memo.get(key)
+                if sample is None:
+                    sample = series("kube_pod_container_info", 1, namespace=key[0], pod=key[1], container=key[2], image=key[3])
+                made[key] = sample
+                out.append(sample)
+    if memo is not None:
+        memo.clear()
+        memo.update(made)
     for ref in facts.get("secrets") or ():
         ns, _, name = str(ref).partition("/")
         out.append(series("kube_secret_info", 1, namespace=ns, secret=name))

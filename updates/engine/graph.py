@@ -144,7 +144,7 @@ def edges(channel: str) -> list[Edge]:
 # --- risk evaluation -----------------------------------------------------------------------------------------
 
 
-def match_rules(rules: Sequence[Mapping[str, Any]], data: Sequence[promql.Sample]) -> bool:
+def match_rules(rules: Sequence[Mapping[str, Any]], data: Sequence[promql.Sample] | promql.Dataset) -> bool:
     """clusterconditions.Match: the first rule that evaluates decides; unknown or failing
     rules are skipped; if none evaluates, an error."""
     errors: list[str] = []
@@ -164,7 +164,7 @@ def match_rules(rules: Sequence[Mapping[str, Any]], data: Sequence[promql.Sample
     raise NoMatchingRule("no recognized cluster conditions")
 
 
-def evaluate(risks: Iterable[Risk], data: Sequence[promql.Sample]) -> dict:
+def evaluate(risks: Iterable[Risk], data: Sequence[promql.Sample] | promql.Dataset) -> dict:
     """The Recommended condition of a conditional update (status, reason, message)."""
     status = ""
     reason = ""
@@ -194,7 +194,7 @@ def release_doc(version: str) -> dict:
     return {"version": version, "image": pull_spec(version), "channels": channels_of(version)}
 
 
-def available(version: str, channel: str, data: Sequence[promql.Sample], at: Any = 0) -> tuple[list, list]:
+def available(version: str, channel: str, data: Sequence[promql.Sample] | promql.Dataset, at: Any = 0) -> tuple[list, list]:
     """(status.availableUpdates, status.conditionalUpdates) for a cluster at `version`.
     A conditional update whose risks do not apply is also an available update."""
     recommended: list[dict] = []

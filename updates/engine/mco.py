@@ -33,9 +33,10 @@ update fail (state Degraded, reason = message) until the annotation is removed.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import math
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple
 
 from scheduling.engine import actions as A
 from scheduling.engine.api.objects import LabelSelector
@@ -204,27 +205,37 @@ def _creation(node: Mapping[str, Any]) -> float:
 
 def sort_candidates(nodes: list[dict]) -> list[dict]:
     """sortNodeList: by zone (nodes without one last), then oldest first (name breaks ties)."""
-    def key(n):
-        zone = labels_of(n).get(ZONE_LABEL)
-        return (zone is None, zone or "", _creation(n), name_of(n))
-    return sorted(nodes, key=key)
+    return sorted(nodes, key=_candidate_order)
+
+
+def _candidate_order(node: Mapping[str, Any]) -> tuple:
+    zone = labels_of(node).get(ZONE_LABEL)
+    return (zone is None, zone or "", _creation(node), name_of(node))
 
 
 def pool_status(pool: Mapping[str, Any], nodes: list[dict], now: float) -> dict:
     target = ((pool.get("spec") or {}).get("configuration") or {}).get("name") or ""
-    old = pool.get("status") or {}
     updated = [n for n in nodes if is_node_done(n) and annotations_of(n).get(CURRENT) == target]
     ready = [n for n in updated if is_node_ready(n)]
     unavailable = [n for n in nodes if is_node_unavailable(n)]
     degraded = [n for n in nodes if is_node_failing(n)]
+    return _pool_status(pool, len(nodes), len(updated), len(ready), len(unavailable), degraded, now)
+
+
+def _pool_status(pool: Mapping[str, Any], machines: int, updated: int, ready: int, unavailable: int,
+                 degraded: list[dict], now: float) -> dict:
+    """The pool's status from the counts of its nodes (updated: done on the pool's config;
+    ready: of those, the ready ones) and its degraded nodes, in node order."""
+    target = ((pool.get("spec") or {}).get("configuration") or {}).get("name") or ""
+    old = pool.get("status") or {}
     conds = [dict(c) for c in old.get("conditions") or ()]
     status: dict[str, Any] = {
         "observedGeneration": (pool.get("metadata") or {}).get("generation", 1),
-        "machineCount": len(nodes), "updatedMachineCount": len(updated), "readyMachineCount": len(ready),
-        "unavailableMachineCount": len(unavailable), "degradedMachineCount": len(degraded),
+        "machineCount": machines, "updatedMachineCount": updated, "readyMachineCount": ready,
+        "unavailableMachineCount": unavailable, "degradedMachineCount": len(degraded),
         "configuration": old.get("configuration") or {},
     }
-    all_updated = len(updated) == len(nodes) and len(ready) == len(nodes) and not unavailable
+    all_updated = updated == machines and ready == machines and not unavailable
     line = f"MachineConfig {target}"
     if all_updated:
         status["configuration"] = dict((pool.get("spec") or {}).get("configuration") or {})
@@ -282,20 +293,135 @@ def os_update_events(store, current: str, desired: str, *, started: bool) -> lis
 # --- the controllers ------------------------------------------------------------------------------------------
 
 
+class _NodeFacts(NamedTuple):
+    """What the node controller counts of a node, for its pool's configuration `target`."""
+
+    updated: bool  # done, on target
+    ready: bool
+    unavailable: bool
+    failing: bool
+    targeting: bool  # desiredConfig is target
+    has_current: bool
+    order: tuple  # where sort_candidates puts it
+
+    @classmethod
+    def of(cls, node: Mapping[str, Any], target: str) -> "_NodeFacts":
+        ann = annotations_of(node)
+        return cls(is_node_done(node) and ann.get(CURRENT) == target, is_node_ready(node), is_node_unavailable(node),
+                   is_node_failing(node), ann.get(DESIRED) == target, bool(ann.get(CURRENT)), _candidate_order(node))
+
+
+class _PoolCounts:
+    """A pool's nodes (names) and their _NodeFacts for one target, with the counts the node
+    controller and the pool status read, kept as nodes change."""
+
+    def __init__(self, target: str):
+        self.target = target
+        self.facts: dict[str, _NodeFacts] = {}
+        self.updated = self.ready = self.unavailable = self.failing_targets = 0
+        self.candidates: set[str] = set()  # not targeting the pool's config, with a current one
+        self.degraded: set[str] = set()
+
+    def set(self, name: str, facts: _NodeFacts | None) -> None:
+        old = self.facts.pop(name, None)
+        if old is not None:
+            self._count(name, old, -1)
+        if facts is not None:
+            self.facts[name] = facts
+            self._count(name, facts, 1)
+
+    def _count(self, name: str, f: _NodeFacts, delta: int) -> None:
+        self.updated += delta * f.updated
+        self.ready += delta * (f.updated and f.ready)
+        self.unavailable += delta * f.unavailable
+        self.failing_targets += delta * (f.targeting and f.failing)
+        for group, member in ((self.candidates, not f.targeting and f.has_current), (self.degraded, f.failing)):
+            if member and delta > 0:
+                group.add(name)
+            elif member:
+                group.discard(name)
+
+
+class _Membership:
+    """Which pools each node belongs to (pool_nodes, node by node), and the nodes' roles,
+    kept from one run to the next: only the changed nodes are looked at again, every node
+    when a pool's nodeSelector changes."""
+
+    def __init__(self) -> None:
+        self.pools_key: tuple | None = None
+        self.roles: dict[str, list[str]] = {}
+        self.pools_of: dict[str, tuple[str, ...]] = {}
+        self.members: dict[str, dict[str, None]] = {}
+        self.role_count: dict[str, int] = {}
+
+    def update(self, store, changed: set[str] | None) -> set[str] | None:
+        """Bring it up to date; the nodes whose membership may differ (None: all)."""
+        pools = store.list("MachineConfigPool")
+        key = tuple((name_of(p), (p.get("spec") or {}).get("nodeSelector")) for p in pools)
+        if key != self.pools_key or changed is None:
+            self.pools_key = key
+            self.roles, self.pools_of, self.members, self.role_count = {}, {}, {}, {}
+            changed = None
+        selectors = [(name, _selector(raw)) for name, raw in key]
+        selectors = [(name, sel) for name, sel in selectors if sel is not None and not sel.is_empty]
+        custom = [sel for name, sel in selectors if name not in ("worker", "master")]
+        names = [name_of(n) for n in store.list("Node")] if changed is None else changed
+        for name in names:
+            for role in self.roles.pop(name, ()):
+                self.role_count[role] -= 1
+            for pool in self.pools_of.pop(name, ()):
+                self.members[pool].pop(name, None)
+            node = store.get("Node", "", name)
+            if node is None:
+                continue
+            self.roles[name] = node_roles(node)
+            for role in self.roles[name]:
+                self.role_count[role] = self.role_count.get(role, 0) + 1
+            labels = labels_of(node)
+            pools_of = tuple(pool for pool, sel in selectors if sel.matches(labels)
+                             and not (pool == "worker" and any(c.matches(labels) for c in custom)))
+            self.pools_of[name] = pools_of
+            for pool in pools_of:
+                self.members.setdefault(pool, {})[name] = None
+        return None if changed is None else set(names)
+
+    def wanted(self) -> set[str]:
+        return {role for role, n in self.role_count.items() if n > 0}
+
+
 class MCONodeController:
+    """Works over what changed since its last run: the changed nodes, and the nodes with a
+    drain under way (in its state); a pool's counts are kept as its nodes change (see
+    _PoolCounts, _Membership), so a run does not go over every node of a large pool."""
+
     name = NODE_CONTROLLER
     watches = frozenset({"Node", "MachineConfigPool", "MachineConfig", "ClusterVersion", "Pod", "PodDisruptionBudget"})
+
+    def __init__(self) -> None:
+        self._membership: _Membership | None = None
+        self._pools: dict[str, _PoolCounts] = {}  # a pool not here: every node of it is looked at
+        self._backlog: set[str] = set()  # changed nodes a run returned early before looking at
 
     def reconcile(self, ctx: Context) -> A.Result:
         result = A.Result()
         store, now = ctx.store, ctx.now
-        nodes = store.list("Node")
-        if not nodes:
+        if not store.names("Node", ""):
             return result
+        if self._membership is None or ctx.changed is None:
+            self._membership, self._pools = _Membership(), {}
+            changed = None
+        else:
+            changed = {name for kind, _, name in ctx.changed if kind == "Node"}
+        changed = self._membership.update(store, changed)
+        if changed is None:
+            self._pools = {}
+            changed = set()
+        changed |= self._backlog
+        self._backlog = set()
         cv = store.get("ClusterVersion", "", "version")
         version = current_version(cv) if cv else ""
         # missing pools (from node roles) and base configs
-        wanted = {"master", "worker"} | {r for n in nodes for r in node_roles(n)}
+        wanted = {"master", "worker"} | self._membership.wanted()
         created = False
         for name in sorted(wanted):
             if store.get("MachineConfigPool", "", name) is None:
@@ -306,16 +432,18 @@ class MCONodeController:
                 result.actions.append(A.CreateObject(base_config(role, version, now)))
                 created = True
         if created:
+            self._backlog = changed
             result.due(now)
             return result
         state = dict(ctx.state.get("drains") or {})
         for pool in store.list("MachineConfigPool"):
-            self._pool(ctx, pool, state, result)
+            self._pool(ctx, pool, state, result, changed)
         if state != (ctx.state.get("drains") or {}):
             result.actions.append(A.SetControllerState(NODE_CONTROLLER, "drains", state or None))
         return result
 
-    def _pool(self, ctx: Context, pool: dict, drains: dict, result: A.Result) -> None:
+    def _pool(self, ctx: Context, pool: dict, drains: dict, result: A.Result, changed: set[str]) -> None:
+        """One pool; `changed`: the nodes that changed since the last run."""
         store, now = ctx.store, ctx.now
         pname = name_of(pool)
         configs = pool_configs(store, pool)
@@ -343,14 +471,30 @@ class MCONodeController:
                 pool = {**pool, "spec": {**spec, "configuration": configuration}}
                 spec = pool["spec"]
         target = (spec.get("configuration") or {}).get("name") or ""
-        nodes = pool_nodes(store, pool)
+        assert self._membership is not None
+        members = self._membership.members.get(pname, {})
         if not target:
+            self._pools.pop(pname, None)
             return
+        counts = self._pools.get(pname)
+        if counts is None or counts.target != target:
+            counts = self._pools[pname] = _PoolCounts(target)
+            look: Iterable[str] = members
+        else:
+            look = [n for n in changed if n in members or n in counts.facts]
+        for name in look:
+            node = store.get("Node", "", name) if name in members else None
+            counts.set(name, None if node is None else _NodeFacts.of(node, target))
+        nodes = store.in_order("Node", (("", n) for n in look if n in members))
         # a node that never had a config: installed with the pool's config
         for node in nodes:
             if not annotations_of(node).get(DESIRED):
                 result.actions.append(A.SetAnnotation("Node", "", name_of(node), DESIRED, target))
-        # the update-in-progress taint and the drain controller
+        # the update-in-progress taint and the drain controller: the nodes that changed and
+        # the drains under way (any other node has nothing to do)
+        draining = [n for n in drains if n in members]
+        if draining:
+            nodes = store.in_order("Node", {("", name_of(n)) for n in nodes} | {("", n) for n in draining})
         for node in nodes:
             ann = annotations_of(node)
             self._drain(ctx, node, drains, result)
@@ -360,31 +504,25 @@ class MCONodeController:
                     result.actions.append(A.RemoveTaint(name_of(node), TAINT_KEY, "PreferNoSchedule"))
         # the node controller: new targets
         if not spec.get("paused"):
-            max_u = max_unavailable(pool, len(nodes))
-            unavailable = [n for n in nodes if is_node_unavailable(n)]
-            if len(unavailable) < max_u:
-                capacity = max_u - len(unavailable)
-                failing = 0
-                candidates = []
-                for node in nodes:
-                    if annotations_of(node).get(DESIRED) == target:
-                        if is_node_failing(node):
-                            failing += 1
-                        continue
-                    if not annotations_of(node).get(CURRENT):
-                        continue
-                    candidates.append(node)
-                if candidates and failing < capacity:
+            max_u = max_unavailable(pool, len(members))
+            if counts.unavailable < max_u:
+                capacity = max_u - counts.unavailable
+                failing = counts.failing_targets
+                if counts.candidates and failing < capacity:
                     capacity -= failing
-                    if capacity < len(candidates):
-                        candidates = sort_candidates(candidates)[:capacity]
+                    if capacity < len(counts.candidates):  # sort_candidates (its order has no ties)
+                        names = heapq.nsmallest(capacity, counts.candidates, key=lambda n: counts.facts[n].order)
+                        candidates = [store.get("Node", "", n) for n in names]
+                    else:
+                        candidates = store.in_order("Node", (("", n) for n in counts.candidates))
                     for node in candidates:
                         result.actions.append(A.SetAnnotation("Node", "", name_of(node), DESIRED, target))
                         result.actions.append(A.AddTaint(name_of(node), {"key": TAINT_KEY, "effect": "PreferNoSchedule"}))
                     msg = (f"Targeted node {name_of(candidates[0])} to MachineConfig: {target}" if len(candidates) == 1
                            else f"Set target for {len(candidates)} nodes to MachineConfig: {target}")
                     result.actions.append(A.RecordEvent(now, "Normal", "SetDesiredConfig", "MachineConfigPool", "", pname, msg, MCC_SOURCE))
-        status = pool_status(pool, nodes, now)
+        degraded = store.in_order("Node", (("", n) for n in counts.degraded))
+        status = _pool_status(pool, len(members), counts.updated, counts.ready, counts.unavailable, degraded, now)
         old = pool.get("status") or {}
         fields = {k: v for k, v in status.items() if old.get(k) != v}
         if fields:
@@ -473,6 +611,9 @@ class MCONodeController:
 
 
 class MCODaemon:
+    """Looks at the nodes that changed since its last run and the nodes with an update under
+    way (in its state): any other node is where it was when nothing needed doing for it."""
+
     name = DAEMON
     watches = frozenset({"Node", "MachineConfig"})
 
@@ -480,7 +621,12 @@ class MCODaemon:
         result = A.Result()
         store, now = ctx.store, ctx.now
         nodes_state = dict(ctx.state.get("nodes") or {})
-        for node in store.list("Node"):
+        if ctx.changed is None:
+            nodes = store.list("Node")
+        else:
+            look = {("", name) for kind, _, name in ctx.changed if kind == "Node"} | {("", name) for name in nodes_state}
+            nodes = store.in_order("Node", look)
+        for node in nodes:
             self._node(ctx, node, nodes_state, result)
         if nodes_state != (ctx.state.get("nodes") or {}):
             result.actions.append(A.SetControllerState(DAEMON, "nodes", nodes_state or None))

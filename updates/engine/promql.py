@@ -237,9 +237,28 @@ _COMPARE = {
 }
 
 
+class Dataset:
+    """Samples with an index by metric name, built once for every query evaluated on them
+    (a selector naming its metric reads only that metric's samples, in the same order)."""
+
+    def __init__(self, samples: Iterable[Sample]):
+        self.samples = list(samples)
+        self.by_name: dict[str, list[Sample]] = {}
+        for s in self.samples:
+            self.by_name.setdefault(s.get(NAME), []).append(s)
+
+    def select(self, matchers) -> list[Sample]:
+        candidates = self.samples
+        for label, op, value in matchers:
+            if label == NAME and op == "=":
+                candidates = self.by_name.get(value, [])
+                break
+        return [s for s in candidates if _matches(s, matchers)]
+
+
 class Evaluator:
-    def __init__(self, data: Iterable[Sample]):
-        self.data = list(data)
+    def __init__(self, data: Iterable[Sample] | Dataset):
+        self.data = data if isinstance(data, Dataset) else Dataset(data)
 
     def eval(self, node):
         kind = node[0]
@@ -248,7 +267,7 @@ class Evaluator:
         if kind == "str":
             return node[1]
         if kind == "sel":
-            return [s for s in self.data if _matches(s, node[1])]
+            return self.data.select(node[1])
         if kind == "agg":
             return self._agg(*node[1:])
         if kind == "call":
@@ -361,12 +380,12 @@ def parse(query: str):
     return _Parser(query).parse()
 
 
-def evaluate(query: str, data: Iterable[Sample]):
+def evaluate(query: str, data: Iterable[Sample] | Dataset):
     """The query's value: a float (scalar) or a list of Samples (instant vector)."""
     return Evaluator(data).eval(parse(query))
 
 
-def match(query: str, data: Iterable[Sample]) -> bool:
+def match(query: str, data: Iterable[Sample] | Dataset) -> bool:
     """What the CVO's PromQL cluster condition answers: the risk applies (True) or not
     (False); PromQLError when the query cannot be evaluated."""
     value = evaluate(query, data)

@@ -12,19 +12,20 @@ shared stream: the same scenario gives the same names however its clock is stepp
 
 from __future__ import annotations
 
-import copy
 import json
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from scheduling.engine import actions as A
 from scheduling.engine.api import admission as adm
 from scheduling.engine.api.defaults import apply_defaults
-from scheduling.engine.api.objects import LabelSelector, PriorityClass
+from scheduling.engine.api.objects import LabelSelector, Pod, PriorityClass
 from scheduling.engine.controller import rng_for
 from scheduling.engine.store import (
     Store,
     controller_ref,
+    document_copy,
     is_terminating,
     labels_of,
     meta,
@@ -134,7 +135,7 @@ def template_hash(template: Mapping[str, Any]) -> str:
 
 
 def without_hash(template: Mapping[str, Any]) -> dict:
-    t = copy.deepcopy(dict(template))
+    t = document_copy(dict(template))
     labels = (t.get("metadata") or {}).get("labels")
     if labels and POD_TEMPLATE_HASH in labels:
         labels = dict(labels)
@@ -152,7 +153,7 @@ def generate_name(ctx: "WorkloadContext", owner: Mapping[str, Any], prefix: str)
     clock is stepped; a name already taken in the namespace is drawn again (n + 1)."""
     base = prefix[: MAX_NAME_LENGTH - RANDOM_LENGTH]
     key = names_key(owner)
-    taken = ctx.taken.setdefault(object_namespace(owner), set())
+    taken = ctx.taken_in(object_namespace(owner))
     while True:
         n = ctx.counters.get(key, 0)
         ctx.counters[key] = n + 1
@@ -171,7 +172,15 @@ def names_key(owner: Mapping[str, Any]) -> str:
 @dataclass
 class WorkloadContext:
     """What the workload controllers share during one run. `counters`: the names each
-    owner generated so far (the workloads controller's state, updated as names are drawn)."""
+    owner generated so far (the workloads controller's state, updated as names are drawn).
+
+    The pods are looked up in the store's indexes (the store does not change during a
+    run: the controllers return actions): `taken_in` (the pod names in use in a
+    namespace), `owned` (by controller reference) and `orphans`, in store order, as
+    (position, pod). `memo`: what was read of each pod (`facts`, `pod_object`), by pod,
+    with the document it was read from; a caller may keep it from one run to the next
+    (documents are never changed in place: an entry holds while its document is the
+    pod's)."""
 
     store: Store
     now: float
@@ -179,41 +188,170 @@ class WorkloadContext:
     admission: Mapping[str, bool] | None = None
     admission_context: Any = None  # engine.api.node_selection_admission.NodeSelectionContext (None: those plugins off)
     classes: list[PriorityClass] = field(default_factory=list)
-    taken: dict[str, set[str]] = field(default_factory=dict)  # namespace -> pod names in use
+    taken: dict[str, set[str]] = field(default_factory=dict)  # namespace -> pod names in use (filled as asked)
     counters: dict[str, int] = field(default_factory=dict)
-    # Indexes of the store's pods, built once per run (the store does not change during a
-    # run: the controllers return actions): by namespace, by (namespace, controller kind,
-    # controller name), and the orphans (no controller) by namespace; each in store order,
-    # as (position, pod).
-    by_namespace: dict[str, list[dict]] = field(default_factory=dict)
-    by_controller: dict[tuple[str, str, str], list[tuple[int, dict]]] = field(default_factory=dict)
-    orphans: dict[str, list[tuple[int, dict]]] = field(default_factory=dict)
+    memo: dict = field(default_factory=dict)
+    groups: PodGroups | None = None  # the pods counted, when the caller keeps them (None: count them)
 
     @classmethod
     def build(cls, store: Store, now: float, seed: int = 0, admission: Mapping[str, bool] | None = None,
-              state: Mapping[str, Any] | None = None, admission_context: Any = None) -> "WorkloadContext":
+              state: Mapping[str, Any] | None = None, admission_context: Any = None,
+              memo: dict | None = None, groups: PodGroups | None = None) -> "WorkloadContext":
         ctx = cls(store, now, seed, admission, admission_context)
         ctx.classes = [PriorityClass.from_doc(d) for d in store.list("PriorityClass")]
-        for position, pod in enumerate(store.list("Pod")):
-            namespace = object_namespace(pod)
-            ctx.taken.setdefault(namespace, set()).add(name_of(pod))
-            ctx.by_namespace.setdefault(namespace, []).append(pod)
-            ref = controller_ref(pod)
-            if ref is None:
-                ctx.orphans.setdefault(namespace, []).append((position, pod))
-            else:
-                ctx.by_controller.setdefault((namespace, ref.get("kind"), ref.get("name")), []).append((position, pod))
         ctx.counters = {k: int(v) for k, v in (state or {}).items() if k.startswith(NAMES_PREFIX)}
+        if memo is not None:
+            ctx.memo = memo
+        ctx.groups = groups
         return ctx
 
-    def pods_in(self, namespace: str) -> list[dict]:
-        return list(self.by_namespace.get(namespace, ()))
+    def facts(self, key: tuple[str, str], pod: Mapping[str, Any]) -> "PodFacts":
+        """pod_facts(pod) (its key: (namespace, name)), remembered in `memo`."""
+        hit = self.memo.get(("facts", *key))
+        if hit is not None and hit[0] is pod:
+            return hit[1]
+        facts = pod_facts(pod)
+        self.memo[("facts", *key)] = (pod, facts)
+        return facts
+
+    def pod_object(self, pod: Mapping[str, Any]) -> Pod:
+        """Pod.from_doc(pod), remembered in `memo`."""
+        return _remembered(self.memo, ("pod", object_namespace(pod), name_of(pod)), pod, Pod.from_doc)
+
+    def controlled(self, owner: Mapping[str, Any]) -> list[tuple[dict, "PodFacts"]]:
+        """The pods `owner` controls (is_controlled_by) with their facts, in no particular
+        order: what claim_pods finds when there is no orphan to adopt."""
+        store = self.store
+        namespace, kind, name = object_namespace(owner), owner.get("kind") or "", name_of(owner)
+        uid = meta(owner).get("uid")
+        out = []
+        for key in store.pods_of(namespace, kind, name):
+            pod = store.get("Pod", *key)
+            f = self.facts(key, pod)
+            if f.controller_kind == kind and f.controller_name == name and not (f.controller_uid and uid and f.controller_uid != uid):
+                out.append((pod, f))
+        return out
+
+    def taken_in(self, namespace: str) -> set[str]:
+        taken = self.taken.get(namespace)
+        if taken is None:
+            taken = self.taken[namespace] = set(self.store.names("Pod", namespace))
+        return taken
+
+    def _positioned(self, keys: Iterable[tuple[str, str]]) -> list[tuple[int, dict]]:
+        store = self.store
+        return sorted(((store.order("Pod", *key), store.get("Pod", *key)) for key in keys), key=_position)
+
+    def owned(self, namespace: str, kind: str, name: str) -> list[tuple[int, dict]]:
+        """The pods whose controller reference names kind/name, as (position, pod)."""
+        return self._positioned(self.store.pods_of(namespace, kind, name))
+
+    def orphans(self, namespace: str) -> list[tuple[int, dict]]:
+        """The pods of `namespace` without a controller reference, as (position, pod)."""
+        return self._positioned(self.store.orphan_pods(namespace))
+
+
+def _position(item: tuple[int, dict]) -> int:
+    return item[0]
+
+
+class PodFacts(NamedTuple):
+    """What the workload controllers and the disruption controller read of a pod (all but
+    its node: a DaemonSet looks at the pods of a node)."""
+
+    controller_kind: str | None
+    controller_name: str | None
+    controller_uid: Any
+    labels: Mapping[str, str]
+    phase: Any
+    active: bool  # is_active
+    running: bool  # is_running
+    terminating: bool
+
+
+def pod_facts(pod: Mapping[str, Any]) -> PodFacts:
+    ref = controller_ref(pod)
+    return PodFacts(None if ref is None else ref.get("kind"), None if ref is None else ref.get("name"),
+                    None if ref is None else ref.get("uid"), labels_of(pod), (pod.get("status") or {}).get("phase"),
+                    is_active(pod), is_running(pod), is_terminating(pod))
+
+
+class PodGroups:
+    """The pods counted by what the ReplicaSet and disruption controllers read of them (a
+    caller keeps it as pods come, change and go: `count(namespace, facts, +1 or -1)`):
+
+    * `owned[(namespace, controller kind, controller name)]`: Counter of (controller uid,
+      active, running, labels) -> pods;
+    * `labelled[namespace][labels]`: (the labels, Counter of ((controller kind, controller
+      name) or None, terminating, running) -> pods).
+
+    Labels are keyed as frozensets of their items."""
+
+    def __init__(self) -> None:
+        self.owned: dict[tuple[str, str, str], Counter] = {}
+        self.labelled: dict[str, dict[frozenset, tuple[Mapping[str, str], Counter]]] = {}
+
+    def count(self, namespace: str, f: PodFacts, delta: int) -> None:
+        labels = frozenset(f.labels.items())
+        if f.controller_kind is not None:
+            key = (namespace, f.controller_kind, f.controller_name or "")
+            _bump(self.owned, key, (f.controller_uid, f.active, f.running, labels), delta)
+        by_labels = self.labelled.setdefault(namespace, {})
+        entry = by_labels.get(labels)
+        if entry is None:
+            entry = by_labels[labels] = (f.labels, Counter())
+        owner = None if f.controller_kind is None else (f.controller_kind, f.controller_name)
+        entry[1][(owner, f.terminating, f.running)] += delta
+        if entry[1][(owner, f.terminating, f.running)] == 0:
+            del entry[1][(owner, f.terminating, f.running)]
+            if not entry[1]:
+                del by_labels[labels]
+
+
+def _bump(table: dict, key: tuple, group: tuple, delta: int) -> None:
+    counter = table.get(key)
+    if counter is None:
+        counter = table[key] = Counter()
+    counter[group] += delta
+    if counter[group] == 0:
+        del counter[group]
+        if not counter:
+            del table[key]
+
+
+def forget_pod(memo: dict, namespace: str, name: str) -> None:
+    """Drop what a WorkloadContext memo has of a pod (gone)."""
+    memo.pop(("facts", namespace, name), None)
+    memo.pop(("pod", namespace, name), None)
+
+
+def _remembered(memo: dict, key: tuple, doc: Mapping[str, Any], read: Any) -> Any:
+    hit = memo.get(key)
+    if hit is not None and hit[0] is doc:
+        return hit[1]
+    value = read(doc)
+    memo[key] = (doc, value)
+    return value
 
 
 def new_pod(ctx: WorkloadContext, owner: Mapping[str, Any], template: Mapping[str, Any], name: str,
             extra_labels: Mapping[str, str] | None = None, node: str = "", generate_name_prefix: str | None = None,
             spec_overrides: Mapping[str, Any] | None = None) -> dict:
-    """A pod document from a workload's template, admitted like an API create."""
+    """A pod document from a workload's template, admitted like an API create.
+
+    Defaulting and admission read neither the pod's name nor its creation time (only an
+    admission error names the pod): a pod made again from the same template for the same
+    owner is the last one admitted with its name and time put in, from `ctx.memo` (for
+    pods without a node or spec overrides: a ReplicaSet's)."""
+    cache_key = ("admitted", id(template)) if not node and not spec_overrides else None
+    inputs = (template, owner_reference(owner), dict(extra_labels or {}), generate_name_prefix)
+    if cache_key is not None:
+        hit = ctx.memo.get(cache_key)
+        if hit is not None and hit[0][0] is template and hit[0][1:] == inputs[1:]:
+            doc = document_copy(hit[1])
+            doc["metadata"]["name"] = name
+            doc["metadata"]["creationTimestamp"] = time_value(ctx.now)
+            return doc
     tmeta = template.get("metadata") or {}
     pod_meta: dict = {"name": name, "namespace": object_namespace(owner)}
     if generate_name_prefix is not None:
@@ -225,12 +363,15 @@ def new_pod(ctx: WorkloadContext, owner: Mapping[str, Any], template: Mapping[st
         pod_meta["annotations"] = dict(tmeta["annotations"])
     pod_meta["ownerReferences"] = [owner_reference(owner)]
     pod_meta["creationTimestamp"] = time_value(ctx.now)
-    spec = copy.deepcopy(dict(template.get("spec") or {}))
-    spec.update(copy.deepcopy(dict(spec_overrides or {})))
+    spec = document_copy(dict(template.get("spec") or {}))
+    spec.update(document_copy(dict(spec_overrides or {})))
     if node:
         spec["nodeName"] = node
     doc = apply_defaults({"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": spec})
-    return adm.admit(doc, ctx.classes, ctx.admission, ctx.admission_context)
+    doc = adm.admit(doc, ctx.classes, ctx.admission, ctx.admission_context)
+    if cache_key is not None and doc.get("metadata", {}).get("name") == name:
+        ctx.memo[cache_key] = (inputs, document_copy(doc))
+    return doc
 
 
 def create_pod(ctx: WorkloadContext, owner: Mapping[str, Any], doc: dict, message: str) -> list:
@@ -276,9 +417,11 @@ def claim_pods(ctx: WorkloadContext, owner: Mapping[str, Any], selector: LabelSe
     owned: list[dict] = []
     actions: list = []
     namespace = object_namespace(owner)
-    candidates = ctx.by_controller.get((namespace, owner.get("kind"), name_of(owner)), [])
+    candidates = ctx.owned(namespace, owner.get("kind") or "", name_of(owner))
     if selector is not None:  # the pods in store order, as a scan of the namespace meets them
-        candidates = sorted(candidates + ctx.orphans.get(namespace, []), key=lambda item: item[0])
+        orphans = ctx.orphans(namespace)
+        if orphans:
+            candidates = sorted(candidates + orphans, key=_position)
     for _, pod in candidates:
         if is_controlled_by(pod, owner):
             owned.append(pod)

@@ -11,8 +11,9 @@ per eligible node (`<name>-<5 chars>`), extra ones deleted (oldest kept).
 
 from __future__ import annotations
 
-import copy
-from typing import Any, Iterable, Mapping
+import operator
+from collections import Counter
+from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 
 from scheduling.engine.api import admission as adm
 from scheduling.engine.api.objects import Node, Pod
@@ -45,7 +46,7 @@ from scheduling.engine.scheduler.predicates import (
     node_selector,
     taints as taint_predicates,
 )
-from scheduling.engine.store import is_terminating, meta, name_of
+from scheduling.engine.store import document_copy, is_terminating, meta, name_of
 
 DAEMONSET_TEMPLATE_GENERATION = "pod-template-generation"
 
@@ -61,7 +62,7 @@ INTENTIONAL_REASONS = frozenset({
 def daemon_pod_doc(ds: Mapping[str, Any], node: str) -> dict:
     """NewPod: the template with spec.nodeName and the DaemonSet tolerations."""
     template = (ds.get("spec") or {}).get("template") or {}
-    spec = copy.deepcopy(dict(template.get("spec") or {}))
+    spec = document_copy(dict(template.get("spec") or {}))
     spec["nodeName"] = node
     spec["tolerations"] = adm.daemon_pod_tolerations(spec)
     return {"kind": "Pod", "metadata": {"name": f"{name_of(ds)}-simulated", "namespace": object_namespace(ds),
@@ -70,17 +71,21 @@ def daemon_pod_doc(ds: Mapping[str, Any], node: str) -> dict:
 
 
 def node_should_run_daemon_pod(ds: Mapping[str, Any], node_doc: Mapping[str, Any], pods_on_node: Iterable[Mapping[str, Any]],
-                               state: ClusterState | None = None) -> tuple[bool, bool, bool]:
-    """nodeShouldRunDaemonPod (1.11): (wantToRun, shouldSchedule, shouldContinueRunning)."""
+                               state: ClusterState | None = None,
+                               pod_object: Callable[[Mapping[str, Any]], Pod] = Pod.from_doc,
+                               daemon_pod: Pod | None = None, node_object: Node | None = None) -> tuple[bool, bool, bool]:
+    """nodeShouldRunDaemonPod (1.11): (wantToRun, shouldSchedule, shouldContinueRunning).
+    A caller may remember what is read: `pod_object` reads the pods on the node;
+    `daemon_pod` is the pod the DaemonSet would create there, `node_object` the Node."""
     template_node = ((ds.get("spec") or {}).get("template") or {}).get("spec", {}).get("nodeName")
     node_name = meta(node_doc).get("name") or ""
     if template_node and template_node != node_name:
         return False, False, False
-    pod = Pod.from_doc(daemon_pod_doc(ds, node_name))
-    node = Node.from_doc(node_doc)
+    pod = daemon_pod if daemon_pod is not None else Pod.from_doc(daemon_pod_doc(ds, node_name))
+    node = node_object if node_object is not None else Node.from_doc(node_doc)
     info = NodeInfo(node)
     for p in pods_on_node:
-        info.add_pod(Pod.from_doc(p))
+        info.add_pod(pod_object(p))
     state = state if state is not None else ClusterState(nodes=[node])
     ctx = CycleContext(pod, state, {node.name: info})
     reasons = taint_predicates.pod_tolerates_node_taints(pod, ctx, info) + general.general_predicates(pod, ctx, info)
@@ -99,11 +104,46 @@ def node_should_run_daemon_pod(ds: Mapping[str, Any], node_doc: Mapping[str, Any
     return want, schedule, keep
 
 
-def reconcile_daemon_set(ctx: WorkloadContext, ds: Mapping[str, Any]) -> list:
-    owned, actions = claim_pods(ctx, ds, selector_of(ds))
-    template = (ds.get("spec") or {}).get("template") or {}
-    h = template_hash(template)
-    generation = str(meta(ds).get("generation") or 1)
+# What reconcile_daemon_set remembers of a node between runs: the node's part of the status
+# counts (desired, current, misscheduled, ready), what nodeShouldRunDaemonPod read (see
+# _node) and its answer, the daemon pod (made from the DaemonSet), the Node document and
+# the Node made from it.
+_NodeMemo = tuple[tuple[int, int, int, int], tuple, tuple[bool, bool, bool], Pod, Mapping[str, Any], Node]
+
+
+class DaemonMemo:
+    """What reconcile_daemon_set found on each node (a caller keeps it from one run to the
+    next), and the status counts summed over the nodes."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, _NodeMemo] = {}
+        self.counts = [0, 0, 0, 0]
+
+    def pop(self, node: str) -> _NodeMemo | None:
+        found = self.nodes.pop(node, None)
+        if found is not None:
+            self.counts = [a - b for a, b in zip(self.counts, found[0])]
+        return found
+
+    def set(self, node: str, found: _NodeMemo) -> None:
+        self.pop(node)
+        self.nodes[node] = found
+        self.counts = [a + b for a, b in zip(self.counts, found[0])]
+
+
+def reconcile_daemon_set(ctx: WorkloadContext, ds: Mapping[str, Any], nodes: Collection[str] | None = None,
+                         memo: DaemonMemo | None = None) -> list:
+    """The DaemonSet's actions. `memo` (kept by the caller from one run to the next): what
+    was found for each node. `nodes`: only these nodes (names) or their pods changed since
+    `memo` was filled, so only they are looked at (None: every node)."""
+    selector = selector_of(ds)
+    namespace = object_namespace(ds)
+    if nodes is not None and memo is not None and not (selector is not None and ctx.orphans(namespace)):
+        return _reconcile_nodes(ctx, ds, nodes, memo)
+    previous = dict(memo.nodes) if memo is not None else {}
+    if memo is not None:
+        memo.nodes, memo.counts = {}, [0, 0, 0, 0]
+    owned, actions = claim_pods(ctx, ds, selector)
     by_node: dict[str, list[dict]] = {}
     for pod in owned:
         by_node.setdefault((pod.get("spec") or {}).get("nodeName") or "", []).append(pod)
@@ -112,45 +152,117 @@ def reconcile_daemon_set(ctx: WorkloadContext, ds: Mapping[str, Any]) -> list:
         node = (pod.get("spec") or {}).get("nodeName")
         if node and not is_terminating(pod) and is_active(pod) and not is_controlled_by(pod, ds):
             others.setdefault(node, []).append(pod)
-    prefix = f"{name_of(ds)}-"
-    desired = current = misscheduled = ready = 0
-    for i, node_doc in enumerate(ctx.store.list("Node")):
+    counts = [0, 0, 0, 0]
+    for node_doc in ctx.store.list("Node"):
         node = meta(node_doc).get("name") or ""
-        want, schedule, keep = node_should_run_daemon_pod(ds, node_doc, others.get(node, ()))
-        pods = by_node.get(node, [])
-        running = [p for p in pods if not is_terminating(p)]
-        if want:
-            desired += 1
-            if running:
-                current += 1
-                if any(is_running(p) for p in running):
-                    ready += 1
-        elif running:
-            misscheduled += 1
-        if schedule and not pods:
-            name = generate_name(ctx, ds, prefix)
-            labels = {CONTROLLER_REVISION_HASH: h, DAEMONSET_TEMPLATE_GENERATION: generation}
-            overrides = {"tolerations": adm.daemon_pod_tolerations(template.get("spec") or {})}
-            try:
-                doc = new_pod(ctx, ds, template, name, labels, node=node, generate_name_prefix=prefix, spec_overrides=overrides)
-            except AdmissionError as exc:
-                actions += failed_create(ctx, ds, exc)
-                continue
-            actions += create_pod(ctx, ds, doc, f"Created pod: {name}")
-        elif keep:
-            alive = []
-            for p in running:
-                if (p.get("status") or {}).get("phase") == "Failed":
-                    actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
-                else:
-                    alive.append(p)
-            alive.sort(key=lambda p: (creation_time(p) is None, creation_time(p) or 0.0))
-            for p in alive[1:]:
-                actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
-        elif not keep and running:
-            for p in running:
-                actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
-    actions += status_patch(ds, {"desiredNumberScheduled": desired, "currentNumberScheduled": current,
-                                  "numberMisscheduled": misscheduled, "numberReady": ready, "numberAvailable": ready})
-    return actions
+        found = _node(ctx, ds, node_doc, by_node.get(node, []), others.get(node, ()), actions, previous.get(node))
+        if memo is not None:
+            memo.set(node, found)
+        for i, n in enumerate(found[0]):
+            counts[i] += n
+    return actions + _status(ds, counts)
 
+
+def _reconcile_nodes(ctx: WorkloadContext, ds: Mapping[str, Any], nodes: Collection[str], memo: DaemonMemo) -> list:
+    """reconcile_daemon_set for the `nodes` that changed (no orphan pods to adopt): their
+    pods from the store's index of pods by node, the other nodes' counts from `memo`."""
+    store = ctx.store
+    actions: list = []
+    previous = {node: memo.pop(node) for node in nodes}
+    kind, name, uid, namespace = ds.get("kind"), name_of(ds), meta(ds).get("uid"), object_namespace(ds)
+    for node_doc in store.in_order("Node", (("", n) for n in nodes)):
+        node = meta(node_doc).get("name") or ""
+        owned: list[dict] = []
+        others: list[dict] = []
+        keys = sorted(store.pods_on_node(node), key=lambda key: store.order("Pod", *key))
+        for key in keys:
+            pod = store.get("Pod", *key)
+            f = ctx.facts(key, pod)
+            if (f.controller_kind == kind and f.controller_name == name and key[0] == namespace
+                    and not (f.controller_uid and uid and f.controller_uid != uid)):
+                owned.append(pod)
+            elif not f.terminating and f.active:
+                others.append(pod)
+        memo.set(node, _node(ctx, ds, node_doc, owned, others, actions, previous.get(node)))
+    return actions + _status(ds, memo.counts)
+
+
+def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, Any], pods: list[dict],
+          others: Sequence[Mapping[str, Any]], actions: list, previous: _NodeMemo | None) -> _NodeMemo:
+    """One node: its actions (appended) and what to remember of it. nodeShouldRunDaemonPod
+    is asked again only when what it reads changed since `previous` (documents are never
+    changed in place: the same object is the same content)."""
+    node = meta(node_doc).get("name") or ""
+    template = (ds.get("spec") or {}).get("template") or {}
+    node_object = previous[5] if previous is not None and previous[4] is node_doc else Node.from_doc(node_doc)
+    # What nodeShouldRunDaemonPod reads: the DaemonSet; of the Node its name, labels, taints
+    # and allocatable resources (the taints predicate and GeneralPredicates); of the other
+    # pods their containers (requests and host ports) and their number.
+    inputs = (ds, (node_object.name, node_object.labels, node_object.taints, node_object.allocatable),
+              *((p.get("spec") or {}).get("containers") for p in others))
+    if previous is not None and (_same(previous[1], inputs) or previous[2] == (True, True, True) and _fewer(previous[1], inputs)):
+        # the same inputs; or the node fit it with more pods: with fewer it still does (those
+        # predicates only fail with more)
+        decision, daemon = previous[2], previous[3]
+    else:
+        daemon = previous[3] if previous is not None and previous[1][0] is ds else Pod.from_doc(daemon_pod_doc(ds, node))
+        decision = node_should_run_daemon_pod(ds, node_doc, others, pod_object=ctx.pod_object, daemon_pod=daemon,
+                                              node_object=node_object)
+    want, schedule, keep = decision
+    running = [p for p in pods if not is_terminating(p)]
+    desired = current = misscheduled = ready = 0
+    if want:
+        desired = 1
+        if running:
+            current = 1
+            if any(is_running(p) for p in running):
+                ready = 1
+    elif running:
+        misscheduled = 1
+    if schedule and not pods:
+        prefix = f"{name_of(ds)}-"
+        name = generate_name(ctx, ds, prefix)
+        labels = {CONTROLLER_REVISION_HASH: template_hash(template), DAEMONSET_TEMPLATE_GENERATION: str(meta(ds).get("generation") or 1)}
+        overrides = {"tolerations": adm.daemon_pod_tolerations(template.get("spec") or {})}
+        try:
+            doc = new_pod(ctx, ds, template, name, labels, node=node, generate_name_prefix=prefix, spec_overrides=overrides)
+        except AdmissionError as exc:
+            actions += failed_create(ctx, ds, exc)
+        else:
+            actions += create_pod(ctx, ds, doc, f"Created pod: {name}")
+    elif keep:
+        alive = []
+        for p in running:
+            if (p.get("status") or {}).get("phase") == "Failed":
+                actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
+            else:
+                alive.append(p)
+        alive.sort(key=lambda p: (creation_time(p) is None, creation_time(p) or 0.0))
+        for p in alive[1:]:
+            actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
+    elif not keep and running:
+        for p in running:
+            actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
+    return (desired, current, misscheduled, ready), inputs, decision, daemon, node_doc, node_object
+
+
+def _same(before: tuple, now: tuple) -> bool:
+    """Whether two (DaemonSet, what is read of the Node, *containers of pods) are the same:
+    the same DaemonSet document, equal Node readings, the very same containers."""
+    return (len(before) == len(now) and before[0] is now[0] and before[1] == now[1]
+            and all(map(operator.is_, before[2:], now[2:])))
+
+
+def _fewer(before: tuple, now: tuple) -> bool:
+    """Whether `now` has the DaemonSet and Node of `before` and some of its pods' containers."""
+    if before[0] is not now[0] or before[1] != now[1] or len(now) > len(before):
+        return False
+    had = Counter(map(id, before[2:]))
+    had.subtract(map(id, now[2:]))
+    return min(had.values(), default=0) >= 0
+
+
+def _status(ds: Mapping[str, Any], counts: list[int]) -> list:
+    desired, current, misscheduled, ready = counts
+    return status_patch(ds, {"desiredNumberScheduled": desired, "currentNumberScheduled": current,
+                             "numberMisscheduled": misscheduled, "numberReady": ready, "numberAvailable": ready})

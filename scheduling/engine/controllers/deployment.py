@@ -98,7 +98,7 @@ def reconcile_deployment(ctx: WorkloadContext, deploy: Mapping[str, Any]) -> lis
                 scaled = True
         running = any(
             (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
-            for rs in old for _, pod in ctx.by_controller.get((object_namespace(rs), "ReplicaSet", name_of(rs)), ())
+            for rs in old for _, pod in ctx.owned(object_namespace(rs), "ReplicaSet", name_of(rs))
         )
         if not scaled and not running:
             if new_rs is None:

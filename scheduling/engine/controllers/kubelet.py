@@ -24,12 +24,12 @@ condition with the kubelet's reason and message, and the kubelet's event;
 from __future__ import annotations
 
 import copy
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from scheduling.engine import actions as A
 from scheduling.engine.controller import ANY_KIND, Context
 from scheduling.engine.controllers.node_lifecycle import NODE_STATUS_UNKNOWN, conditions_of, is_reporting
-from scheduling.engine.store import Store, is_terminating, meta, sim_time, time_value
+from scheduling.engine.store import Store, is_terminating, meta, name_of, namespace_of, sim_time, time_value
 
 NAME = "kubelet"
 SOURCE = "kubelet"
@@ -120,13 +120,17 @@ def killed_at(store: Store, namespace: str, name: str) -> float | None:
     return sim_time(store.state_of(NAME).get(f"{namespace}/{name}"))
 
 
-def reconcile(store: Store, now: float) -> A.Result:
+def reconcile(store: Store, now: float, *, nodes: Iterable[str] | None = None,
+              pods: Iterable[tuple[str, str]] | None = None) -> A.Result:
+    """One pass over every node and pod, or over the `nodes` (names) and `pods`
+    ((namespace, name)) given, when the others are known to need nothing (nor their entries
+    in the state to go): the ones that changed and the terminating pods whose time is up."""
     result = A.Result()
-    nodes = {meta(n).get("name") or "": n for n in store.list("Node")}
+    node_docs = store.list("Node") if nodes is None else store.in_order("Node", (("", n) for n in nodes))
     killed = store.state_of(NAME)
 
     # Nodes reporting again after the controller marked them Unknown.
-    for name, node in nodes.items():
+    for node in node_docs:
         if not is_reporting(node):
             continue
         conds = conditions_of(node)
@@ -137,17 +141,22 @@ def reconcile(store: Store, now: float) -> A.Result:
             if cond is not None and cond.get("reason") == NODE_STATUS_UNKNOWN:
                 result.actions += set_condition(node, ctype, healthy, now)
 
-    for key in killed:  # pods gone or no longer terminating
-        ns, _, name = key.partition("/")
+    # pods gone or no longer terminating (of the `pods` given: the others did not change)
+    if pods is not None:
+        pods = set(pods)
+        gone = [(key, ns, name) for ns, name in pods for key in (f"{ns}/{name}",) if key in killed]
+    else:
+        gone = [(key, *key.partition("/")[::2]) for key in killed]
+    for key, ns, name in gone:
         pod = store.get("Pod", ns, name)
         if pod is None or not is_terminating(pod):
             result.actions.append(A.SetControllerState(NAME, key, None))
-    for pod in store.list("Pod"):
+    for pod in (store.list("Pod") if pods is None else store.in_order("Pod", pods)):
         m = meta(pod)
         ns, name = m.get("namespace") or "default", m.get("name") or ""
         key = f"{ns}/{name}"
         node_name = (pod.get("spec") or {}).get("nodeName") or ""
-        node = nodes.get(node_name) if node_name else None
+        node = store.get("Node", "", node_name) if node_name else None
         if is_terminating(pod):
             if node is None:
                 result.actions.append(A.DeleteObject("Pod", ns, name))
@@ -175,8 +184,47 @@ def reconcile(store: Store, now: float) -> A.Result:
 
 
 class Kubelet:
+    """Runs `reconcile` over what changed since its last run (nodes, pods, and the pods on
+    changed nodes) and the terminating pods whose grace period is over: a pod that is not
+    terminating and did not change, on a node that did not change, has nothing more to
+    do; a terminating one (its containers already stopped) only waits for its time."""
+
     name = NAME
     watches = frozenset({ANY_KIND})
 
+    def __init__(self) -> None:
+        # the terminating pods, as of the last run: (namespace, name) -> (node, end of grace)
+        self._terminating: dict[tuple[str, str], tuple[str, float]] | None = None
+
     def reconcile(self, ctx: Context) -> A.Result:
-        return reconcile(ctx.store, ctx.now)
+        store, now = ctx.store, ctx.now
+        if ctx.changed is None or self._terminating is None:
+            self._terminating = {(namespace_of(p), name_of(p)): ((p.get("spec") or {}).get("nodeName") or "", _grace_done(p))
+                                 for p in store.list("Pod") if is_terminating(p)}
+            return reconcile(store, now)
+        nodes: set[str] = set()
+        pods: set[tuple[str, str]] = set()
+        for kind, ns, name in ctx.changed:
+            if kind == "Pod":
+                pods.add((ns, name))
+                doc = store.get("Pod", ns, name)
+                if doc is not None and is_terminating(doc):
+                    self._terminating[(ns, name)] = ((doc.get("spec") or {}).get("nodeName") or "", _grace_done(doc))
+                else:
+                    self._terminating.pop((ns, name), None)
+            elif kind == "Node":
+                nodes.add(name)
+        for node in nodes:
+            pods.update(store.pods_on_node(node))
+        pods.update(key for key, (_, deadline) in self._terminating.items() if now + 1e-9 >= deadline)
+        result = reconcile(store, now, nodes=nodes, pods=pods)
+        reporting: dict[str, bool] = {}
+        for key, (node, deadline) in self._terminating.items():
+            if key in pods:
+                continue
+            if node not in reporting:
+                doc = store.get("Node", "", node) if node else None
+                reporting[node] = doc is not None and is_reporting(doc)
+            if reporting[node]:
+                result.due(deadline)  # what reconcile would say of it
+        return result

@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from scheduling.engine import actions as A
 from scheduling.engine.api.admission import (
@@ -289,7 +289,12 @@ class ZoneStatus:
 def compute_zone_state(statuses: list[str], config: NodeLifecycleConfig = DEFAULT_CONFIG) -> tuple[int, str]:
     """ComputeZoneState over the Ready statuses of a zone's nodes: (not ready, state)."""
     ready = sum(1 for s in statuses if s == "True")
-    not_ready = len(statuses) - ready
+    return _zone_state(len(statuses), ready, config)
+
+
+def _zone_state(members: int, ready: int, config: NodeLifecycleConfig) -> tuple[int, str]:
+    """compute_zone_state from the counts: the zone's nodes and the Ready ones."""
+    not_ready = members - ready
     if ready == 0 and not_ready > 0:
         return not_ready, STATE_FULL_DISRUPTION
     if not_ready > 2 and not_ready / (not_ready + ready) >= config.unhealthy_zone_threshold:
@@ -353,9 +358,32 @@ def _t(now: float) -> int | float:
     return int(now) if float(now).is_integer() else now
 
 
+class _Read:
+    """What the passes read of a Node document (the same for as long as it is the node's)."""
+
+    __slots__ = ("name", "zone", "master", "status", "unknown_since", "taints", "heartbeat", "stopped", "conditions",
+                 "queued", "condition_taints")
+
+    def __init__(self, doc: Mapping[str, Any], config: NodeLifecycleConfig):
+        self.name = meta(doc).get("name") or ""
+        self.zone = zone_of(doc)
+        self.master = is_master_node(self.name)
+        self.conditions = conditions_of(doc)
+        self.status = ready_status(doc)
+        ready = self.conditions.get("Ready") or {}
+        # when the controller itself set Ready Unknown (None: it did not)
+        self.unknown_since = (sim_time(ready.get("lastTransitionTime")) or 0.0) if ready.get("reason") == NODE_STATUS_UNKNOWN else None
+        self.taints = tuple(_taints(doc))
+        self.heartbeat = annotations_of(doc).get(HEARTBEAT_STOPPED_ANNOTATION)
+        self.stopped = heartbeat_stopped_at(doc)
+        self.queued = queued_at(doc, config)
+        self.condition_taints = bool(config.taint_nodes_by_condition and condition_taint_actions(doc, 0.0))
+
+
 @dataclass
 class _Node:
     doc: Mapping[str, Any]
+    read: _Read
     index: int
     name: str
     zone: str
@@ -371,19 +399,97 @@ def reconcile(store: Store, now: float, config: NodeLifecycleConfig = DEFAULT_CO
     """One run at `now`. The monitor pass runs when `now` is a multiple of the monitor
     period (the simulation calls at exactly those times: they are in `next_due`); a caller
     whose clock does not stop on them passes `monitor=True` on its first call after one."""
+    return _reconcile(store, now, config, monitor, list(enumerate(store.list("Node"))), None)
+
+
+def is_quiet(node_doc: Mapping[str, Any], config: NodeLifecycleConfig = DEFAULT_CONFIG) -> bool:
+    """Whether a node gives the controller nothing to do whatever the time: it reports, is
+    Ready, has no NoExecute taint of the controller's and the condition taints it should
+    have. Such a node only counts as a Ready node of its zone."""
+    if HEARTBEAT_STOPPED_ANNOTATION in annotations_of(node_doc) or ready_status(node_doc) != "True":
+        return False
+    taints = _taints(node_doc)
+    if _has_taint(taints, TAINT_NODE_UNREACHABLE, "NoExecute") or _has_taint(taints, TAINT_NODE_NOT_READY, "NoExecute"):
+        return False
+    return not (config.taint_nodes_by_condition and condition_taint_actions(node_doc, 0.0))
+
+
+class QuietNodes:
+    """The quiet nodes (is_quiet) counted by zone, and the others, kept as nodes change
+    (`update` with the names of the changed nodes): what an incremental run needs."""
+
+    def __init__(self, store: Store, config: NodeLifecycleConfig):
+        self.config = config
+        self.facts: dict[str, tuple[dict, str, bool, bool]] = {}  # name -> (doc, zone, master, quiet)
+        self.reads: dict[str, tuple[dict, _Read]] = {}  # name -> (doc, what the passes read of it)
+        self.ready: dict[str, int] = {}  # zone -> quiet nodes (not masters)
+        self.busy: set[str] = set()
+        self.zone_order: list[str] | None = None  # zones with a node that is not a master, by their first node
+        self.update(store, [meta(doc).get("name") or "" for doc in store.list("Node")])
+
+    def update(self, store: Store, names: Iterable[str]) -> None:
+        for name in names:
+            doc = store.get("Node", "", name)
+            old = self.facts.pop(name, None)
+            if old is not None and old[0] is doc:
+                self.facts[name] = old
+                continue
+            if old is not None:
+                self._count(name, old, -1)
+            if doc is None:
+                self.zone_order = None
+                self.reads.pop(name, None)
+                continue
+            new = (doc, zone_of(doc), is_master_node(name), is_quiet(doc, self.config))
+            if old is None or old[1:3] != new[1:3]:
+                self.zone_order = None
+            self.facts[name] = new
+            self._count(name, new, 1)
+
+    def _count(self, name: str, facts: tuple[dict, str, bool, bool], delta: int) -> None:
+        _, zone, master, quiet = facts
+        if not quiet:
+            if delta > 0:
+                self.busy.add(name)
+            else:
+                self.busy.discard(name)
+        elif not master:
+            self.ready[zone] = self.ready.get(zone, 0) + delta
+
+    def read(self, doc: Mapping[str, Any]) -> _Read:
+        """_Read(doc), kept while `doc` is the node's document."""
+        name = meta(doc).get("name") or ""
+        hit = self.reads.get(name)
+        if hit is None or hit[0] is not doc:
+            hit = self.reads[name] = (doc, _Read(doc, self.config))
+        return hit[1]
+
+    def zones(self, store: Store) -> list[str]:
+        if self.zone_order is None:
+            order: dict[str, None] = {}
+            for doc in store.list("Node"):
+                if not is_master_node(meta(doc).get("name") or ""):
+                    order[zone_of(doc)] = None
+            self.zone_order = list(order)
+        return self.zone_order
+
+
+def _reconcile(store: Store, now: float, config: NodeLifecycleConfig, monitor: bool | None,
+               docs: list[tuple[int, dict]], quiet: QuietNodes | None) -> A.Result:
+    """reconcile over `docs` ((position, Node) in store order): every node, or (`quiet`)
+    the nodes that are not quiet, the quiet ones counted by zone."""
     result = A.Result()
     period = config.monitor_period
     nodes: list[_Node] = []
-    for i, doc in enumerate(store.list("Node")):
-        name = meta(doc).get("name") or ""
-        status = ready_status(doc)
-        ready = conditions_of(doc).get("Ready") or {}
-        fresh = ready.get("reason") == NODE_STATUS_UNKNOWN and (sim_time(ready.get("lastTransitionTime")) or 0.0) >= now - 1e-9
-        nodes.append(_Node(doc, i, name, zone_of(doc), is_master_node(name), status, status, _taints(doc), fresh))
+    for i, doc in docs:
+        r = quiet.read(doc) if quiet is not None else _Read(doc, config)
+        fresh = r.unknown_since is not None and r.unknown_since >= now - 1e-9
+        nodes.append(_Node(doc, r, i, r.name, r.zone, r.master, r.status, r.status, list(r.taints), fresh))
+    zones_of = (lambda: _by_zone(nodes, None, None)) if quiet is None else (lambda: _by_zone(nodes, quiet.ready, quiet.zones(store)))
 
     # Stamp "stopped reporting" annotations that carry no time.
     for n in nodes:
-        value = annotations_of(n.doc).get(HEARTBEAT_STOPPED_ANNOTATION)
+        value = n.read.heartbeat
         if value is not None and not isinstance(value, (int, float)):
             try:
                 float(value)
@@ -392,33 +498,46 @@ def reconcile(store: Store, now: float, config: NodeLifecycleConfig = DEFAULT_CO
 
     if config.taint_nodes_by_condition:
         for n in nodes:
-            result.actions += condition_taint_actions(n.doc, now)
+            if n.read.condition_taints:
+                result.actions += condition_taint_actions(n.doc, now)
 
     zones = {name: ZoneStatus.from_state(name, z) for name, z in recorded_zones(store.state_of(NAME)).items()}
     touched: set[str] = set()
     pass_now = is_tick(now, period) if monitor is None else monitor
     if pass_now:
-        _monitor_pass(nodes, zones, touched, now, config, result)
+        _monitor_pass(nodes, zones, touched, now, config, result, zones_of)
     if config.taint_based_evictions:
         _tainting_pass(nodes, zones, touched, now, config, result)
     for name in sorted(touched):
         z = zones[name]
         result.actions.append(z.action() if z.exists else A.SetControllerState(NAME, ZONE_PREFIX + name, None))
-    result.due(_next_pass(nodes, zones, now, config, ran=pass_now))
+    result.due(_next_pass(nodes, zones, now, config, pass_now, zones_of()))
     return result
 
 
+def _by_zone(nodes: list[_Node], quiet: Mapping[str, int] | None, order: list[str] | None) -> dict[str, tuple[int, int]]:
+    """Zone -> (nodes, Ready nodes) over the nodes that are not masters (their current
+    status), in the order of each zone's first node; `quiet`: more Ready nodes by zone
+    (in the zones of `order`)."""
+    by_zone: dict[str, list[int]] = {zone: [quiet.get(zone, 0)] * 2 for zone in order or ()} if quiet is not None else {}
+    for n in nodes:
+        if not n.master:
+            counts = by_zone.setdefault(n.zone, [0, 0])
+            counts[0] += 1
+            counts[1] += n.current == "True"
+    return {zone: (members, ready) for zone, (members, ready) in by_zone.items() if members}
+
+
 def _monitor_pass(nodes: list[_Node], zones: dict[str, ZoneStatus], touched: set[str], now: float,
-                  config: NodeLifecycleConfig, result: A.Result) -> None:
+                  config: NodeLifecycleConfig, result: A.Result, zones_of) -> None:
     # 1. Nodes whose kubelet stopped posting for longer than the grace period.
     for n in nodes:
-        stopped = heartbeat_stopped_at(n.doc)
+        stopped = n.read.stopped
         if stopped is None:
-            value = annotations_of(n.doc).get(HEARTBEAT_STOPPED_ANNOTATION)
-            stopped = now if value is not None else None
+            stopped = now if n.read.heartbeat is not None else None
         if stopped is None or not now > stopped + config.grace_period + 1e-9:
             continue
-        conds = conditions_of(n.doc)
+        conds = n.read.conditions
         ready = conds.get("Ready")
         if ready is None or ready.get("status") != "Unknown":
             result.actions.append(
@@ -457,23 +576,20 @@ def _monitor_pass(nodes: list[_Node], zones: dict[str, ZoneStatus], touched: set
                     _swap(n, want, other, now, result)
 
     # 3. Zone states and their rate limiters (handleDisruption).
-    by_zone: dict[str, list[_Node]] = {}
-    for n in nodes:
-        if not n.master:
-            by_zone.setdefault(n.zone, []).append(n)
+    by_zone = zones_of()
     for name in list(zones):
         if name not in by_zone:
             zones[name].exists = False
             touched.add(name)
     new_states: dict[str, tuple[int, str]] = {}
-    for name, members in by_zone.items():
-        new_states[name] = compute_zone_state([m.current for m in members], config)
+    for name, (members, ready) in by_zone.items():
+        new_states[name] = _zone_state(members, ready, config)
         if name not in zones or not zones[name].exists:
-            zones[name] = ZoneStatus(name, STATE_INITIAL, now, len(members), 0, config.eviction_rate, now)
+            zones[name] = ZoneStatus(name, STATE_INITIAL, now, members, 0, config.eviction_rate, now)
             touched.add(name)
         z = zones[name]
-        if (z.nodes, z.not_ready) != (len(members), new_states[name][0]):
-            z.nodes, z.not_ready = len(members), new_states[name][0]
+        if (z.nodes, z.not_ready) != (members, new_states[name][0]):
+            z.nodes, z.not_ready = members, new_states[name][0]
             touched.add(name)
     present = [zones[name] for name in by_zone]
     all_are_full = all(s == STATE_FULL_DISRUPTION for _, s in new_states.values())
@@ -539,7 +655,7 @@ def _queued(n: _Node, now: float, config: NodeLifecycleConfig) -> float | None:
         return None
     if n.current != n.observed:  # set by this very pass: queued by the next one
         return None
-    return queued_at(n.doc, config)
+    return n.read.queued
 
 
 def _tainting_pass(nodes: list[_Node], zones: dict[str, ZoneStatus], touched: set[str], now: float,
@@ -563,15 +679,14 @@ def _tainting_pass(nodes: list[_Node], zones: dict[str, ZoneStatus], touched: se
 
 
 def _next_pass(nodes: list[_Node], zones: dict[str, ZoneStatus], now: float, config: NodeLifecycleConfig,
-               ran: bool) -> float | None:
+               ran: bool, by_zone: dict[str, tuple[int, int]]) -> float | None:
     """When the controller has something left to do without any document changing."""
     period = config.monitor_period
     due: list[float] = []
     tick = next_tick_after(now, period)
     for n in nodes:
-        value = annotations_of(n.doc).get(HEARTBEAT_STOPPED_ANNOTATION)
-        if value is not None and n.current != "Unknown":
-            stopped = heartbeat_stopped_at(n.doc)
+        if n.read.heartbeat is not None and n.current != "Unknown":
+            stopped = n.read.stopped
             stopped = now if stopped is None else stopped
             due.append(max(tick, next_tick_after(stopped + config.grace_period, period)))
         if not config.taint_based_evictions:
@@ -593,14 +708,10 @@ def _next_pass(nodes: list[_Node], zones: dict[str, ZoneStatus], now: float, con
         elif z.token_at is not None:
             due.append(max(z.token_at, now) if z.token_at > now + 1e-9 else tick)
     # Zone states that the next pass would change.
-    by_zone: dict[str, list[str]] = {}
-    for n in nodes:
-        if not n.master:
-            by_zone.setdefault(n.zone, []).append(n.current)
-    for name, statuses in by_zone.items():
+    for name, (members, ready) in by_zone.items():
         z = zones.get(name)
-        not_ready, state = compute_zone_state(statuses, config)
-        if z is None or not z.exists or z.state != state or (z.nodes, z.not_ready) != (len(statuses), not_ready):
+        not_ready, state = _zone_state(members, ready, config)
+        if z is None or not z.exists or z.state != state or (z.nodes, z.not_ready) != (members, not_ready):
             due.append(tick)
     if any(z.exists and z.name not in by_zone for z in zones.values()):
         due.append(tick)
@@ -609,8 +720,33 @@ def _next_pass(nodes: list[_Node], zones: dict[str, ZoneStatus], now: float, con
 
 
 class NodeLifecycleController:
+    """Runs `reconcile` over the nodes that are not quiet (is_quiet), the quiet ones counted
+    by zone (QuietNodes, brought up to date with the nodes that changed since its last run).
+    What it reads is the Nodes, its state and the time: run again at the same instant with
+    none of them changed (other kinds changed), it would ask for what it already asked for,
+    all done: it answers with its last next_due."""
+
     name = NAME
     watches = frozenset({ANY_KIND})
 
+    def __init__(self) -> None:
+        self._quiet: QuietNodes | None = None
+        self._last: tuple[float, dict, float | None] | None = None  # (now, its state, next_due) of its last run
+
     def reconcile(self, ctx: Context) -> A.Result:
-        return reconcile(ctx.store, ctx.now, ctx.settings.get("node_lifecycle") or DEFAULT_CONFIG)
+        store = ctx.store
+        config = ctx.settings.get("node_lifecycle") or DEFAULT_CONFIG
+        if ctx.changed is None or self._quiet is None or self._quiet.config != config:
+            self._quiet = QuietNodes(store, config)
+        else:
+            nodes = {name for kind, _, name in ctx.changed if kind == "Node"}
+            last = self._last
+            if (not nodes and last is not None and last[0] == ctx.now and len(last[1]) == len(ctx.state)
+                    and all(ctx.state.get(k) is v for k, v in last[1].items())):
+                return A.Result(next_due=last[2])
+            self._quiet.update(store, nodes)
+        docs = [(store.order("Node", "", name), doc) for name in self._quiet.busy for doc in (store.get("Node", "", name),) if doc]
+        docs.sort(key=lambda item: item[0])
+        result = _reconcile(store, ctx.now, config, None, docs, self._quiet)
+        self._last = (ctx.now, dict(ctx.state), result.next_due)
+        return result

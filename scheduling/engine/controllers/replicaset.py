@@ -25,19 +25,52 @@ from scheduling.engine.controllers.controller_utils import (
     is_active,
     is_running,
     new_pod,
+    object_namespace,
     selector_of,
     status_patch,
 )
-from scheduling.engine.store import labels_of, name_of
+from scheduling.engine.store import labels_of, meta, name_of
 
 
 def reconcile_replica_set(ctx: WorkloadContext, rs: Mapping[str, Any]) -> list:
     selector = selector_of(rs)
-    owned, actions = claim_pods(ctx, rs, selector)
-    active = [p for p in owned if is_active(p)]
     replicas = int((rs.get("spec") or {}).get("replicas", 1) or 0)
     template = (rs.get("spec") or {}).get("template") or {}
-    diff = len(active) - replicas
+    template_labels = (template.get("metadata") or {}).get("labels") or {}
+    namespace = object_namespace(rs)
+    if selector is None or not ctx.store.orphan_pods(namespace):
+        # nothing to adopt: the pods it controls, counted (from the caller's groups, or
+        # from their facts); listed only when some are to go
+        if ctx.groups is not None:
+            uid = meta(rs).get("uid")
+            active = fully = ready = 0
+            groups = ctx.groups.owned.get((namespace, rs.get("kind") or "", name_of(rs))) or {}
+            for (pod_uid, is_active_, running, labels), n in groups.items():
+                if not is_active_ or (pod_uid and uid and pod_uid != uid):
+                    continue
+                active += n
+                fully += n if all(item in labels for item in template_labels.items()) else 0
+                ready += n if running else 0
+        else:
+            controlled = [f for _, f in ctx.controlled(rs) if f.active]
+            active = len(controlled)
+            fully = sum(1 for f in controlled if all(f.labels.get(k) == v for k, v in template_labels.items()))
+            ready = sum(1 for f in controlled if f.running)
+        pods: list[dict] = []
+        if active > replicas:
+            pods = ctx.store.in_order("Pod", ((namespace, name_of(p)) for p, f in ctx.controlled(rs) if f.active))
+        return _replicas(ctx, rs, template, active - replicas, active, pods, [], fully, ready)
+    owned, actions = claim_pods(ctx, rs, selector)
+    pods = [p for p in owned if is_active(p)]
+    fully = sum(1 for p in pods if all(labels_of(p).get(k) == v for k, v in template_labels.items()))
+    ready = sum(1 for p in pods if is_running(p))
+    return _replicas(ctx, rs, template, len(pods) - replicas, len(pods), pods, actions, fully, ready)
+
+
+def _replicas(ctx: WorkloadContext, rs: Mapping[str, Any], template: Mapping[str, Any], diff: int, active: int,
+              pods: list[dict], actions: list, fully: int, ready: int) -> list:
+    """Create or delete pods to make up `diff` (`active` pods minus replicas; `pods`: the
+    active ones, in store order, when some are to go), then the status."""
     if diff < 0:
         prefix = f"{name_of(rs)}-"
         for _ in range(-diff):
@@ -49,12 +82,9 @@ def reconcile_replica_set(ctx: WorkloadContext, rs: Mapping[str, Any]) -> list:
                 break
             actions += create_pod(ctx, rs, doc, f"Created pod: {name}")
     elif diff > 0:
-        for pod in active_pods_order(active)[:diff]:
+        for pod in active_pods_order(pods)[:diff]:
             actions += delete_pod(ctx, rs, pod, f"Deleted pod: {name_of(pod)}")
-    template_labels = (template.get("metadata") or {}).get("labels") or {}
-    fully = sum(1 for p in active if all(labels_of(p).get(k) == v for k, v in template_labels.items()))
-    ready = sum(1 for p in active if is_running(p))
-    actions += status_patch(rs, {"replicas": len(active), "fullyLabeledReplicas": fully,
+    actions += status_patch(rs, {"replicas": active, "fullyLabeledReplicas": fully,
                                   "readyReplicas": ready, "availableReplicas": ready})
     return actions
 

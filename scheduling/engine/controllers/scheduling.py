@@ -24,6 +24,8 @@ is not state: a resumed loop starts with none.
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import operator
 from typing import Any, Iterable, Mapping
 
 from scheduling.engine import actions as A
@@ -39,7 +41,8 @@ from scheduling.engine.api.objects import (
     Volume,
 )
 from scheduling.engine.controller import Context, rng_for
-from scheduling.engine.scheduler.cluster import ClusterState
+from scheduling.engine.scheduler.cache import SchedulerCache
+from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
 from scheduling.engine.scheduler.scheduler import ScheduleResult, run_queue, scheduler_not_running_message
 from scheduling.engine.store import Store, is_terminating, meta, time_value
 
@@ -128,6 +131,7 @@ class SchedulerController:
     def __init__(self) -> None:
         self.results: list[ScheduleResult] = []
         self._bound: set[str] | None = None  # pods seen bound at the last run (to notice a bound pod removed)
+        self._snapshot: Snapshot | None = None  # the cluster as the last pass left it, brought up to date
 
     def scheduler_names(self, settings: Mapping[str, Any]) -> set[str]:
         return {name for name, _ in settings.get("schedulers") or ()}
@@ -137,6 +141,10 @@ class SchedulerController:
         unschedulable = set(ctx.state.get("unschedulable") or ())
         if self._bound is None or ctx.changed is None:
             self._bound = {_key(*_ns_name(p)) for p in store.list("Pod") if (p.get("spec") or {}).get("nodeName")}
+        if self._snapshot is None or ctx.changed is None:
+            self._snapshot = Snapshot(store)
+        else:
+            self._snapshot.note(store, ctx.changed)
         move_all, needed = self._note(store, ctx.changed, unschedulable)
         if not needed:
             return A.Result()
@@ -170,39 +178,58 @@ class SchedulerController:
     def _schedule(self, ctx: Context, unschedulable: set[str], move_all: bool) -> A.Result:
         store, now, settings = ctx.store, ctx.now, ctx.settings
         attempts: dict[str, int] = dict(ctx.state.get("attempts") or {})
-        state = build_state((d for k in store.kinds() for d in store.list(k)), store.memo)
-        held: dict[int, Pod] = {}
+        snapshot = self._snapshot
+        assert snapshot is not None
         if move_all:
             unschedulable.clear()
-        else:
-            for i, pod in enumerate(state.pods):
-                if pod.key in unschedulable and not pod.nominated_node_name and not pod.node_name:
+        names = {name for name, _ in settings.get("schedulers") or ()}
+        results: list[ScheduleResult] = []
+        actions: list = []
+        bound: list[str] = []
+        touched: dict[str, str] = {}  # pods the pass put on a node or made victims -> their node
+        # A pass only when a pod would enter a queue (not held in the unschedulable queue,
+        # for a running scheduler): otherwise the queues are empty and nothing changes.
+        if any(pod.scheduler_name in names and pod.phase not in ("Succeeded", "Failed")
+               and (key not in unschedulable or pod.nominated_node_name)
+               for key in snapshot.pending for pod in (snapshot.pod(key),)):
+            state, infos = snapshot.state(store)
+            position = {key: i for i, key in enumerate(snapshot.pods)}
+            held: dict[int, Pod] = {}
+            for key in sorted(unschedulable, key=lambda k: position.get(k, -1)):
+                i = position.get(key)
+                if i is None:
+                    continue
+                pod = state.pods[i]
+                if not pod.nominated_node_name and not pod.node_name:
                     held[i] = pod
                     state.pods[i] = dataclasses.replace(pod, scheduler_name=_HELD)
-        before = list(state.pods)
-        infos = state.node_infos()
-        results: list[ScheduleResult] = []
+            before = list(state.pods)
+            pending = [position[key] for key in snapshot.pending]
 
-        def rng_for_attempt(pod: Pod, n: int):
-            return tie_break_rng(ctx.seed, pod.key, attempts.get(pod.key, 0) + n)
+            def rng_for_attempt(pod: Pod, n: int):
+                return tie_break_rng(ctx.seed, pod.key, attempts.get(pod.key, 0) + n)
 
-        for name, policy in settings.get("schedulers") or ():
-            results += run_queue(state, policy, None, bool(settings.get("preemption", True)), scheduler_name=name,
-                                 now=now, explain=bool(settings.get("explain", True)), node_infos=infos,
-                                 rng_for_attempt=rng_for_attempt)
-        for i, pod in held.items():
-            state.pods[i] = pod
-            before[i] = pod
-        actions: list = []
-        for old, new in zip(before, state.pods):
-            if new.node_name and not old.node_name:
-                actions.append(A.Bind(new.namespace, new.name, new.node_name))
-                self._bound.add(new.key)
-            elif new.nominated_node_name != old.nominated_node_name:
-                actions.append(A.SetNominatedNode(new.namespace, new.name, new.nominated_node_name))
-            if new.deletion_timestamp is not None and old.deletion_timestamp is None:
-                actions.append(A.SetPodDeletion(new.namespace, new.name, now, old.termination_grace_period_seconds, "Preempted"))
-        actions += self._no_scheduler(store, state, settings, now)
+            for name, policy in settings.get("schedulers") or ():
+                results += run_queue(state, policy, None, bool(settings.get("preemption", True)), scheduler_name=name,
+                                     now=now, explain=bool(settings.get("explain", True)), node_infos=infos,
+                                     rng_for_attempt=rng_for_attempt, pending=pending, cache=snapshot.cache(infos, state))
+            for i, pod in held.items():
+                state.pods[i] = pod
+                before[i] = pod
+            for i in itertools.compress(range(len(before)), map(operator.is_not, before, state.pods)):
+                old, new = before[i], state.pods[i]
+                if new.node_name and not old.node_name:
+                    actions.append(A.Bind(new.namespace, new.name, new.node_name))
+                    self._bound.add(new.key)
+                    bound.append(new.key)
+                    touched[new.key] = new.node_name
+                elif new.nominated_node_name != old.nominated_node_name:
+                    actions.append(A.SetNominatedNode(new.namespace, new.name, new.nominated_node_name))
+                if new.deletion_timestamp is not None and old.deletion_timestamp is None:
+                    actions.append(A.SetPodDeletion(new.namespace, new.name, now, old.termination_grace_period_seconds, "Preempted"))
+                    touched.setdefault(new.key, new.node_name)
+            snapshot.passed(infos, touched, set(bound))
+        actions += self._no_scheduler(store, snapshot.pending_pods(store), settings, now)
         tried: dict[str, int] = {}
         for r in results:
             source = r.pod.scheduler_name or DEFAULT_SCHEDULER
@@ -215,7 +242,7 @@ class SchedulerController:
             else:
                 unschedulable.discard(r.pod.key)
         self.results += results
-        pending = {p.key for p in state.pods if not p.node_name and not p.is_terminating}
+        pending = snapshot.pending_keys() - set(bound)
         for key, n in tried.items():
             attempts[key] = attempts.get(key, 0) + n
         attempts = {k: n for k, n in sorted(attempts.items()) if k in pending}
@@ -224,14 +251,14 @@ class SchedulerController:
         actions.append(A.SetControllerState(NAME, "attempts", attempts or None))
         return A.Result(actions)
 
-    def _no_scheduler(self, store: Store, state: ClusterState, settings: Mapping[str, Any], now: float) -> list:
+    def _no_scheduler(self, store: Store, pods: Iterable[Pod], settings: Mapping[str, Any], now: float) -> list:
         """A pending pod that names a scheduler that does not run stays Pending. Kubernetes
         says nothing about it (no scheduler looks at it); the simulator says so once, with
         a Warning event and the pod's PodScheduled condition (which also makes it said
         only once: the condition is the memory)."""
         running = self.scheduler_names(settings) | {_HELD}
         actions: list = []
-        for pod in state.pods:
+        for pod in pods:
             if pod.node_name or pod.is_terminating or pod.scheduler_name in running:
                 continue
             doc = store.get("Pod", pod.namespace, pod.name)
@@ -252,3 +279,262 @@ class SchedulerController:
 def _ns_name(doc: Mapping[str, Any]) -> tuple[str, str]:
     m = meta(doc)
     return m.get("namespace") or "default", m.get("name") or ""
+
+
+def _memo_built(memo: dict[int, tuple], doc: dict, field: str, build) -> Any:
+    """What `build` makes of `doc`, from the store's memo when that very document was built
+    before (a stored cluster's documents are kept from one reconcile to the next)."""
+    hit = memo.get(id(doc))
+    if hit is not None and hit[0] is doc and hit[1] == field:
+        return hit[2]
+    obj = build(doc)
+    memo[id(doc)] = (doc, field, obj)
+    return obj
+
+
+class Snapshot:
+    """What a scheduling pass reads, kept from one pass to the next: the Pod and Node
+    objects in store order and the NodeInfos, brought up to date from the refs that
+    changed (`note`, on every run), so a pass costs what changed, not the cluster's size.
+    A Pod object is made when a pass needs it (the last version of a pod that changed
+    several times between two passes, once). The other kinds' objects (few) are read again
+    for each pass, each built once per document.
+
+    `state(store)` gives what build_state and node_infos() give for the store's documents:
+    a NodeInfo whose Node changed is built again; a pod that came, went or changed is
+    taken out of its NodeInfo and put in its place in another (pods in store order, as
+    node_infos() has them), with the SchedulerCache (`cache`) told as NodeInfos tell it.
+    `passed(infos)` after a pass: the NodeInfos it changed (pods bound, victims) are built
+    again next time (the actions that changed them change their pods in the store too)."""
+
+    def __init__(self, store: Store) -> None:
+        self.pods: dict[str, Pod | None] = {}  # by key, in store order (None: to be made from its document)
+        self.pod_docs: dict[str, dict] = {}
+        self.order: dict[str, int] = {}  # key -> store.order
+        self.nodes: dict[str, Node] = {}
+        self.node_docs: dict[str, dict] = {}
+        self.node_order: dict[str, int] = {}
+        self.infos: dict[str, NodeInfo] | None = None  # None: build them all
+        self.on: dict[str, tuple[str, int]] = {}  # key -> (the NodeInfo it is in, its order then)
+        self.generations: dict[str, int] = {}  # each NodeInfo's generation as a pass got it
+        self._cache: SchedulerCache | None = None
+        self.dirty_nodes: set[str] = set()  # NodeInfos to build again
+        self.renode: set[str] = set()  # NodeInfos whose Node changed (their pods did not)
+        self.dirty_pods: set[str] = set()  # pods to take out of or put in a NodeInfo
+        self.pending: set[str] = set()  # keys of the pods without a node, not terminating
+        self.stale: set[str] = set()  # keys of the pods whose object is to be made
+        self.built: dict[int, tuple[dict, Any]] = {}  # id(doc) -> (doc, object), for the other kinds
+        self.memo = store.memo  # the objects built from these very documents before (build_state)
+        for doc in store.list("Node"):
+            self._set_node(store, doc)
+        for doc in store.list("Pod"):
+            self._set_pod(store, doc)
+
+    # --- keeping up -------------------------------------------------------------------------------------
+
+    def _set_node(self, store: Store, doc: dict) -> None:
+        name = (doc.get("metadata") or {}).get("name") or ""
+        self.nodes[name] = _memo_built(self.memo, doc, "nodes", Node.from_doc)
+        self.node_docs[name] = doc
+        self.node_order[name] = store.order("Node", "", name)
+
+    def _set_pod(self, store: Store, doc: dict) -> None:
+        ns, name = _ns_name(doc)
+        key = _key(ns, name)
+        self.pods[key] = None
+        self.stale.add(key)
+        self.pod_docs[key] = doc
+        self.order[key] = store.order("Pod", ns, name)
+        if _pending(doc):
+            self.pending.add(key)
+        else:
+            self.pending.discard(key)
+
+    def _drop_pod(self, key: str) -> None:
+        self.pods.pop(key, None)
+        self.stale.discard(key)
+        self.pod_docs.pop(key, None)
+        self.order.pop(key, None)
+        self.pending.discard(key)
+
+    def pod(self, key: str) -> Pod:
+        """The Pod object of a pod (made from its document when it changed)."""
+        pod = self.pods[key]
+        if pod is None:
+            pod = self.pods[key] = _memo_built(self.memo, self.pod_docs[key], "pods", Pod.from_doc)
+            self.stale.discard(key)
+        return pod
+
+    def note(self, store: Store, changed: Iterable[tuple[str, str, str]]) -> None:
+        """Bring the objects up to date with the `changed` refs."""
+        added: list[tuple[int, dict]] = []
+        nodes_moved = False
+        for kind, ns, name in changed:
+            if kind == "Pod":
+                key = _key(ns, name)
+                doc = store.get("Pod", ns, name)
+                if doc is self.pod_docs.get(key):
+                    continue
+                self.dirty_pods.add(key)
+                if doc is None:
+                    self._drop_pod(key)
+                    continue
+                order = store.order("Pod", ns, name)
+                if key in self.pods and self.order.get(key) == order:
+                    self._set_pod(store, doc)  # in its place
+                else:
+                    self._drop_pod(key)
+                    added.append((order, doc))
+            elif kind == "Node":
+                doc = store.get("Node", "", name)
+                if doc is self.node_docs.get(name):
+                    continue
+                self.renode.add(name)
+                if doc is None or self.node_order.get(name) != store.order("Node", "", name):
+                    nodes_moved = True
+                else:
+                    self._set_node(store, doc)
+        for _, doc in sorted(added, key=lambda item: item[0]):
+            self._set_pod(store, doc)
+        if nodes_moved:  # a node came or went: every node again, in store order
+            self.nodes, self.node_docs, self.node_order = {}, {}, {}
+            for doc in store.list("Node"):
+                self._set_node(store, doc)
+            self.infos = None
+
+    def cache(self, infos: dict[str, NodeInfo], state: ClusterState) -> SchedulerCache:
+        """The scheduler's cache for a pass over `infos` and `state`: the one of the last
+        pass, refreshed, or a new one."""
+        if self._cache is None or not self._cache.refresh(infos, state):
+            self._cache = SchedulerCache(infos, state)
+        return self._cache
+
+    def passed(self, infos: Mapping[str, NodeInfo], touched: Mapping[str, str], bound: set[str]) -> None:
+        """After a pass that changed the NodeInfos: the pods it put on nodes (`bound`) and
+        its victims (`touched`: pod key -> node) are the pass's objects, to be swapped for
+        the store's when the actions that made them have changed the pods (any other
+        NodeInfo the pass changed is built again)."""
+        explained = set(touched.values())
+        for name, info in infos.items():
+            if info.generation != self.generations.get(name) and name not in explained:
+                self.dirty_nodes.add(name)
+        for key in bound:
+            self.on[key] = (touched[key], -1)  # not the store's object, maybe not in its place
+
+    # --- reading -----------------------------------------------------------------------------------------
+
+    def state(self, store: Store) -> tuple[ClusterState, dict[str, NodeInfo]]:
+        """The ClusterState build_state gives for the store's documents, and its NodeInfos."""
+        for key in list(self.stale):
+            self.pod(key)
+        state = ClusterState(nodes=list(self.nodes.values()), pods=list(self.pods.values()))
+        built = self.built
+        seen: dict[int, tuple[dict, Any]] = {}
+        for kind in store.kinds():
+            if kind in ("Pod", "Node"):
+                continue
+            entry = _OTHER_KINDS.get(kind)
+            docs = store.list(kind)
+            if entry is None:
+                if kind in KINDS or kind == ZONE_KIND or not docs:
+                    continue  # the other controllers' kinds (ClusterVersion, Machine, ...); legacy Zone documents
+                raise SimulationError(f"cannot simulate a {kind!r} document")
+            field, build = entry
+            target = getattr(state, field)
+            for doc in docs:
+                hit = built.get(id(doc))
+                if hit is None or hit[0] is not doc:
+                    hit = (doc, build(doc))
+                seen[id(doc)] = hit
+                target.append(hit[1])
+        self.built = seen
+        if self.infos is None:
+            self.infos = state.node_infos()
+            self.on = {pod.key: (pod.node_name, self.order[pod.key]) for pod in state.pods if pod.node_name in self.infos}
+        else:
+            before = {key: self.on.get(key) for key in self.dirty_pods}
+            for name in self.dirty_nodes:
+                self._rebuild(store, name)
+            cache = self._cache
+            if cache is not None:
+                cache.attach()  # it follows what the pods' moves change in the NodeInfos it has
+            try:
+                for key in self.dirty_pods:
+                    self._move(store, key, before[key])
+            finally:
+                if cache is not None:
+                    cache.detach()
+            for name in self.renode - self.dirty_nodes:
+                info = self.infos.get(name)
+                if info is not None and name in self.nodes:
+                    info = self.infos[name] = info.clone()  # the same pods, the new Node
+                    info.node = self.nodes[name]
+        self.dirty_nodes, self.dirty_pods, self.renode = set(), set(), set()
+        self.generations = {name: info.generation for name, info in self.infos.items()}
+        return state, self.infos
+
+    def _rebuild(self, store: Store, name: str) -> None:
+        """A new NodeInfo for node `name`, with its pods in store order."""
+        assert self.infos is not None
+        node = self.nodes.get(name)
+        if node is None:
+            return
+        info = NodeInfo(node)
+        for doc in store.in_order("Pod", store.pods_on_node(name)):
+            key = _key(*_ns_name(doc))
+            info.add_pod(self.pod(key))
+            self.on[key] = (name, self.order[key])
+        self.infos[name] = info
+        self.dirty_nodes.add(name)
+
+    def _move(self, store: Store, key: str, before: tuple[str, int] | None) -> None:
+        """Take pod `key` out of the NodeInfo it was in (`before`) and put it where it is now."""
+        assert self.infos is not None
+        pod = self.pod(key) if key in self.pods else None
+        node = pod.node_name if pod is not None and pod.node_name in self.infos else None
+        now = None if node is None else (node, self.order[key])
+        if now is None:
+            self.on.pop(key, None)
+        else:
+            self.on[key] = now
+        if before is not None and before[0] not in self.dirty_nodes and before[0] in self.infos:
+            info = self.infos[before[0]]
+            old = next((p for p in info.pods if p.key == key), None)
+            if old is None:  # not where it was said to be: build that NodeInfo again
+                self._rebuild(store, before[0])
+            elif now == before and pod is not None and old.containers == pod.containers:
+                if old is not pod:
+                    info.replace_pod(old, pod)  # the same requests and ports, in its place
+                return
+            else:
+                info.remove_pod(old)
+        if now is not None and now[0] not in self.dirty_nodes:
+            info = self.infos[now[0]]
+            info.add_pod(pod)
+            pods, i = info.pods, len(info.pods) - 1
+            while i > 0 and self.order[pods[i - 1].key] > now[1]:
+                i -= 1
+            if i != len(pods) - 1:
+                pods.insert(i, pods.pop())  # in store order, as node_infos() puts it
+
+    def pending_keys(self) -> set[str]:
+        return set(self.pending)
+
+    def pending_pods(self, store: Store) -> list[Pod]:
+        """The pods without a node, not terminating, in store order."""
+        return [self.pod(key) for key in sorted(self.pending, key=self.order.__getitem__)]
+
+
+def _namespace_name(doc: Mapping[str, Any]) -> str:
+    return (doc.get("metadata") or {}).get("name") or ""
+
+
+# kind -> (the ClusterState list it goes to, how it is built from its document), Pod and Node aside
+_OTHER_KINDS: dict[str, tuple[str, Any]] = {
+    "Namespace": ("namespaces", _namespace_name),
+    "PriorityClass": ("priority_classes", PriorityClass.from_doc),
+    "Service": ("services", Service.from_doc),
+    **{kind: ("controllers", Controller.from_doc) for kind in WORKLOAD_KINDS},
+    "PodDisruptionBudget": ("pdbs", PodDisruptionBudget.from_doc),
+    **{kind: (field, Volume.from_doc) for kind, field in VOLUME_KINDS.items()},
+}

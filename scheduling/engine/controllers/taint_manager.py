@@ -36,7 +36,7 @@ longer exists keeps its timer (as upstream does) and is deleted when it fires.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from scheduling.engine import actions as A
 from scheduling.engine.api.objects import NO_EXECUTE, Taint, Toleration
@@ -163,30 +163,50 @@ def process_pod(pod_doc: Mapping[str, Any], taints: Sequence[Taint] | None, now:
     return result
 
 
-def reconcile(store: Store, now: float) -> A.Result:
-    """One pass of the taint manager over every pod bound to a node."""
-    taints_by_node = {meta(n).get("name") or "": no_execute_taints(n) for n in store.list("Node")}
+def reconcile(store: Store, now: float, pods: Iterable[tuple[str, str]] | None = None) -> A.Result:
+    """One pass of the taint manager over every pod bound to a node, or over the `pods`
+    ((namespace, name)) given: the ones whose pod or node changed and the ones with a
+    timer, when the others are known to need nothing."""
+    taints_by_node: dict[str, list[Taint] | None] = {}
     timers = store.state_of(NAME)
     result = A.Result()
     for key in timers:
         ns, _, name = key.partition("/")
         if store.get("Pod", ns, name) is None:
             result.actions.append(A.SetControllerState(NAME, key, None))  # the pod is gone
-    for pod in store.list("Pod"):
+    for pod in (store.list("Pod") if pods is None else store.in_order("Pod", pods)):
         node = (pod.get("spec") or {}).get("nodeName")
         if not node or is_terminating(pod):
             continue
+        if node not in taints_by_node:
+            node_doc = store.get("Node", "", node)
+            taints_by_node[node] = None if node_doc is None else no_execute_taints(node_doc)
         timer = sim_time(timers.get(pod_key(*_ref(pod))))
-        result.extend(process_pod(pod, taints_by_node.get(node), now, timer))
+        result.extend(process_pod(pod, taints_by_node[node], now, timer))
     return result
 
 
 class TaintManager:
+    """Runs `reconcile` over the pods that changed, the pods on nodes that changed and the
+    pods with a timer: any other pod is where it was when nothing needed doing for it."""
+
     name = NAME
     watches = frozenset({ANY_KIND})
 
     def reconcile(self, ctx: Context) -> A.Result:
-        return reconcile(ctx.store, ctx.now)
+        store = ctx.store
+        if ctx.changed is None:
+            return reconcile(store, ctx.now)
+        pods: set[tuple[str, str]] = set()
+        for kind, ns, name in ctx.changed:
+            if kind == "Pod":
+                pods.add((ns, name))
+            elif kind == "Node":
+                pods.update(store.pods_on_node(name))
+        for key in store.state_of(NAME):
+            ns, _, name = key.partition("/")
+            pods.add((ns, name))
+        return reconcile(store, ctx.now, pods)
 
 
 def preview(store: Store, node: str, taints: Sequence[Mapping[str, Any]], now: float = 0.0) -> dict[str, float | None]:

@@ -14,44 +14,90 @@ owner does.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
 
 from scheduling.engine import actions as A
 from scheduling.engine.api.defaults import WORKLOAD_KINDS
 from scheduling.engine.api.node_selection_admission import CONTROLLER_USER, NodeSelectionContext
 from scheduling.engine.controller import ANY_KIND, Context
-from scheduling.engine.controllers.controller_utils import NAMES_PREFIX, WorkloadContext, names_key
-from scheduling.engine.controllers.daemonset import reconcile_daemon_set
+from scheduling.engine.controllers.controller_utils import (
+    NAMES_PREFIX,
+    PodFacts,
+    PodGroups,
+    WorkloadContext,
+    forget_pod,
+    object_namespace,
+    pod_facts,
+)
+from scheduling.engine.controllers.daemonset import DaemonMemo, reconcile_daemon_set
 from scheduling.engine.controllers.deployment import reconcile_deployment
-from scheduling.engine.controllers.eviction import pdb_recheck, reconcile_pdb
+from scheduling.engine.api.objects import LabelSelector
+from scheduling.engine.controllers.eviction import DELETION_TIMEOUT, pdb_recheck, reconcile_pdb
 from scheduling.engine.controllers.replicaset import reconcile_replica_set
 from scheduling.engine.controllers.statefulset import reconcile_stateful_set
-from scheduling.engine.store import Store
+from scheduling.engine.store import Store, controller_ref, name_of, namespace_of, sim_time
 
 NAME = "workloads"
 
 
+@dataclass
+class Changes:
+    """What an incremental run looks at (WorkloadControllers works it out from the refs
+    that changed): the workloads to reconcile, (kind, namespace, name); the nodes whose
+    document or pods changed (a DaemonSet looks at these only); the PodDisruptionBudgets
+    to recompute, (namespace, name)."""
+
+    owners: set[tuple[str, str, str]] = field(default_factory=set)
+    nodes: set[str] = field(default_factory=set)
+    pdbs: set[tuple[str, str]] = field(default_factory=set)
+
+
 def reconcile(store: Store, now: float, *, seed: int = 0, admission: Mapping[str, bool] | None = None,
-              state: Mapping[str, Any] | None = None, admission_context: Any = None) -> A.Result:
+              state: Mapping[str, Any] | None = None, admission_context: Any = None,
+              changes: Changes | None = None, daemon_memo: dict | None = None, memo: dict | None = None,
+              groups: PodGroups | None = None) -> A.Result:
+    """Every workload controller over every object, or (`changes`) over what changed.
+    Kept by the caller between runs: `daemon_memo`, what each DaemonSet found on each node;
+    `memo`, what was read of each pod (WorkloadContext.memo); `groups`, the pods counted
+    (WorkloadContext.groups)."""
     state = store.state_of(NAME) if state is None else state
-    ctx = WorkloadContext.build(store, now, seed, admission, state, admission_context)
+    ctx = WorkloadContext.build(store, now, seed, admission, state, admission_context, memo, groups)
     result = A.Result()
-    for deploy in store.list("Deployment"):
+
+    def chosen(kind: str) -> list[dict]:
+        if changes is None:
+            return store.list(kind)
+        return store.in_order(kind, ((ns, name) for k, ns, name in changes.owners if k == kind))
+
+    for deploy in chosen("Deployment"):
         result.actions += reconcile_deployment(ctx, deploy)
     for kind in ("ReplicaSet", "ReplicationController"):
-        for rs in store.list(kind):
+        for rs in chosen(kind):
             result.actions += reconcile_replica_set(ctx, rs)
-    for sts in store.list("StatefulSet"):
+    for sts in chosen("StatefulSet"):
         result.actions += reconcile_stateful_set(ctx, sts)
-    for ds in store.list("DaemonSet"):
-        result.actions += reconcile_daemon_set(ctx, ds)
-    for pdb in store.list("PodDisruptionBudget"):
-        result.actions += reconcile_pdb(store, pdb, now)
+    daemon_sets = store.list("DaemonSet")
+    if daemon_memo is not None:
+        present = {(object_namespace(ds), name_of(ds)) for ds in daemon_sets}
+        for key in [k for k in daemon_memo if k not in present]:
+            del daemon_memo[key]
+    for ds in daemon_sets:
+        key = (object_namespace(ds), name_of(ds))
+        memo = None if daemon_memo is None else daemon_memo.setdefault(key, DaemonMemo())
+        if changes is None or ("DaemonSet", *key) in changes.owners:
+            result.actions += reconcile_daemon_set(ctx, ds, None, memo)
+        elif changes.nodes:
+            result.actions += reconcile_daemon_set(ctx, ds, changes.nodes, memo)
+    pdbs = store.list("PodDisruptionBudget") if changes is None else store.in_order("PodDisruptionBudget", changes.pdbs)
+    for pdb in pdbs:
+        result.actions += reconcile_pdb(store, pdb, now, ctx.facts, groups)
     result.due(pdb_recheck(store, now))
-    owners = {names_key(doc) for kind in WORKLOAD_KINDS for doc in store.list(kind)}
     for key, n in sorted(ctx.counters.items()):
-        if key not in owners:
-            n = None  # the owner is gone: so is its counter
+        kind, _, rest = key[len(NAMES_PREFIX):].partition("/")
+        ns, _, name = rest.partition("/")
+        if kind not in WORKLOAD_KINDS or store.get(kind, ns, name) is None:
+            n = None  # the owner is gone: so is its counter (names_key of no workload)
         if state.get(key) != n:
             result.actions.append(A.SetControllerState(NAME, key, n))
     for key in state:
@@ -60,13 +106,134 @@ def reconcile(store: Store, now: float, *, seed: int = 0, admission: Mapping[str
     return result
 
 
+def _node_of(doc: Mapping[str, Any]) -> str:
+    return (doc.get("spec") or {}).get("nodeName") or ""
+
+
+def _scale_facts(doc: Mapping[str, Any] | None) -> tuple | None:
+    """What the disruption controller reads of a workload (engine.eviction.controller_scale)
+    and whom it belongs to."""
+    if doc is None:
+        return None
+    ref = controller_ref(doc)
+    return (doc.get("spec") or {}).get("replicas", 1), None if ref is None else (ref.get("kind"), ref.get("name"))
+
+
 class WorkloadControllers:
+    """Runs `reconcile` over what the refs changed since its last run can affect (the
+    first run, and a change of the kinds admission reads, PriorityClass and Namespace:
+    over everything): a pod's controller (before and after the change; every workload of
+    the namespace when the pod is or was an orphan, which they may adopt) and the
+    Deployments of its namespace when it belongs to a ReplicaSet; the nodes of changed
+    pods and changed nodes (the DaemonSets look at those nodes only, with their pods from
+    the store's index by node); the PodDisruptionBudgets whose selector
+    matches the pod's labels (before or after). A changed workload: itself, the
+    Deployments of its namespace when it is a ReplicaSet, and, when what the disruption
+    controller reads of it changed, every PodDisruptionBudget of its namespace. And the
+    PodDisruptionBudgets with a disrupted pod whose time is up."""
+
     name = NAME
     watches = frozenset({ANY_KIND})
 
+    def __init__(self) -> None:
+        self._pods: dict[tuple[str, str], tuple[str, PodFacts]] | None = None  # (node, facts) of every pod
+        self._groups = PodGroups()
+        self._scales: dict[tuple[str, str, str], tuple | None] = {}
+        self._daemon_memo: dict = {}
+        self._memo: dict = {}
+
     def reconcile(self, ctx: Context) -> A.Result:
-        return reconcile(ctx.store, ctx.now, seed=ctx.seed, admission=ctx.settings.get("admission"), state=ctx.state,
-                         admission_context=controller_admission_context(ctx))
+        store = ctx.store
+        changes = None if ctx.changed is None or self._pods is None else self._changes(store, ctx.changed, ctx.now)
+        if changes is None:
+            self._pods, self._groups = {}, PodGroups()
+            for pod in store.list("Pod"):
+                facts = pod_facts(pod)
+                self._pods[(namespace_of(pod), name_of(pod))] = (_node_of(pod), facts)
+                self._groups.count(namespace_of(pod), facts, 1)
+            self._scales = {(kind, namespace_of(d), name_of(d)): _scale_facts(d) for kind in WORKLOAD_KINDS for d in store.list(kind)}
+            self._daemon_memo = {}
+            self._memo = {}
+        return reconcile(store, ctx.now, seed=ctx.seed, admission=ctx.settings.get("admission"), state=ctx.state,
+                         admission_context=controller_admission_context(ctx), changes=changes,
+                         daemon_memo=self._daemon_memo, memo=self._memo, groups=self._groups)
+
+    def _changes(self, store: Store, changed: Iterable[tuple[str, str, str]], now: float) -> Changes | None:
+        assert self._pods is not None
+        out = Changes()
+        every_owner: set[str] = set()  # namespaces
+        deployments: set[str] = set()  # namespaces
+        every_pdb: set[str] = set()  # namespaces
+        labels: list[tuple[str, Mapping[str, str]]] = []
+        for kind, ns, name in changed:
+            if kind == "Pod":
+                doc = store.get(kind, ns, name)
+                before = self._pods.pop((ns, name), None)
+                after = None if doc is None else (_node_of(doc), pod_facts(doc))
+                if after is not None:
+                    self._pods[(ns, name)] = after
+                else:
+                    forget_pod(self._memo, ns, name)
+                same = before is not None and after is not None and before[1] == after[1]
+                for entry, delta in ((before, -1), (after, 1)):
+                    if entry is None:
+                        continue
+                    node, facts = entry
+                    if node:
+                        out.nodes.add(node)
+                    if same:
+                        continue  # bound, or changed in what no owner or PDB reads
+                    self._groups.count(ns, facts, delta)
+                    owner = facts.controller_kind
+                    if owner is None:
+                        every_owner.add(ns)
+                    elif owner != "DaemonSet":  # a DaemonSet looks at the pod's node
+                        if after is not None or facts.active or owner not in ("ReplicaSet", "ReplicationController"):
+                            out.owners.add((owner, ns, facts.controller_name or ""))  # (an inactive pod gone: no count changes)
+                        if owner == "ReplicaSet":
+                            deployments.add(ns)
+                    labels.append((ns, facts.labels))
+            elif kind == "Node":
+                out.nodes.add(name)
+            elif kind in WORKLOAD_KINDS:
+                out.owners.add((kind, ns, name))
+                if kind == "ReplicaSet":
+                    deployments.add(ns)
+                facts = _scale_facts(store.get(kind, ns, name))
+                if facts != self._scales.get((kind, ns, name)):
+                    every_pdb.add(ns)
+                    if facts is None:
+                        self._scales.pop((kind, ns, name), None)
+                    else:
+                        self._scales[(kind, ns, name)] = facts
+            elif kind == "PodDisruptionBudget":
+                out.pdbs.add((ns, name))
+            elif kind in ("PriorityClass", "Namespace"):
+                return None  # what admission reads: every workload may create differently
+        for ns in every_owner:
+            out.owners.update((kind, ns, name) for kind in WORKLOAD_KINDS for name in store.names(kind, ns))
+        for ns in deployments:
+            out.owners.update(("Deployment", ns, name) for name in store.names("Deployment", ns))
+        for ns in every_pdb:
+            out.pdbs.update((ns, name) for name in store.names("PodDisruptionBudget", ns))
+        if labels:
+            selectors = {}
+            for ns, pod_labels in labels:
+                for name in store.names("PodDisruptionBudget", ns):
+                    if (ns, name) in out.pdbs:
+                        continue
+                    if (ns, name) not in selectors:
+                        pdb = store.get("PodDisruptionBudget", ns, name)
+                        selectors[(ns, name)] = LabelSelector.from_doc(((pdb or {}).get("spec") or {}).get("selector"))
+                    selector = selectors[(ns, name)]
+                    if selector is not None and not selector.is_empty and selector.matches(pod_labels):
+                        out.pdbs.add((ns, name))
+        for pdb in store.list("PodDisruptionBudget"):
+            for when in ((pdb.get("status") or {}).get("disruptedPods") or {}).values():
+                if (sim_time(when) or 0.0) + DELETION_TIMEOUT < now:
+                    out.pdbs.add((namespace_of(pdb), name_of(pdb)))
+                    break
+        return out
 
 
 def controller_admission_context(ctx: Context) -> NodeSelectionContext | None:

@@ -35,13 +35,13 @@ periods pass there. DrainController resumes drains kept in controller state (Tim
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Mapping, Sequence
 
 from scheduling.engine import actions as A
 from scheduling.engine.actions import Result
 from scheduling.engine.controllers.eviction import evict
-from scheduling.engine.store import Store, controller_ref, sim_time
+from scheduling.engine.store import Scratch, Store, controller_ref, sim_time
 
 from .cordon import cordon_lines, node_names
 from .core import DRY_RUN, OUTPUT, SELECTOR, BY_KIND, Flag, OcError, OcResult, dry_run_strategy, go_duration, meta, parse_flags
@@ -92,7 +92,12 @@ class DrainPlan:
     next_due: float | None = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """dataclasses.asdict(self), written out (a drain under way is saved often)."""
+        return {"node": self.node, "options": {f: getattr(self.options, f) for f in _OPTION_FIELDS},
+                "pods": [{"namespace": p.namespace, "name": p.name, "uid": p.uid, "state": p.state, "next_try": p.next_try}
+                         for p in self.pods],
+                "errors": list(self.errors), "warnings": self.warnings, "started": self.started,
+                "failures": list(self.failures), "next_due": self.next_due}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "DrainPlan":
@@ -104,6 +109,9 @@ class DrainPlan:
     @property
     def done(self) -> bool:
         return all(p.state in ("done", "failed") for p in self.pods)
+
+
+_OPTION_FIELDS = tuple(f.name for f in fields(DrainOptions))
 
 
 # --- planning: GetPodsForDeletion ----------------------------------------------------------------------------
@@ -170,7 +178,7 @@ def plan(store: Store, node: str, options: DrainOptions) -> DrainPlan:
     """The pods a drain of `node` evicts, the refusals (errors) and the warnings."""
     match = parse_selector(options.pod_selector) if options.pod_selector else (lambda labels: True)
     pods = sorted(
-        (p for p in store.list("Pod") if (p.get("spec") or {}).get("nodeName") == node and match(meta(p).get("labels") or {})),
+        (p for p in store.in_order("Pod", store.pods_on_node(node)) if match(meta(p).get("labels") or {})),
         key=lambda p: (meta(p).get("namespace") or "default", meta(p).get("name") or ""),
     )
     result = DrainPlan(node, options)
@@ -206,7 +214,7 @@ def evict_pass(store: Store, p: DrainPlan, now: float) -> tuple[list, list[tuple
         p.started = now
     deadline = p.started + opts.timeout if opts.timeout > 0 else None
     timed_out = deadline is not None and now >= deadline - 1e-9
-    scratch = store.copy()  # evictions in one pass see each other's PDB updates
+    scratch = Scratch(store)  # evictions in one pass see each other's PDB updates
     actions: list = []
     messages: list[tuple[str, str]] = []
     verb = "deleted" if opts.disable_eviction else "evicted"

@@ -226,7 +226,8 @@ class SchedulerCache:
         self.pod_counts = PodCounts(n)
         self.affinity_groups: dict[tuple[str, Any], AffinityGroup] = {}
 
-        self._static: dict[tuple[Callable, Hashable], Any] = {}
+        # static results: key -> (array over the nodes, how one node's entry is computed)
+        self._static: dict[tuple[Callable, Hashable], tuple[np.ndarray, Callable[[NodeInfo], Any]]] = {}
         # Node-local results (`node_local`): [array, position in `changes` when refreshed].
         self._local: dict[Hashable, list] = {}
         self.changes: list[int] = []  # the node of every pod change, in order
@@ -269,6 +270,49 @@ class SchedulerCache:
         for key, per_node in counted.items():
             group = counts.group(first[key])
             group.nodes.update(per_node)
+
+    def refresh(self, node_infos: Mapping[str, NodeInfo], state: ClusterState) -> bool:
+        """Make this cache, kept from an earlier run, the cache of `node_infos` and `state`,
+        with the same answers as `SchedulerCache(node_infos, state)`: the NodeInfos that
+        are not the objects it has are read again (their old pods uncounted, the new ones
+        counted, node-local arrays told through `changes`); where the Node itself changed,
+        the static results are computed again for that node (they read only the Node and
+        the pod), the label codes from scratch; the look-ups of the other cluster objects
+        (`memo`) are dropped. False (nothing changed) when the nodes are not the same names
+        in the same order: make a new one."""
+        if len(node_infos) != self.n or list(node_infos) != self.names:
+            return False
+        self.node_infos = node_infos
+        self.state = state
+        moved: list[int] = []  # nodes whose Node changed
+        for i, info in enumerate(node_infos.values()):
+            old = self.infos[i]
+            if old is info:
+                continue
+            if old.pods != info.pods:  # (a NodeInfo with a new Node and the same pods: nothing to count again)
+                for pod in old.pods:
+                    self._index_pod(i, old, pod, -1)
+                for pod in info.pods:
+                    self._index_pod(i, info, pod, 1)
+            self.infos[i] = info
+            if info.node is not old.node and info.node != old.node:
+                moved.append(i)
+                a = info.allocatable
+                values = (a.milli_cpu, a.memory, a.ephemeral_storage, a.allowed_pods)
+                if any(not -SAFE_MAGNITUDE < v < SAFE_MAGNITUDE for v in values):
+                    self.exact = False
+                else:
+                    self.alloc_cpu[i], self.alloc_mem[i], self.alloc_eph[i], self.allowed_pods[i] = values
+            self._read_node(i, info)
+            self.changes.append(i)
+        if moved:
+            for values, one in self._static.values():
+                for i in moved:
+                    values[i] = one(self.infos[i])
+            self._label_codes.clear()
+            self._label_masks.clear()
+        self.memo.clear()
+        return True
 
     # --- keeping in step ----------------------------------------------------------------------------
 
@@ -366,31 +410,31 @@ class SchedulerCache:
         """Where the static predicate `fn` passes, for pods with `fn.static_key(pod) == key`;
         computed once per key with `fn` itself on every node."""
         cache_key = (fn, key)
-        mask = self._static.get(cache_key)
-        if mask is None:
+        entry = self._static.get(cache_key)
+        if entry is None:
             mask = np.fromiter((not fn(pod, ctx, info) for info in self.infos), dtype=bool, count=self.n)
-            self._static[cache_key] = mask
-        return mask
+            entry = self._static[cache_key] = (mask, lambda info: not fn(pod, ctx, info))
+        return entry[0]
 
     def static_scores(self, fn: Callable, key: Hashable, pod: Pod, ctx) -> np.ndarray:
         """The raw scores of the static priority `fn` (one without reduce step) on every
         node, for pods with `fn.static_key(pod) == key`; computed once per key."""
         cache_key = (fn, key)
-        scores = self._static.get(cache_key)
-        if scores is None:
+        entry = self._static.get(cache_key)
+        if entry is None:
             scores = np.array(fn(pod, ctx, self.infos), dtype=np.int64)
-            self._static[cache_key] = scores
-        return scores
+            entry = self._static[cache_key] = (scores, lambda info: fn(pod, ctx, [info])[0])
+        return entry[0]
 
     def per_node(self, key: Hashable, compute: Callable[[NodeInfo], Any], dtype=np.int64) -> np.ndarray:
         """`compute(info)` for every node, cached under `key` for the run: only for what
         depends on the Node objects alone."""
         cache_key = ("per_node", key)
-        values = self._static.get(cache_key)
-        if values is None:
+        entry = self._static.get(cache_key)
+        if entry is None:
             values = np.fromiter((compute(info) for info in self.infos), dtype=dtype, count=self.n)
-            self._static[cache_key] = values
-        return values
+            entry = self._static[cache_key] = (values, compute)
+        return entry[0]
 
     def label_codes(self, key: str) -> tuple[np.ndarray, dict[str, int]]:
         """(per node the code of its value of label `key`, -1 without it; value -> code)."""

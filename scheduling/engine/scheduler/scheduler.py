@@ -527,6 +527,8 @@ def run_queue(
     node_infos: dict[str, NodeInfo] | None = None,
     fast: bool = True,
     rng_for_attempt: Callable[[Pod, int], random.Random] | None = None,
+    pending: Iterable[int] | None = None,
+    cache: SchedulerCache | None = None,
 ) -> list[ScheduleResult]:
     """Schedule every pending pod of `scheduler_name` (default: the policy's, normally
     "default-scheduler"), in queue order; one result per attempt.
@@ -546,15 +548,22 @@ def run_queue(
     n-th attempt of this run (1, 2, ...): a generator per decision, made only when nodes
     tie, so that a pod's placement does not depend on the other pods' draws (the event
     loop derives it from the cluster seed and the pod).
+
+    `pending`, when given: the positions in `state.pods` of every pod that may be pending
+    (the others are known not to be), so that the queue is made without reading every pod.
+    `cache`, when given: the SchedulerCache of `node_infos` and `state` to use (a caller
+    that keeps one from run to run, SchedulerCache.refresh) instead of a new one.
     """
     scheduler_name = scheduler_name or policy.scheduler_name
     infos = node_infos if node_infos is not None else state.node_infos()
     preemption = preemption and not policy.disable_preemption
-    index = {pod.key: i for i, pod in enumerate(state.pods)}
+    candidates: Iterable[int] = range(len(state.pods)) if pending is None else sorted(pending)
+    index = _Positions(state.pods, () if pending is None else candidates)
 
     nominated: dict[str, list[Pod]] = defaultdict(list)
     heap: list[tuple[int, int, str]] = []
-    for i, pod in enumerate(state.pods):
+    for i in candidates:
+        pod = state.pods[i]
         if is_pending(pod, scheduler_name):
             heap.append((-pod.priority, i, pod.key))
             if pod.nominated_node_name:
@@ -584,7 +593,10 @@ def run_queue(
             unschedulable.discard(key)
             heapq.heappush(heap, (-current(key).priority, index[key], key))
 
-    cache = SchedulerCache(infos, state) if fast and infos and heap else None
+    if not (fast and infos and heap):
+        cache = None
+    elif cache is None:
+        cache = SchedulerCache(infos, state)
     if cache is not None:
         cache.attach()  # from here on every bind and every victim updates the cache
     try:
@@ -639,6 +651,23 @@ def run_queue(
         if cache is not None:
             cache.detach()
     return results
+
+
+class _Positions(dict):
+    """Pod key -> position in `pods`: the positions given at first, every pod's on the first
+    key missing."""
+
+    def __init__(self, pods: Sequence[Pod], positions: Iterable[int]):
+        super().__init__((pods[i].key, i) for i in positions)
+        self.pods = pods
+        self.complete = False
+
+    def __missing__(self, key: str) -> int:
+        if self.complete:
+            raise KeyError(key)
+        self.complete = True
+        self.update((pod.key, i) for i, pod in enumerate(self.pods))
+        return self[key]
 
 
 def last_results(results: Iterable[ScheduleResult]) -> dict[str, ScheduleResult]:
