@@ -39,7 +39,7 @@ from scheduling.engine.api.node_selection_admission import NodeSelectionContext,
 from scheduling.engine.api.objects import Pod, PriorityClass
 from scheduling.engine.api.priority import AdmissionError
 from scheduling.engine.api.validation import go_quote
-from scheduling.engine.controller import ANY_KIND, Context, Controller
+from scheduling.engine.controller import Context, Controller, is_watched
 from scheduling.engine.controllers import garbage_collector, kubelet, legacy
 from scheduling.engine.controllers.node_lifecycle import DEFAULT_CONFIG, NodeLifecycleConfig
 from scheduling.engine.controllers.scheduling import NAME as SCHEDULER, SimulationError, build_state
