@@ -36,6 +36,7 @@ import hashlib
 import heapq
 import json
 import math
+import operator
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from scheduling.engine import actions as A
@@ -401,6 +402,7 @@ class MCONodeController:
         self._membership: _Membership | None = None
         self._pools: dict[str, _PoolCounts] = {}  # a pool not here: every node of it is looked at
         self._backlog: set[str] = set()  # changed nodes a run returned early before looking at
+        self._configs: dict[str, tuple] = {}  # pool -> (the MachineConfigs, its selector, its configs, rendered name)
 
     def reconcile(self, ctx: Context) -> A.Result:
         result = A.Result()
@@ -446,10 +448,9 @@ class MCONodeController:
         """One pool; `changed`: the nodes that changed since the last run."""
         store, now = ctx.store, ctx.now
         pname = name_of(pool)
-        configs = pool_configs(store, pool)
         spec = pool.get("spec") or {}
+        configs, rendered = self._rendered(store, pool)
         if configs:
-            rendered = rendered_name(pname, configs)
             if store.get("MachineConfig", "", rendered) is None:
                 merged: dict[str, Any] = {}
                 release = ""
@@ -532,6 +533,19 @@ class MCONodeController:
         if done and before and done != before:
             result.actions.append(A.RecordEvent(now, "Normal", "Completed", "MachineConfigPool", "", pname,
                                                 f"Pool {pname} has completed update to MachineConfig {done}", MCC_SOURCE))
+
+    def _rendered(self, store, pool: Mapping[str, Any]) -> tuple[list[dict], str]:
+        """(pool_configs, rendered_name): worked out again only when a MachineConfig or the
+        pool's machineConfigSelector changed."""
+        mcs = store.list("MachineConfig")
+        selector = (pool.get("spec") or {}).get("machineConfigSelector")
+        hit = self._configs.get(name_of(pool))
+        if hit is not None and hit[1] == selector and len(hit[0]) == len(mcs) and all(map(operator.is_, hit[0], mcs)):
+            return hit[2], hit[3]
+        configs = pool_configs(store, pool)
+        rendered = rendered_name(name_of(pool), configs) if configs else ""
+        self._configs[name_of(pool)] = (mcs, selector, configs, rendered)
+        return configs, rendered
 
     def _drain(self, ctx: Context, node: dict, drains: dict, result: A.Result) -> None:
         """The drain controller (pkg/controller/drain): desiredDrain drain-X -> cordon, run

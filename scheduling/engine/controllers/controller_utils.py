@@ -157,6 +157,7 @@ def generate_name(ctx: "WorkloadContext", owner: Mapping[str, Any], prefix: str)
     while True:
         n = ctx.counters.get(key, 0)
         ctx.counters[key] = n + 1
+        ctx.drawn.add(key)
         rng = rng_for(ctx.seed, "generateName", owner.get("kind") or "", object_namespace(owner), name_of(owner), n)
         name = base + "".join(rng.choice(ALPHANUMS) for _ in range(RANDOM_LENGTH))
         if name not in taken:
@@ -177,7 +178,7 @@ class WorkloadContext:
     The pods are looked up in the store's indexes (the store does not change during a
     run: the controllers return actions): `taken_in` (the pod names in use in a
     namespace), `owned` (by controller reference) and `orphans`, in store order, as
-    (position, pod). `memo`: what was read of each pod (`facts`, `pod_object`), by pod,
+    (position, pod). `memo`: what was read of each pod (`facts`, `pod_resources`), by pod,
     with the document it was read from; a caller may keep it from one run to the next
     (documents are never changed in place: an entry holds while its document is the
     pod's)."""
@@ -190,6 +191,7 @@ class WorkloadContext:
     classes: list[PriorityClass] = field(default_factory=list)
     taken: dict[str, set[str]] = field(default_factory=dict)  # namespace -> pod names in use (filled as asked)
     counters: dict[str, int] = field(default_factory=dict)
+    drawn: set[str] = field(default_factory=set)  # the counters generate_name moved in this run
     memo: dict = field(default_factory=dict)
     groups: PodGroups | None = None  # the pods counted, when the caller keeps them (None: count them)
 
@@ -214,9 +216,17 @@ class WorkloadContext:
         self.memo[("facts", *key)] = (pod, facts)
         return facts
 
-    def pod_object(self, pod: Mapping[str, Any]) -> Pod:
-        """Pod.from_doc(pod), remembered in `memo`."""
-        return _remembered(self.memo, ("pod", object_namespace(pod), name_of(pod)), pod, Pod.from_doc)
+    def pod_resources(self, pod: Mapping[str, Any]) -> Pod:
+        """A Pod object for what the pod's containers ask (requests, host ports), remembered
+        in `memo` until its containers change: its other fields may be an older version's."""
+        key = ("pod", object_namespace(pod), name_of(pod))
+        containers = (pod.get("spec") or {}).get("containers")
+        hit = self.memo.get(key)
+        if hit is not None and hit[0] is containers:
+            return hit[1]
+        obj = Pod.from_doc(pod)
+        self.memo[key] = (containers, obj)
+        return obj
 
     def controlled(self, owner: Mapping[str, Any]) -> list[tuple[dict, "PodFacts"]]:
         """The pods `owner` controls (is_controlled_by) with their facts, in no particular
@@ -325,19 +335,11 @@ def forget_pod(memo: dict, namespace: str, name: str) -> None:
     memo.pop(("pod", namespace, name), None)
 
 
-def _remembered(memo: dict, key: tuple, doc: Mapping[str, Any], read: Any) -> Any:
-    hit = memo.get(key)
-    if hit is not None and hit[0] is doc:
-        return hit[1]
-    value = read(doc)
-    memo[key] = (doc, value)
-    return value
-
-
 def new_pod(ctx: WorkloadContext, owner: Mapping[str, Any], template: Mapping[str, Any], name: str,
             extra_labels: Mapping[str, str] | None = None, node: str = "", generate_name_prefix: str | None = None,
             spec_overrides: Mapping[str, Any] | None = None) -> dict:
-    """A pod document from a workload's template, admitted like an API create.
+    """A pod document from a workload's template, admitted like an API create (to be
+    created as it is, not changed: it may share parts with `ctx.memo`).
 
     Defaulting and admission read neither the pod's name nor its creation time (only an
     admission error names the pod): a pod made again from the same template for the same
@@ -348,10 +350,8 @@ def new_pod(ctx: WorkloadContext, owner: Mapping[str, Any], template: Mapping[st
     if cache_key is not None:
         hit = ctx.memo.get(cache_key)
         if hit is not None and hit[0][0] is template and hit[0][1:] == inputs[1:]:
-            doc = document_copy(hit[1])
-            doc["metadata"]["name"] = name
-            doc["metadata"]["creationTimestamp"] = time_value(ctx.now)
-            return doc
+            # (what is below the metadata is the memo's: the store copies a document it creates)
+            return {**hit[1], "metadata": {**hit[1]["metadata"], "name": name, "creationTimestamp": time_value(ctx.now)}}
     tmeta = template.get("metadata") or {}
     pod_meta: dict = {"name": name, "namespace": object_namespace(owner)}
     if generate_name_prefix is not None:

@@ -72,10 +72,11 @@ def daemon_pod_doc(ds: Mapping[str, Any], node: str) -> dict:
 
 def node_should_run_daemon_pod(ds: Mapping[str, Any], node_doc: Mapping[str, Any], pods_on_node: Iterable[Mapping[str, Any]],
                                state: ClusterState | None = None,
-                               pod_object: Callable[[Mapping[str, Any]], Pod] = Pod.from_doc,
+                               pod_resources: Callable[[Mapping[str, Any]], Pod] = Pod.from_doc,
                                daemon_pod: Pod | None = None, node_object: Node | None = None) -> tuple[bool, bool, bool]:
     """nodeShouldRunDaemonPod (1.11): (wantToRun, shouldSchedule, shouldContinueRunning).
-    A caller may remember what is read: `pod_object` reads the pods on the node;
+    A caller may remember what is read: `pod_resources` reads the pods on the node (what
+    their containers ask is all that is used of them);
     `daemon_pod` is the pod the DaemonSet would create there, `node_object` the Node."""
     template_node = ((ds.get("spec") or {}).get("template") or {}).get("spec", {}).get("nodeName")
     node_name = meta(node_doc).get("name") or ""
@@ -85,7 +86,7 @@ def node_should_run_daemon_pod(ds: Mapping[str, Any], node_doc: Mapping[str, Any
     node = node_object if node_object is not None else Node.from_doc(node_doc)
     info = NodeInfo(node)
     for p in pods_on_node:
-        info.add_pod(pod_object(p))
+        info.add_pod(pod_resources(p))
     state = state if state is not None else ClusterState(nodes=[node])
     ctx = CycleContext(pod, state, {node.name: info})
     reasons = taint_predicates.pod_tolerates_node_taints(pod, ctx, info) + general.general_predicates(pod, ctx, info)
@@ -206,7 +207,7 @@ def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, An
         decision, daemon = previous[2], previous[3]
     else:
         daemon = previous[3] if previous is not None and previous[1][0] is ds else Pod.from_doc(daemon_pod_doc(ds, node))
-        decision = node_should_run_daemon_pod(ds, node_doc, others, pod_object=ctx.pod_object, daemon_pod=daemon,
+        decision = node_should_run_daemon_pod(ds, node_doc, others, pod_resources=ctx.pod_resources, daemon_pod=daemon,
                                               node_object=node_object)
     want, schedule, keep = decision
     running = [p for p in pods if not is_terminating(p)]

@@ -49,15 +49,19 @@ def select_pods(store: Store, namespace: str, selector: LabelSelector) -> list[d
     return [p for p in store.in_order("Pod", keys) if selector.matches(labels_of(p))]
 
 
-def pdbs_of(store: Store, pod: Mapping[str, Any]) -> list[dict]:
+def pdbs_of(store: Store, pod: Mapping[str, Any], ordered: bool = True) -> list[dict]:
     """getPodDisruptionBudgets: the PodDisruptionBudgets of the pod's namespace whose
-    (non-empty) selector matches its labels (none for a pod without labels), in store order."""
+    (non-empty) selector matches its labels (none for a pod without labels), in store order
+    (in no particular order when not `ordered`)."""
     labels = labels_of(pod)
     if not labels:
         return []
     namespace = object_namespace(pod)
     out = []
-    for pdb in store.in_order("PodDisruptionBudget", ((namespace, n) for n in store.names("PodDisruptionBudget", namespace))):
+    names = store.names("PodDisruptionBudget", namespace)
+    pdbs = (store.in_order("PodDisruptionBudget", ((namespace, n) for n in names)) if ordered
+            else [store.get("PodDisruptionBudget", namespace, n) for n in names])
+    for pdb in pdbs:
         raw = (pdb.get("spec") or {}).get("selector")
         if raw is None:
             continue
@@ -277,7 +281,7 @@ def evict(store: Store, namespace: str, name: str, now: float, grace_seconds: in
     pod = store.get("Pod", namespace, name)
     if pod is None:
         return Eviction(False, 404, f'pods "{name}" not found')
-    pdbs = pdbs_of(store, pod)
+    pdbs = pdbs_of(store, pod, ordered=False)  # (only how many, and the one when one)
     actions: list = []
     if len(pdbs) > 1:
         return Eviction(False, 500, "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.")

@@ -323,6 +323,7 @@ class Snapshot:
         self.dirty_pods: set[str] = set()  # pods to take out of or put in a NodeInfo
         self.pending: set[str] = set()  # keys of the pods without a node, not terminating
         self.stale: set[str] = set()  # keys of the pods whose object is to be made
+        self.made: dict[str, tuple[Any, Any, Pod]] = {}  # key -> (containers, init containers, the last Pod made)
         self.built: dict[int, tuple[dict, Any]] = {}  # id(doc) -> (doc, object), for the other kinds
         self.memo = store.memo  # the objects built from these very documents before (build_state)
         for doc in store.list("Node"):
@@ -353,16 +354,28 @@ class Snapshot:
     def _drop_pod(self, key: str) -> None:
         self.pods.pop(key, None)
         self.stale.discard(key)
+        self.made.pop(key, None)
         self.pod_docs.pop(key, None)
         self.order.pop(key, None)
         self.pending.discard(key)
 
     def pod(self, key: str) -> Pod:
-        """The Pod object of a pod (made from its document when it changed)."""
+        """The Pod object of a pod (made from its document when it changed). What a Pod works
+        out from its containers alone (its requests and host ports: cached properties) is
+        carried over from the pod's last object when the containers are the same objects."""
         pod = self.pods[key]
         if pod is None:
-            pod = self.pods[key] = _memo_built(self.memo, self.pod_docs[key], "pods", Pod.from_doc)
+            doc = self.pod_docs[key]
+            pod = self.pods[key] = _memo_built(self.memo, doc, "pods", Pod.from_doc)
             self.stale.discard(key)
+            spec = doc.get("spec") or {}
+            containers = (spec.get("containers"), spec.get("initContainers"))
+            last = self.made.get(key)
+            if last is not None and last[0] is containers[0] and last[1] is containers[1]:
+                for attr in _FROM_CONTAINERS:
+                    if attr in last[2].__dict__:
+                        pod.__dict__[attr] = last[2].__dict__[attr]
+            self.made[key] = (*containers, pod)
         return pod
 
     def note(self, store: Store, changed: Iterable[tuple[str, str, str]]) -> None:
@@ -523,6 +536,10 @@ class Snapshot:
     def pending_pods(self, store: Store) -> list[Pod]:
         """The pods without a node, not terminating, in store order."""
         return [self.pod(key) for key in sorted(self.pending, key=self.order.__getitem__)]
+
+
+# The cached properties of a Pod that read only its containers and init containers.
+_FROM_CONTAINERS = ("request", "container_request", "non_zero_request", "host_ports", "qos_class")
 
 
 def _namespace_name(doc: Mapping[str, Any]) -> str:

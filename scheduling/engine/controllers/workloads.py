@@ -51,6 +51,7 @@ class Changes:
     owners: set[tuple[str, str, str]] = field(default_factory=set)
     nodes: set[str] = field(default_factory=set)
     pdbs: set[tuple[str, str]] = field(default_factory=set)
+    owners_gone: bool = False  # a workload was deleted (its name counter goes)
 
 
 def reconcile(store: Store, now: float, *, seed: int = 0, admission: Mapping[str, bool] | None = None,
@@ -93,14 +94,16 @@ def reconcile(store: Store, now: float, *, seed: int = 0, admission: Mapping[str
     for pdb in pdbs:
         result.actions += reconcile_pdb(store, pdb, now, ctx.facts, groups)
     result.due(pdb_recheck(store, now))
-    for key, n in sorted(ctx.counters.items()):
+    # the name counters: the ones drawn from in this run (every one, when an owner went)
+    counters = ctx.counters if changes is None or changes.owners_gone else {k: ctx.counters[k] for k in ctx.drawn}
+    for key, n in sorted(counters.items()):
         kind, _, rest = key[len(NAMES_PREFIX):].partition("/")
         ns, _, name = rest.partition("/")
         if kind not in WORKLOAD_KINDS or store.get(kind, ns, name) is None:
             n = None  # the owner is gone: so is its counter (names_key of no workload)
         if state.get(key) != n:
             result.actions.append(A.SetControllerState(NAME, key, n))
-    for key in state:
+    for key in state if changes is None else ():  # (ctx.counters has every counter of the state)
         if key.startswith(NAMES_PREFIX) and key not in ctx.counters:
             result.actions.append(A.SetControllerState(NAME, key, None))
     return result
@@ -141,6 +144,7 @@ class WorkloadControllers:
         self._scales: dict[tuple[str, str, str], tuple | None] = {}
         self._daemon_memo: dict = {}
         self._memo: dict = {}
+        self._selectors: dict = {}  # PDB -> (its spec.selector, the LabelSelector)
 
     def reconcile(self, ctx: Context) -> A.Result:
         store = ctx.store
@@ -197,6 +201,8 @@ class WorkloadControllers:
                 out.nodes.add(name)
             elif kind in WORKLOAD_KINDS:
                 out.owners.add((kind, ns, name))
+                if store.get(kind, ns, name) is None:
+                    out.owners_gone = True
                 if kind == "ReplicaSet":
                     deployments.add(ns)
                 facts = _scale_facts(store.get(kind, ns, name))
@@ -216,24 +222,30 @@ class WorkloadControllers:
             out.owners.update(("Deployment", ns, name) for name in store.names("Deployment", ns))
         for ns in every_pdb:
             out.pdbs.update((ns, name) for name in store.names("PodDisruptionBudget", ns))
-        if labels:
-            selectors = {}
-            for ns, pod_labels in labels:
-                for name in store.names("PodDisruptionBudget", ns):
-                    if (ns, name) in out.pdbs:
-                        continue
-                    if (ns, name) not in selectors:
-                        pdb = store.get("PodDisruptionBudget", ns, name)
-                        selectors[(ns, name)] = LabelSelector.from_doc(((pdb or {}).get("spec") or {}).get("selector"))
-                    selector = selectors[(ns, name)]
-                    if selector is not None and not selector.is_empty and selector.matches(pod_labels):
-                        out.pdbs.add((ns, name))
+        for ns, pod_labels in labels:
+            for name in store.names("PodDisruptionBudget", ns):
+                if (ns, name) in out.pdbs:
+                    continue
+                selector = self._selector(store.get("PodDisruptionBudget", ns, name))
+                if selector is not None and not selector.is_empty and selector.matches(pod_labels):
+                    out.pdbs.add((ns, name))
         for pdb in store.list("PodDisruptionBudget"):
             for when in ((pdb.get("status") or {}).get("disruptedPods") or {}).values():
                 if (sim_time(when) or 0.0) + DELETION_TIMEOUT < now:
                     out.pdbs.add((namespace_of(pdb), name_of(pdb)))
                     break
         return out
+
+    def _selector(self, pdb: Mapping[str, Any] | None) -> LabelSelector | None:
+        """The PDB's selector, made once for as long as its spec says the same."""
+        raw = ((pdb or {}).get("spec") or {}).get("selector")
+        key = (namespace_of(pdb), name_of(pdb)) if pdb is not None else None
+        hit = self._selectors.get(key)
+        if hit is not None and hit[0] is raw:
+            return hit[1]
+        selector = LabelSelector.from_doc(raw)
+        self._selectors[key] = (raw, selector)
+        return selector
 
 
 def controller_admission_context(ctx: Context) -> NodeSelectionContext | None:
