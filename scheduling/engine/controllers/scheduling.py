@@ -173,7 +173,7 @@ class SchedulerController:
                and (key not in unschedulable or pod.nominated_node_name)
                for key in snapshot.pending for pod in (snapshot.pod(key),)):
             state, infos = snapshot.state(store)
-            position = {key: i for i, key in enumerate(snapshot.pods)}
+            position = snapshot.positions(snapshot.pending | unschedulable)
             held: dict[int, Pod] = {}
             for key in sorted(unschedulable, key=lambda k: position.get(k, -1)):
                 i = position.get(key)
@@ -497,6 +497,21 @@ class Snapshot:
                 i -= 1
             if i != len(pods) - 1:
                 pods.insert(i, pods.pop())  # in store order, as node_infos() puts it
+
+    def positions(self, keys: set[str]) -> dict[str, int]:
+        """The positions in store order (in state().pods) of the `keys` that are pods, looked
+        for from the newest pod back (pending pods are mostly new)."""
+        keys = {key for key in keys if key in self.pods}
+        out: dict[str, int] = {}
+        if not keys:
+            return out
+        order = list(self.pods)
+        for i in range(len(order) - 1, -1, -1):
+            if order[i] in keys:
+                out[order[i]] = i
+                if len(out) == len(keys):
+                    break
+        return out
 
     def pending_keys(self) -> set[str]:
         return set(self.pending)
