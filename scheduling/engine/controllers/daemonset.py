@@ -197,18 +197,20 @@ def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, An
     node = meta(node_doc).get("name") or ""
     template = (ds.get("spec") or {}).get("template") or {}
     node_object = previous[5] if previous is not None and previous[4] is node_doc else Node.from_doc(node_doc)
-    daemon = previous[3] if previous is not None and previous[1][0] is ds else Pod.from_doc(daemon_pod_doc(ds, node))
-    # What nodeShouldRunDaemonPod reads: the DaemonSet; of the Node its name, labels, taints
+    template_read = (ds.get("spec") or {}).get("template")  # all it reads of the DaemonSet (and its name)
+    daemon = previous[3] if previous is not None and previous[1][0] is template_read else Pod.from_doc(daemon_pod_doc(ds, node))
+    # What nodeShouldRunDaemonPod reads: the DaemonSet's pod template; of the Node its name, labels, taints
     # and allocatable resources (the taints predicate and GeneralPredicates); of the other
-    # pods their number and, unless the daemon pod asks for no resources and no host port
-    # (then PodFitsResources counts pods only and PodFitsHostPorts has nothing to check),
-    # their containers (requests and host ports).
+    # pods their containers (requests and host ports) and their number, or, when the daemon
+    # pod asks for no resources and no host port (PodFitsResources then only checks the
+    # number of pods against the node's, PodFitsHostPorts has nothing to check), whether
+    # there is room for one more pod.
     request = resource_request(daemon)
     if daemon.host_ports or request.milli_cpu or request.memory or request.ephemeral_storage or request.scalar:
         read: tuple = ("containers", *((p.get("spec") or {}).get("containers") for p in others))
     else:
-        read = ("count", len(others))
-    inputs = (ds, (node_object.name, node_object.labels, node_object.taints, node_object.allocatable), read)
+        read = ("full", len(others) + 1 > node_object.allocatable_resource.allowed_pods)
+    inputs = (template_read, (node_object.name, node_object.labels, node_object.taints, node_object.allocatable), read)
     if previous is not None and (_same(previous[1], inputs) or previous[2] == (True, True, True) and _fewer(previous[1], inputs)):
         # the same inputs; or the node fit it with more pods: with fewer it still does (those
         # predicates only fail with more)
@@ -256,21 +258,19 @@ def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, An
 
 def _same(before: tuple, now: tuple) -> bool:
     """Whether two (DaemonSet, what is read of the Node, what is read of the other pods) are
-    the same: the same DaemonSet document, equal Node readings, the same number of pods or
-    the very same containers."""
+    the same: the same pod template of the DaemonSet, equal Node readings, the very same containers
+    (or room for one more pod, or not, both times)."""
     if before[0] is not now[0] or before[1] != now[1] or before[2][0] != now[2][0]:
         return False
-    if now[2][0] == "count":
+    if now[2][0] == "full":
         return before[2][1] == now[2][1]
     return len(before[2]) == len(now[2]) and all(map(operator.is_, before[2][1:], now[2][1:]))
 
 
 def _fewer(before: tuple, now: tuple) -> bool:
-    """Whether `now` has the DaemonSet and Node of `before` and fewer of its other pods."""
-    if before[0] is not now[0] or before[1] != now[1] or before[2][0] != now[2][0]:
+    """Whether `now` has the DaemonSet and Node of `before` and some of its pods' containers."""
+    if before[0] is not now[0] or before[1] != now[1] or before[2][0] != "containers" or now[2][0] != "containers":
         return False
-    if now[2][0] == "count":
-        return now[2][1] <= before[2][1]
     if len(now[2]) > len(before[2]):
         return False
     had = Counter(map(id, before[2][1:]))
