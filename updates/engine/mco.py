@@ -626,22 +626,39 @@ class MCONodeController:
 
 class MCODaemon:
     """Looks at the nodes that changed since its last run and the nodes with an update under
-    way (in its state): any other node is where it was when nothing needed doing for it."""
+    way (in its state) whose time has come: a node's daemon reads only its Node, its entry
+    in the state and the time, so a node that is the document its last look saw, looked at
+    before the time that look asked for, has nothing to do (it still asks for that time);
+    any other node is where it was when nothing needed doing for it."""
 
     name = DAEMON
     watches = frozenset({"Node", "MachineConfig"})
+
+    def __init__(self) -> None:
+        self._seen: dict[str, tuple[Mapping[str, Any], float | None]] = {}  # node -> (its document, next_due) at its last look
 
     def reconcile(self, ctx: Context) -> A.Result:
         result = A.Result()
         store, now = ctx.store, ctx.now
         nodes_state = dict(ctx.state.get("nodes") or {})
         if ctx.changed is None:
+            self._seen = {}
             nodes = store.list("Node")
         else:
-            look = {("", name) for kind, _, name in ctx.changed if kind == "Node"} | {("", name) for name in nodes_state}
-            nodes = store.in_order("Node", look)
+            look = {name for kind, _, name in ctx.changed if kind == "Node"}
+            for name in nodes_state:
+                seen = self._seen.get(name)
+                if name in look or seen is None or seen[0] is not store.get("Node", "", name) or (
+                        seen[1] is not None and now + 1e-9 >= seen[1]):
+                    look.add(name)
+                else:
+                    result.due(seen[1])
+            nodes = store.in_order("Node", (("", name) for name in look))
         for node in nodes:
-            self._node(ctx, node, nodes_state, result)
+            one = A.Result()
+            self._node(ctx, node, nodes_state, one)
+            result.extend(one)
+            self._seen[name_of(node)] = (node, one.next_due)
         if nodes_state != (ctx.state.get("nodes") or {}):
             result.actions.append(A.SetControllerState(DAEMON, "nodes", nodes_state or None))
         return result

@@ -46,6 +46,7 @@ from scheduling.engine.scheduler.predicates import (
     node_selector,
     taints as taint_predicates,
 )
+from scheduling.engine.scheduler.predicates.resources import resource_request
 from scheduling.engine.store import document_copy, is_terminating, meta, name_of
 
 DAEMONSET_TEMPLATE_GENERATION = "pod-template-generation"
@@ -196,17 +197,25 @@ def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, An
     node = meta(node_doc).get("name") or ""
     template = (ds.get("spec") or {}).get("template") or {}
     node_object = previous[5] if previous is not None and previous[4] is node_doc else Node.from_doc(node_doc)
-    # What nodeShouldRunDaemonPod reads: the DaemonSet; of the Node its name, labels, taints
+    template_read = (ds.get("spec") or {}).get("template")  # all it reads of the DaemonSet (and its name)
+    daemon = previous[3] if previous is not None and previous[1][0] is template_read else Pod.from_doc(daemon_pod_doc(ds, node))
+    # What nodeShouldRunDaemonPod reads: the DaemonSet's pod template; of the Node its name, labels, taints
     # and allocatable resources (the taints predicate and GeneralPredicates); of the other
-    # pods their containers (requests and host ports) and their number.
-    inputs = (ds, (node_object.name, node_object.labels, node_object.taints, node_object.allocatable),
-              *((p.get("spec") or {}).get("containers") for p in others))
+    # pods their containers (requests and host ports) and their number, or, when the daemon
+    # pod asks for no resources and no host port (PodFitsResources then only checks the
+    # number of pods against the node's, PodFitsHostPorts has nothing to check), whether
+    # there is room for one more pod.
+    request = resource_request(daemon)
+    if daemon.host_ports or request.milli_cpu or request.memory or request.ephemeral_storage or request.scalar:
+        read: tuple = ("containers", *((p.get("spec") or {}).get("containers") for p in others))
+    else:
+        read = ("full", len(others) + 1 > node_object.allocatable_resource.allowed_pods)
+    inputs = (template_read, (node_object.name, node_object.labels, node_object.taints, node_object.allocatable), read)
     if previous is not None and (_same(previous[1], inputs) or previous[2] == (True, True, True) and _fewer(previous[1], inputs)):
         # the same inputs; or the node fit it with more pods: with fewer it still does (those
         # predicates only fail with more)
-        decision, daemon = previous[2], previous[3]
+        decision = previous[2]
     else:
-        daemon = previous[3] if previous is not None and previous[1][0] is ds else Pod.from_doc(daemon_pod_doc(ds, node))
         decision = node_should_run_daemon_pod(ds, node_doc, others, pod_resources=ctx.pod_resources, daemon_pod=daemon,
                                               node_object=node_object)
     want, schedule, keep = decision
@@ -248,18 +257,24 @@ def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, An
 
 
 def _same(before: tuple, now: tuple) -> bool:
-    """Whether two (DaemonSet, what is read of the Node, *containers of pods) are the same:
-    the same DaemonSet document, equal Node readings, the very same containers."""
-    return (len(before) == len(now) and before[0] is now[0] and before[1] == now[1]
-            and all(map(operator.is_, before[2:], now[2:])))
+    """Whether two (DaemonSet, what is read of the Node, what is read of the other pods) are
+    the same: the same pod template of the DaemonSet, equal Node readings, the very same containers
+    (or room for one more pod, or not, both times)."""
+    if before[0] is not now[0] or before[1] != now[1] or before[2][0] != now[2][0]:
+        return False
+    if now[2][0] == "full":
+        return before[2][1] == now[2][1]
+    return len(before[2]) == len(now[2]) and all(map(operator.is_, before[2][1:], now[2][1:]))
 
 
 def _fewer(before: tuple, now: tuple) -> bool:
     """Whether `now` has the DaemonSet and Node of `before` and some of its pods' containers."""
-    if before[0] is not now[0] or before[1] != now[1] or len(now) > len(before):
+    if before[0] is not now[0] or before[1] != now[1] or before[2][0] != "containers" or now[2][0] != "containers":
         return False
-    had = Counter(map(id, before[2:]))
-    had.subtract(map(id, now[2:]))
+    if len(now[2]) > len(before[2]):
+        return False
+    had = Counter(map(id, before[2][1:]))
+    had.subtract(map(id, now[2][1:]))
     return min(had.values(), default=0) >= 0
 
 

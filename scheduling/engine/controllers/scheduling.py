@@ -193,7 +193,7 @@ class SchedulerController:
                and (key not in unschedulable or pod.nominated_node_name)
                for key in snapshot.pending for pod in (snapshot.pod(key),)):
             state, infos = snapshot.state(store)
-            position = {key: i for i, key in enumerate(snapshot.pods)}
+            position = snapshot.positions(snapshot.pending | unschedulable)
             held: dict[int, Pod] = {}
             for key in sorted(unschedulable, key=lambda k: position.get(k, -1)):
                 i = position.get(key)
@@ -323,7 +323,8 @@ class Snapshot:
         self.dirty_pods: set[str] = set()  # pods to take out of or put in a NodeInfo
         self.pending: set[str] = set()  # keys of the pods without a node, not terminating
         self.stale: set[str] = set()  # keys of the pods whose object is to be made
-        self.made: dict[str, tuple[Any, Any, Pod]] = {}  # key -> (containers, init containers, the last Pod made)
+        self.made: dict[str, tuple[Mapping[str, Any], Pod]] = {}  # key -> (document, the last Pod made from it)
+        self.controllers: dict[tuple, tuple[Mapping, Mapping, Controller]] = {}  # workload -> (metadata, spec, Controller)
         self.built: dict[int, tuple[dict, Any]] = {}  # id(doc) -> (doc, object), for the other kinds
         self.memo = store.memo  # the objects built from these very documents before (build_state)
         for doc in store.list("Node"):
@@ -366,16 +367,17 @@ class Snapshot:
         pod = self.pods[key]
         if pod is None:
             doc = self.pod_docs[key]
-            pod = self.pods[key] = _memo_built(self.memo, doc, "pods", Pod.from_doc)
-            self.stale.discard(key)
-            spec = doc.get("spec") or {}
-            containers = (spec.get("containers"), spec.get("initContainers"))
             last = self.made.get(key)
-            if last is not None and last[0] is containers[0] and last[1] is containers[1]:
+            pod = (derived_pod(last[0], last[1], doc) if last is not None else None) or _memo_built(self.memo, doc, "pods", Pod.from_doc)
+            self.pods[key] = pod
+            self.stale.discard(key)
+            spec, last_spec = doc.get("spec") or {}, (last[0].get("spec") or {}) if last is not None else {}
+            if last is not None and pod is not last[1] and spec.get("containers") is last_spec.get("containers") \
+                    and spec.get("initContainers") is last_spec.get("initContainers"):
                 for attr in _FROM_CONTAINERS:
-                    if attr in last[2].__dict__:
-                        pod.__dict__[attr] = last[2].__dict__[attr]
-            self.made[key] = (*containers, pod)
+                    if attr in last[1].__dict__:
+                        pod.__dict__[attr] = last[1].__dict__[attr]
+            self.made[key] = (doc, pod)
         return pod
 
     def note(self, store: Store, changed: Iterable[tuple[str, str, str]]) -> None:
@@ -457,7 +459,7 @@ class Snapshot:
             for doc in docs:
                 hit = built.get(id(doc))
                 if hit is None or hit[0] is not doc:
-                    hit = (doc, build(doc))
+                    hit = (doc, self._controller(doc) if field == "controllers" else build(doc))
                 seen[id(doc)] = hit
                 target.append(hit[1])
         self.built = seen
@@ -485,6 +487,18 @@ class Snapshot:
         self.dirty_nodes, self.dirty_pods, self.renode = set(), set(), set()
         self.generations = {name: info.generation for name, info in self.infos.items()}
         return state, self.infos
+
+    def _controller(self, doc: Mapping[str, Any]) -> Controller:
+        """Controller.from_doc(doc), kept while the workload's metadata and spec hold the same
+        objects (all it reads: a status update makes no new one)."""
+        key = (doc.get("kind"), *_ns_name(doc))
+        meta, spec = doc.get("metadata") or {}, doc.get("spec") or {}
+        hit = self.controllers.get(key)
+        if hit is not None and _same_but(meta, hit[0], frozenset()) and _same_but(spec, hit[1], frozenset()):
+            return hit[2]
+        obj = Controller.from_doc(doc)
+        self.controllers[key] = (meta, spec, obj)
+        return obj
 
     def _rebuild(self, store: Store, name: str) -> None:
         """A new NodeInfo for node `name`, with its pods in store order."""
@@ -530,6 +544,21 @@ class Snapshot:
             if i != len(pods) - 1:
                 pods.insert(i, pods.pop())  # in store order, as node_infos() puts it
 
+    def positions(self, keys: set[str]) -> dict[str, int]:
+        """The positions in store order (in state().pods) of the `keys` that are pods, looked
+        for from the newest pod back (pending pods are mostly new)."""
+        keys = {key for key in keys if key in self.pods}
+        out: dict[str, int] = {}
+        if not keys:
+            return out
+        order = list(self.pods)
+        for i in range(len(order) - 1, -1, -1):
+            if order[i] in keys:
+                out[order[i]] = i
+                if len(out) == len(keys):
+                    break
+        return out
+
     def pending_keys(self) -> set[str]:
         return set(self.pending)
 
@@ -540,6 +569,37 @@ class Snapshot:
 
 # The cached properties of a Pod that read only its containers and init containers.
 _FROM_CONTAINERS = ("request", "container_request", "non_zero_request", "host_ports", "qos_class")
+# What may differ between two versions of a pod for derived_pod (besides the status).
+_DERIVED_METADATA = frozenset({"deletionTimestamp", "deletionGracePeriodSeconds"})
+_DERIVED_SPEC = frozenset({"nodeName"})
+
+
+def derived_pod(last_doc: Mapping[str, Any], last: Pod, doc: Mapping[str, Any]) -> Pod | None:
+    """Pod.from_doc(doc) made from `last` (= Pod.from_doc(last_doc)) when the two documents
+    differ only where a pod's life changes it (bound, started, its deletion requested,
+    nominated): the same metadata and spec objects but for the deletion and the node; None
+    otherwise. (A document changed by the store shares what did not change.)"""
+    meta, last_meta = doc.get("metadata") or {}, last_doc.get("metadata") or {}
+    spec, last_spec = doc.get("spec") or {}, last_doc.get("spec") or {}
+    if not (_same_but(meta, last_meta, _DERIVED_METADATA) and _same_but(spec, last_spec, _DERIVED_SPEC)):
+        return None
+    status = doc.get("status") or {}
+    return dataclasses.replace(
+        last,
+        node_name=spec.get("nodeName") or "",
+        phase=status.get("phase") or ("Running" if spec.get("nodeName") else "Pending"),
+        deletion_timestamp=meta.get("deletionTimestamp"),
+        nominated_node_name=status.get("nominatedNodeName") or "",
+    )
+
+
+def _same_but(a: Mapping[str, Any], b: Mapping[str, Any], but: frozenset) -> bool:
+    """Whether `a` and `b` hold the very same objects under every key not in `but`."""
+    return (all(b.get(k, _MISSING) is v for k, v in a.items() if k not in but)
+            and all(k in a for k in b if k not in but))
+
+
+_MISSING = object()
 
 
 def _namespace_name(doc: Mapping[str, Any]) -> str:

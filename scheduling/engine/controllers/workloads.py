@@ -145,6 +145,7 @@ class WorkloadControllers:
         self._daemon_memo: dict = {}
         self._memo: dict = {}
         self._selectors: dict = {}  # PDB -> (its spec.selector, the LabelSelector)
+        self._matching: dict = {}  # (namespace, label set) -> (the PDBs and selectors then, the matching ones)
 
     def reconcile(self, ctx: Context) -> A.Result:
         store = ctx.store
@@ -223,18 +224,30 @@ class WorkloadControllers:
         for ns in every_pdb:
             out.pdbs.update((ns, name) for name in store.names("PodDisruptionBudget", ns))
         for ns, pod_labels in labels:
-            for name in store.names("PodDisruptionBudget", ns):
-                if (ns, name) in out.pdbs:
-                    continue
-                selector = self._selector(store.get("PodDisruptionBudget", ns, name))
-                if selector is not None and not selector.is_empty and selector.matches(pod_labels):
-                    out.pdbs.add((ns, name))
+            out.pdbs.update((ns, name) for name in self._pdbs_for(store, ns, pod_labels))
         for pdb in store.list("PodDisruptionBudget"):
             for when in ((pdb.get("status") or {}).get("disruptedPods") or {}).values():
                 if (sim_time(when) or 0.0) + DELETION_TIMEOUT < now:
                     out.pdbs.add((namespace_of(pdb), name_of(pdb)))
                     break
         return out
+
+    def _pdbs_for(self, store: Store, ns: str, labels: Mapping[str, str]) -> tuple[str, ...]:
+        """The PDBs of `ns` whose (non-empty) selector matches `labels`, kept by label set
+        while the namespace's PDBs and their selectors stay the same."""
+        names = store.names("PodDisruptionBudget", ns)
+        pdbs = tuple((name, ((store.get("PodDisruptionBudget", ns, name) or {}).get("spec") or {}).get("selector")) for name in names)
+        key = (ns, frozenset(labels.items()))
+        hit = self._matching.get(key)
+        if hit is not None and len(hit[0]) == len(pdbs) and all(a[0] == b[0] and a[1] is b[1] for a, b in zip(hit[0], pdbs)):
+            return hit[1]
+        found = []
+        for name, _ in pdbs:
+            selector = self._selector(store.get("PodDisruptionBudget", ns, name))
+            if selector is not None and not selector.is_empty and selector.matches(labels):
+                found.append(name)
+        self._matching[key] = (pdbs, tuple(found))
+        return tuple(found)
 
     def _selector(self, pdb: Mapping[str, Any] | None) -> LabelSelector | None:
         """The PDB's selector, made once for as long as its spec says the same."""
