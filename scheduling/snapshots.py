@@ -93,6 +93,12 @@ def first(cluster: Cluster) -> ClusterSnapshot | None:
     return ClusterSnapshot.objects.filter(cluster=cluster).order_by("at").first()
 
 
+def first_at(cluster: Cluster) -> float | None:
+    """The time of the cluster's first snapshot, without reading the snapshot itself (a
+    large cluster's is megabytes of JSON, and the board asks for this on every render)."""
+    return ClusterSnapshot.objects.filter(cluster=cluster).order_by("at").values_list("at", flat=True).first()
+
+
 @transaction.atomic
 def restore(cluster: Cluster, snapshot: ClusterSnapshot, *, events_from: Cluster | None = None) -> None:
     """Put the cluster back as the snapshot holds it, paused; forget the later snapshots.

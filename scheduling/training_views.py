@@ -295,7 +295,7 @@ def script_context(request, cluster: Cluster) -> dict:
     # the board of a fresh cluster is shown (the clock may move before the controllers run).
     snapshots.record_start(cluster)
     the_script = script.cluster_script(cluster)
-    first = snapshots.first(cluster)
+    first_at = snapshots.first_at(cluster)
     event_times = sorted(set(Event.objects.filter(cluster=cluster).values_list("first_time", flat=True)))[:300]
     session = TrainingSession.objects.filter(cluster=cluster, closed_at__isnull=True).first()
     current = the_script.current_index(cluster.now) if the_script else None
@@ -309,7 +309,7 @@ def script_context(request, cluster: Cluster) -> dict:
         "ended": the_script is not None and cluster.now >= the_script.end,
         "next_at": script.sim_time_text(n) if the_script and (n := the_script.next_stop(cluster.now)) is not None else "",
         "can_edit": can_edit(request.user),
-        "rewind_from": first.at if first else None,
+        "rewind_from": first_at,
         "event_times": event_times,
         "open_session": session,
         "now_text": script.sim_time_text(cluster.now),
