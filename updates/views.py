@@ -241,7 +241,7 @@ def live_context(cluster) -> dict:
     events = [{"time": e.last_time, "reason": e.reason, "kind": e.involved_kind, "name": e.involved_name, "message": e.message}
               for e in Event.objects.filter(cluster=cluster, involved_kind="Node",
                                             reason__in=list(progress.PHASE_EVENTS)).order_by("first_time", "id")]
-    view = progress.build(store, cluster.now, events, state)
+    view = progress.build(store, cluster.now, events, state, facts=cluster.facts or None)
     span = max(view["now"] - view["since"], 1.0)
     total = sum(p["machineCount"] for p in view["pools"])
     for pool in view["pools"]:

@@ -234,3 +234,28 @@ def test_a_viewer_may_not_roll_back(viewer):
     stdout, stderr, code = oc("--cluster", "rb", "--as", "viewer", "adm", "upgrade", "rollback")
     assert code == 1 and stderr.startswith("Error from server (Forbidden):")
     assert ClusterVersion.objects.get(cluster__name="rb", name="version").document["spec"]["desiredUpdate"] == {"version": "4.13.30"}
+
+
+def test_status_update_health_shows_the_alerts_of_the_stored_cluster_on_the_command_line_and_the_progress_page(
+        editor_client, cluster):
+    from scheduling import clock
+    from scheduling.models import Cluster
+
+    editor_client.post(reverse("update-request", args=[cluster.pk]), {"version": "4.14.58"})
+    clock.step(Cluster.objects.get(pk=cluster.pk), 600)
+    reconcile.reconcile(cluster.pk)
+    editor_client.post(reverse("update-alert", args=[cluster.pk]), {"alertname": "KubeAPIDown", "severity": "critical",
+                                                                      "summary": "Target disappeared from Prometheus target discovery."})
+    clock.step(Cluster.objects.get(pk=cluster.pk), 120)
+    reconcile.reconcile(cluster.pk)
+    stdout, stderr, code = oc("--cluster", "upd", "adm", "upgrade", "status")
+    assert (code, stderr) == (0, "")
+    health = stdout[stdout.index("= Update Health =\n"):]
+    assert "2m      Critical   Unknown   Alert is firing: Target disappeared from Prometheus target discovery.\n" in health
+    # the PodDisruptionBudget at its limit (an allowed alert) is shown too
+    assert "Alert is firing: The pod disruption budget is preventing further disruption to pods.\n" in health
+    stdout, _, _ = oc("--cluster", "upd", "adm", "upgrade", "status", "--details=health")
+    assert ("  Reference:   <alert does not have a runbook_url annotation>\n  Resources:\n    alerts.config.openshift.io: "
+            "KubeAPIDown\n  Description: Alert started firing during the update. The alert has no description.\n") in stdout
+    body = editor_client.get(reverse("update-progress", args=[cluster.pk])).content.decode()
+    assert "Alert is firing: Target disappeared from Prometheus target discovery." in body

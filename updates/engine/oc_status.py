@@ -2,7 +2,10 @@
 worker pools, per-node assessment and update health, computed and printed as openshift/oc
 pkg/cli/admin/upgrade/status (controlplane.go, workerpool.go, health.go, mco/) does, from
 the ClusterVersion, ClusterOperators, MachineConfigPools, MachineConfigs and Nodes of the
-store. No alert data: the alert insights are absent (as when oc cannot fetch alerts)."""
+store, and the alert insights of alerts.go from the cluster's alerts (Prometheus'
+/api/v1/alerts): the file given to `manage.py oc --alerts FILE` (files["--alerts"]), else the
+simulated cluster's own (updates.engine.alerts: the ones the user fires, with the settings'
+facts handed as files["cluster-facts"], and the ones derived from the objects)."""
 
 from __future__ import annotations
 
@@ -15,6 +18,8 @@ from scheduling.engine.oc.core import Flag, OcError, OcResult, go_duration, pars
 from scheduling.engine.oc.output import seconds, tabwriter, timestamp
 from scheduling.engine.store import Store
 
+from . import alerts as AL
+from . import facts as F
 from . import mco as M
 from .conditions import find
 
@@ -30,6 +35,9 @@ HISTORY_DOC = ("https://docs.openshift.com/container-platform/latest/updating/tr
                "#gathering-clusterversion-history-cli_troubleshooting_updates")
 
 LEVELS = ("Info", "Warning", "Error", "Critical")
+ALERTS_FILE, FACTS_FILE = "--alerts", "cluster-facts"
+# alerts.go allowedAlerts: shown even when they fired before the update started
+ALLOWED_ALERTS = ("PodDisruptionBudgetLimit", "PodDisruptionBudgetAtLimit")
 PHASES = ("Draining", "Updating", "Rebooting", "Paused", "Pending", "Updated")
 ASSESSMENTS = ("Degraded", "Unavailable", "Progressing", "Excluded", "Outdated", "Completed")
 
@@ -84,6 +92,51 @@ def _conds(doc: Mapping[str, Any]) -> list:
 
 def _t(value: Any) -> float | None:
     return seconds(value)
+
+
+# --- alerts (alerts.go parseAlertDataToInsights) -------------------------------------------------------------------------
+
+
+def alert_insights(alert_data: Any, started: float) -> list[Insight]:
+    """The firing alerts of warning or critical severity that started during the update, and
+    those of ALLOWED_ALERTS whenever they started, as alerts.go words them."""
+    data = alert_data.get("data") if isinstance(alert_data, Mapping) else None
+    alerts = data.get("alerts") if isinstance(data, Mapping) else None
+    out: list[Insight] = []
+    for alert in alerts if isinstance(alerts, list) else ():
+        if not isinstance(alert, Mapping):
+            continue
+        labels = alert.get("labels") if isinstance(alert.get("labels"), Mapping) else {}
+        annotations = alert.get("annotations") if isinstance(alert.get("annotations"), Mapping) else {}
+        name = str(labels.get("alertname") or "")
+        if not name:
+            continue
+        active = _t(alert.get("activeAt"))  # None: Go's zero time
+        during = active is not None and started < active
+        if name in ALLOWED_ALERTS:
+            description = ("Alert known to affect updates started firing during the update." if during else
+                           "Alert known to affect updates has been firing since before the update started.")
+        elif during:
+            description = "Alert started firing during the update."
+        else:
+            continue
+        if alert.get("state") == "pending":
+            continue
+        level = {"warning": 1, "critical": 3}.get(str(labels.get("severity") or ""), 0)
+        if level < 1:
+            continue
+        text, message = str(annotations.get("description") or ""), str(annotations.get("message") or "")
+        if text and message:
+            description += f" The alert description is: {text} | {message}"
+        elif text or message:
+            description += f" The alert description is: {text or message}"
+        else:
+            description += " The alert has no description."
+        namespace = str(labels.get("namespace") or "")
+        out.append(Insight(active, level, "Unknown", f"Alert is firing: {annotations.get('summary') or name}", description,
+                           str(annotations.get("runbook_url") or "") or "<alert does not have a runbook_url annotation>",
+                           [("alerts.config.openshift.io", f"{namespace}/{name}" if namespace else name)]))
+    return out
 
 
 # --- control plane -----------------------------------------------------------------------------------------------------
@@ -596,7 +649,8 @@ def write_health(insights: list[Insight], updating_for: float, now: float, detai
 # --- the command ---------------------------------------------------------------------------------------------------------
 
 
-def status(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
+def status(store: Store, args: Sequence[str], now: float = 0.0, *,
+           files: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> OcResult:
     positional, f = parse_flags(args, [Flag("details", "string", "", "none")])
     if positional:
         raise OcError("positional arguments given", usage=True)
@@ -649,6 +703,12 @@ def status(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     if history:
         started = _t(history[0].get("startedTime")) or 0.0
     updating_for = go_round(now - started, 1)
+    files = files or {}
+    if files.get(ALERTS_FILE):
+        alert_data: Any = files[ALERTS_FILE][0]
+    else:
+        alert_data = AL.alert_data(store, F.facts_from_store(store, (files.get(FACTS_FILE) or [None])[0]), now)
+    insights += alert_insights(alert_data, started)
     plane, found = assess_control_plane(cv, operators, mco_image, now)
     insights += found
     out = [write_control_plane(plane, enabled("operators"), now)]
@@ -662,3 +722,6 @@ def status(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     out.append("\n")
     out.append(write_health(insights, updating_for, now, enabled("health")))
     return OcResult(stdout="".join(out))
+
+
+status.uses_files = True

@@ -157,10 +157,11 @@ def stuck_drains(store: Store, drains: Mapping[str, Any]) -> list[dict]:
 
 
 def build(store: Store, now: float, events: Sequence[Mapping[str, Any]] | None = None,
-          controller_state: Mapping[str, Any] | None = None) -> dict:
+          controller_state: Mapping[str, Any] | None = None, facts: Mapping[str, Any] | None = None) -> dict:
     """Everything the progress page shows. `events`: dicts with time, reason, kind, name,
     message (the store's events when None); `controller_state`: the controllers' state
-    (the store's when None)."""
+    (the store's when None); `facts`: the cluster settings' facts (the alerts the user fired,
+    which `oc adm upgrade status` reads; the ClusterVersion's annotation when None)."""
     if events is None:
         events = [{"time": e.time, "reason": e.reason, "kind": e.kind, "name": e.name, "message": e.message}
                   for e in store.events]
@@ -171,7 +172,7 @@ def build(store: Store, now: float, events: Sequence[Mapping[str, Any]] | None =
     current = current_version(cv) if cv else ""
     target = (status.get("desired") or {}).get("version") or current
     since = float(history[0].get("startedTime") or 0) if history and isinstance(history[0].get("startedTime"), (int, float)) else 0.0
-    result = status_command(store, [], now) if cv and store.list("ClusterOperator") else None
+    result = status_command(store, [], now, files={"cluster-facts": [facts]} if facts else None) if cv and store.list("ClusterOperator") else None
     return {
         "current": current,
         "target": target,

@@ -218,3 +218,127 @@ def test_an_unknown_details_value_is_refused():
     result = run(paused_worker_pool(), "oc adm upgrade status --details=pools", START)
     assert (result.exit_code, result.stderr) == (
         1, "error: invalid value for --details: pools (must be one of none, all, nodes, health, operators)\n")
+
+
+# --- Update Health from the cluster's alerts (alerts.go parseAlertDataToInsights) ------------------------------------
+# Shapes of upstream's 4.15.0-ec2-unavailable-mco-20m example and its -alerts.json: firing alerts
+# of warning or critical severity that started during the update; PodDisruptionBudget alerts
+# whenever they started; pending, info and pre-update alerts left out.
+
+
+def _alert(name: str, severity: str, active: float, state: str = "firing", ns: str = "openshift-monitoring", **annotations) -> dict:
+    from scheduling.engine.oc.output import timestamp
+
+    return {"labels": {"alertname": name, "namespace": ns, "severity": severity}, "annotations": annotations,
+            "state": state, "activeAt": timestamp(active), "value": "1e+00"}
+
+
+ALERTS = {"status": "success", "data": {"alerts": [
+    _alert("KubePodNotReady", "warning", START + 600,
+           description="Pod openshift-etcd/etcd-guard-master-1 has been in a non-ready state for longer than 15 minutes.",
+           summary="Pod has been in a non-ready state for more than 15 minutes.",
+           runbook_url="https://github.com/openshift/runbooks/blob/master/alerts/cluster-monitoring-operator/KubePodNotReady.md"),
+    _alert("PodDisruptionBudgetAtLimit", "warning", START - 86400, ns="shop"),
+    _alert("CustomWithMessage", "critical", START + 60, description="It has a description", message="and a message",
+           summary="Both texts", runbook_url="https://example.com/runbook.md"),
+    _alert("FiringBeforeTheUpdate", "critical", START - 10, summary="not shown: it fired before the update"),
+    _alert("StillPending", "critical", START + 10, state="pending", summary="not shown: pending"),
+    _alert("JustInfo", "info", START + 10, summary="not shown: info"),
+]}}
+
+ALERTS_TABLE = """\
+= Update Health =
+SINCE    LEVEL      IMPACT           MESSAGE
+14m      Critical   Unknown          Alert is firing: Both texts
+5m       Warning    Unknown          Alert is firing: Pod has been in a non-ready state for more than 15 minutes.
+24h15m   Warning    Unknown          Alert is firing: PodDisruptionBudgetAtLimit
+-        Warning    Update Stalled   Outdated nodes in a paused pool 'worker' will not be updated
+
+Run with --details=health for additional description and links to related online documentation
+"""
+
+ALERTS_HEALTH = """\
+= Update Health =
+Message: Alert is firing: Both texts
+  Since:       14m
+  Level:       Critical
+  Impact:      Unknown
+  Reference:   https://example.com/runbook.md
+  Resources:
+    alerts.config.openshift.io: openshift-monitoring/CustomWithMessage
+  Description: Alert started firing during the update. The alert description is: It has a description | and a message
+
+Message: Alert is firing: Pod has been in a non-ready state for more than 15 minutes.
+  Since:       5m
+  Level:       Warning
+  Impact:      Unknown
+  Reference:   https://github.com/openshift/runbooks/blob/master/alerts/cluster-monitoring-operator/KubePodNotReady.md
+  Resources:
+    alerts.config.openshift.io: openshift-monitoring/KubePodNotReady
+  Description: Alert started firing during the update. The alert description is: Pod openshift-etcd/etcd-guard-master-1 has been in a non-ready state for longer than 15 minutes.
+
+Message: Alert is firing: PodDisruptionBudgetAtLimit
+  Since:       24h15m
+  Level:       Warning
+  Impact:      Unknown
+  Reference:   <alert does not have a runbook_url annotation>
+  Resources:
+    alerts.config.openshift.io: shop/PodDisruptionBudgetAtLimit
+  Description: Alert known to affect updates has been firing since before the update started. The alert has no description.
+
+Message: Outdated nodes in a paused pool 'worker' will not be updated
+"""
+
+
+@pytest.mark.parametrize("details, expected", [("", ALERTS_TABLE), (" --details=health", ALERTS_HEALTH)])
+def test_update_health_lists_the_alerts_given_as_alerts_go_words_them(details, expected):
+    result = oc.run(paused_worker_pool(), f"oc adm upgrade status{details}", START + 900, files={"--alerts": [ALERTS]})
+    assert (result.exit_code, result.stderr) == (0, "")
+    health = result.stdout[result.stdout.index("= Update Health ="):]
+    assert health.startswith(expected)
+
+
+def mco_down_with_a_pdb_at_its_limit() -> Store:
+    docs = [cluster_version("4.14.1", "4.14.0", True)]
+    docs += operators("4.14.1", "4.14.0", 33, mco={
+        "Available": {"status": "False", "lastTransitionTime": START + 774, "reason": "MachineConfigControllerFailed",
+                      "message": "Cluster not available for [{operator 4.14.0}]: failed to apply machine config controller manifests"},
+        "Progressing": {"status": "True", "lastTransitionTime": START + 774, "reason": "", "message": "Working towards 4.14.1"}})
+    docs += [pool("master", "rendered-master-new"), rendered("rendered-master-old", "4.14.0"), rendered("rendered-master-new", "4.14.1"),
+             node("master-0", ("master",), "rendered-master-old", "rendered-master-old"),
+             {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "shop"},
+              "spec": {"minAvailable": 2},
+              "status": {"currentHealthy": 2, "desiredHealthy": 2, "expectedPods": 2, "disruptionsAllowed": 0}}]
+    return Store(docs)
+
+
+SIMULATED_ALERTS = """\
+= Update Health =
+SINCE    LEVEL      IMPACT             MESSAGE
+20m30s   Critical   Unknown            Alert is firing: Cluster operator has not been available for 10 minutes.
+20m30s   Error      API Availability   Cluster Operator machine-config is unavailable (MachineConfigControllerFailed)
+now      Warning    Unknown            Alert is firing: The pod disruption budget is preventing further disruption to pods.
+8m24s    Warning    Unknown            Alert is firing: Pod container waiting longer than 1 hour
+
+Run with --details=health for additional description and links to related online documentation
+"""
+
+
+def test_update_health_reads_the_simulated_clusters_alerts_derived_and_fired_by_the_user():
+    from updates.engine import alerts as AL
+
+    fired = AL.user_alert("KubeContainerWaiting", {"namespace": "shop", "pod": "web-1", "container": "web",
+                                                   "reason": "ImagePullBackOff"}, START + 1500)
+    now = START + 774 + 1230
+    store = mco_down_with_a_pdb_at_its_limit()
+    result = oc.run(store, "oc adm upgrade status", now, files={"cluster-facts": [{"alerts": [fired]}]})
+    assert result.stdout[result.stdout.index("= Update Health ="):] == SIMULATED_ALERTS
+    detailed = oc.run(store, "oc adm upgrade status --details=health", now, files={"cluster-facts": [{"alerts": [fired]}]}).stdout
+    assert ("  Resources:\n    alerts.config.openshift.io: openshift-cluster-version/ClusterOperatorDown\n"
+            "  Description: Alert started firing during the update. The alert description is: The machine-config operator may "
+            "be down or disabled because MachineConfigControllerFailed, and the components it manages may be unavailable or "
+            "degraded.  Cluster upgrades may not complete. For more information refer to 'oc get -o yaml clusteroperator "
+            "machine-config'.\n") in detailed
+    # ten minutes earlier ClusterOperatorDown is still pending (its `for: 10m`): left out
+    early = oc.run(store, "oc adm upgrade status", START + 774 + 599).stdout
+    assert "Cluster operator has not been available" not in early and "pod disruption budget" in early
