@@ -44,7 +44,10 @@ from .payload import CVO_COMPONENT, MCO_OPERATOR, Payload, payload, version_of_i
 from .versions import Version, is_version
 
 NAME = "cvo"
-SOURCE = "cluster-version-operator"
+# pkg/cvo/cvo.go: the operator's event recorder is named after its namespace, and the sync
+# worker records on a reference to the ClusterVersion *in* that namespace (sync_worker.go
+# cvoObjectRef), so the events live in openshift-cluster-version, not default
+SOURCE = "openshift-cluster-version"
 CV_API = "config.openshift.io/v1"
 NAMESPACE = "openshift-cluster-version"
 INJECT_DEGRADED = "clusterui.io/inject-degraded"
@@ -157,7 +160,7 @@ class ClusterVersionOperator:
             state = {"version": target_version, "image": target_image, "from": current, "phase": "Retrieving",
                      "since": now, "force": bool(desired_update.get("force"))}
             job = job_name(target_version, target_image)
-            result.actions.append(A.RecordEvent(now, "Normal", "RetrievePayload", "ClusterVersion", "", "version",
+            result.actions.append(A.RecordEvent(now, "Normal", "RetrievePayload", "ClusterVersion", NAMESPACE, "version",
                                                 f'Retrieving and verifying payload version="{target_version}" image="{target_image}"', SOURCE))
             result.actions.append(A.RecordEvent(now, "Normal", "SuccessfulCreate", "Job", NAMESPACE, job,
                                                 f"Created pod: {job}-{ctx.rng('cvo-job', job).getrandbits(20):05x}", "job-controller"))
@@ -304,29 +307,29 @@ class ClusterVersionOperator:
             if now < due:
                 result.due(due)
                 return
-            result.actions.append(A.RecordEvent(now, "Normal", "LoadPayload", "ClusterVersion", "", "version",
+            result.actions.append(A.RecordEvent(now, "Normal", "LoadPayload", "ClusterVersion", NAMESPACE, "version",
                                                 f'Loading payload version="{version}" image="{image}"', SOURCE))
             state.update(phase="Preconditions", since=now)
             phase = "Preconditions"
         if phase in ("Preconditions", "Blocked"):
             failure = self._precondition_failure(state, conds, status, history)
             if failure and state.get("force"):  # precondition.Summarize with force: a warning
-                result.actions.append(A.RecordEvent(now, "Warning", "PreconditionWarn", "ClusterVersion", "", "version",
+                result.actions.append(A.RecordEvent(now, "Warning", "PreconditionWarn", "ClusterVersion", NAMESPACE, "version",
                                                     f'precondition warning for payload loaded version="{version}" image="{image}": '
                                                     f"Forced through blocking failures: {failure}", SOURCE))
                 failure = None
             if failure:
                 if phase != "Blocked":
-                    result.actions.append(A.RecordEvent(now, "Warning", "PreconditionBlock", "ClusterVersion", "", "version",
+                    result.actions.append(A.RecordEvent(now, "Warning", "PreconditionBlock", "ClusterVersion", NAMESPACE, "version",
                                                         f'Preconditions failed for payload loaded version="{version}" image="{image}": {failure}', SOURCE))
                 state.update(phase="Blocked")
                 conds[:] = C.set_condition(conds, "ReleaseAccepted", "False", "PreconditionChecks",
                                            f'Preconditions failed for payload loaded version="{version}" image="{image}": {failure}', now)
                 self._steady(ctx, state["from"], conds, operators, now)
                 return
-            result.actions.append(A.RecordEvent(now, "Normal", "PreconditionsPassed", "ClusterVersion", "", "version",
+            result.actions.append(A.RecordEvent(now, "Normal", "PreconditionsPassed", "ClusterVersion", NAMESPACE, "version",
                                                 f'preconditions passed for payload loaded version="{version}" image="{image}"', SOURCE))
-            result.actions.append(A.RecordEvent(now, "Normal", "PayloadLoaded", "ClusterVersion", "", "version",
+            result.actions.append(A.RecordEvent(now, "Normal", "PayloadLoaded", "ClusterVersion", NAMESPACE, "version",
                                                 f'Payload loaded version="{version}" image="{image}" architecture="amd64"', SOURCE))
             conds[:] = C.set_condition(conds, "ReleaseAccepted", "True", "PayloadLoaded",
                                        f'Payload loaded version="{version}" image="{image}" architecture="amd64"', now)

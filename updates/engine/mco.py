@@ -23,8 +23,11 @@
 the drain (events Cordon and Drain when it asks), writes files and the OS (InClusterUpgrade,
 OSUpdateStarted, OSUpgradeApplied, OSUpdateStaged when the OS changes), reboots
 (`Reboot`; the kubelet stops reporting, so the node goes NotReady and the node lifecycle
-controller taints it) and comes back with currentConfig = desired, state Done, desiredDrain
-uncordon-<config>. Durations: OS update 60-120 s and reboot 60-120 s (cloud figures of the
+controller taints it), comes back and asks for desiredDrain uncordon-<config>; once the drain
+controller has uncordoned it (seen at the daemon's next 10 s poll) it records `Uncordon`, then
+`NodeDone`, and writes currentConfig = desired and state Done (pkg/daemon completeUpdate, then
+updateConfigAndState). Their events, like the controllers', are in the namespace
+openshift-machine-config-operator (ctrlcommon.NamespacedEventRecorder). Durations: OS update 60-120 s and reboot 60-120 s (cloud figures of the
 update-duration docs), from ctx.rng, or the node annotations `clusterui.io/update-seconds` /
 `clusterui.io/reboot-seconds`. `clusterui.io/fail-update: "<message>"` on a node makes its
 update fail (state Degraded, reason = message) until the annotation is removed.
@@ -62,6 +65,11 @@ MCC_SOURCE = "machineconfigcontroller-nodecontroller"
 # pkg/controller/drain registers its event recorder under the node controller's name
 DRAIN_SOURCE = "machineconfigcontroller-nodecontroller"
 MCD_SOURCE = "machineconfigdaemon"
+# ctrlcommon.NamespacedEventRecorder: the controllers' and the daemon's events on cluster-scoped
+# objects (Nodes, MachineConfigPools) get this namespace in their involvedObject, so they are
+# listed by `oc get events -n openshift-machine-config-operator` (and not by `oc describe node`,
+# whose field selector asks for involvedObject.namespace="")
+EVENT_NAMESPACE = "openshift-machine-config-operator"
 API = "machineconfiguration.openshift.io/v1"
 
 CURRENT = "machineconfiguration.openshift.io/currentConfig"
@@ -83,6 +91,7 @@ DRAIN_REQUEUE = 60.0
 DRAIN_FAILING_THRESHOLD = 600.0
 DRAIN_FAILING_DELAY = 300.0
 DRAIN_TIMEOUT = 3600.0
+UNCORDON_POLL = 10.0  # completeUpdate's wait.PollUntilContextTimeout interval
 RELEASE_VERSION = "machineconfiguration.openshift.io/release-image-version"
 # the controller's git commit in generated-by-controller-version (a fixed stand-in)
 CONTROLLER_VERSION = hashlib.sha1(b"clusterui machine-config-controller").hexdigest()
@@ -521,7 +530,7 @@ class MCONodeController:
                         result.actions.append(A.AddTaint(name_of(node), {"key": TAINT_KEY, "effect": "PreferNoSchedule"}))
                     msg = (f"Targeted node {name_of(candidates[0])} to MachineConfig: {target}" if len(candidates) == 1
                            else f"Set target for {len(candidates)} nodes to MachineConfig: {target}")
-                    result.actions.append(A.RecordEvent(now, "Normal", "SetDesiredConfig", "MachineConfigPool", "", pname, msg, MCC_SOURCE))
+                    result.actions.append(A.RecordEvent(now, "Normal", "SetDesiredConfig", "MachineConfigPool", EVENT_NAMESPACE, pname, msg, MCC_SOURCE))
         degraded = store.in_order("Node", (("", n) for n in counts.degraded))
         status = _pool_status(pool, len(members), counts.updated, counts.ready, counts.unavailable, degraded, now)
         old = pool.get("status") or {}
@@ -531,7 +540,7 @@ class MCONodeController:
         done, before = (status.get("configuration") or {}).get("name"), (old.get("configuration") or {}).get("name")
         # status.go syncStatusOnly; a pool's first configuration (the install) is not an update
         if done and before and done != before:
-            result.actions.append(A.RecordEvent(now, "Normal", "Completed", "MachineConfigPool", "", pname,
+            result.actions.append(A.RecordEvent(now, "Normal", "Completed", "MachineConfigPool", EVENT_NAMESPACE, pname,
                                                 f"Pool {pname} has completed update to MachineConfig {done}", MCC_SOURCE))
 
     def _rendered(self, store, pool: Mapping[str, Any]) -> tuple[list[dict], str]:
@@ -552,7 +561,8 @@ class MCONodeController:
         kubectl's drain (engine.oc.drain, with the MCO's helper options and its 90 s
         timeout), on failure requeue after 1 minute, after 10 minutes of failing every 5
         minutes (event DrainThresholdExceeded), after an hour the node is Degraded;
-        uncordon-X -> uncordon. Then lastAppliedDrain = desiredDrain."""
+        uncordon-X -> uncordon (no event: the daemon records Uncordon). Then lastAppliedDrain =
+        desiredDrain."""
         store, now = ctx.store, ctx.now
         nname = name_of(node)
         ann = annotations_of(node)
@@ -560,12 +570,10 @@ class MCONodeController:
         if not want or want == ann.get(LAST_DRAIN):
             drains.pop(nname, None)
             return
-        action, _, config = want.partition("-")
+        action = want.partition("-")[0]
         if action == "uncordon":
             result.actions.append(A.SetUnschedulable(nname, False))
             result.actions.append(A.SetAnnotation("Node", "", nname, LAST_DRAIN, want))
-            result.actions.append(A.RecordEvent(now, "Normal", "Uncordon", "Node", "", nname,
-                                                f"Update completed for config {config} and node has been uncordoned", MCD_SOURCE))
             drains.pop(nname, None)
             return
         d = dict(drains.get(nname) or {})
@@ -605,12 +613,12 @@ class MCONodeController:
             return
         failing_for = now - d["started"]
         if failing_for > DRAIN_TIMEOUT:  # every attempt after the hour (drainNode's DrainFailed)
-            result.actions.append(A.RecordEvent(now, "Warning", "DrainFailed", "Node", "", nname,
+            result.actions.append(A.RecordEvent(now, "Warning", "DrainFailed", "Node", EVENT_NAMESPACE, nname,
                                                 f"node {nname}: drain exceeded timeout: 1h0m0s. Will continue to retry.", DRAIN_SOURCE))
         if failing_for > DRAIN_FAILING_THRESHOLD:
             line = (f"Drain failed. Drain has been failing for more than {DRAIN_FAILING_THRESHOLD / 60:g} minutes. "
                     f"Waiting {DRAIN_FAILING_DELAY / 60:g} minutes then retrying. Error message from drain: {error}")
-            result.actions.append(A.RecordEvent(now, "Warning", "DrainThresholdExceeded", "Node", "", nname, line, DRAIN_SOURCE))
+            result.actions.append(A.RecordEvent(now, "Warning", "DrainThresholdExceeded", "Node", EVENT_NAMESPACE, nname, line, DRAIN_SOURCE))
             d["next"] = now + DRAIN_FAILING_DELAY
         else:
             line = f"Drain failed. Waiting {DRAIN_REQUEUE / 60:g} minute then retrying. Error message from drain: {error}"
@@ -695,15 +703,15 @@ class MCODaemon:
             result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_WORKING))
             result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
             result.actions.append(A.SetAnnotation("Node", "", nname, DESIRED_DRAIN, f"drain-{desired}"))
-            result.actions.append(A.RecordEvent(now, "Normal", "Cordon", "Node", "", nname, "Cordoned node to apply update", MCD_SOURCE))
-            result.actions.append(A.RecordEvent(now, "Normal", "Drain", "Node", "", nname, "Draining node to update config.", MCD_SOURCE))
+            result.actions.append(A.RecordEvent(now, "Normal", "Cordon", "Node", EVENT_NAMESPACE, nname, "Cordoned node to apply update", MCD_SOURCE))
+            result.actions.append(A.RecordEvent(now, "Normal", "Drain", "Node", EVENT_NAMESPACE, nname, "Draining node to update config.", MCD_SOURCE))
         phase = st["phase"]
         if phase == "Draining":
             if ann.get(LAST_DRAIN) != f"drain-{desired}":
                 states[nname] = st
                 return
             for reason, msg in os_update_events(ctx.store, current, desired, started=True):
-                result.actions.append(A.RecordEvent(now, "Normal", reason, "Node", "", nname, msg, MCD_SOURCE))
+                result.actions.append(A.RecordEvent(now, "Normal", reason, "Node", EVENT_NAMESPACE, nname, msg, MCD_SOURCE))
             st.update(phase="Updating", since=now, until=now + self._seconds(ctx, node, UPDATE_SECONDS, "update", desired))
             phase = "Updating"
         if phase == "Updating":
@@ -723,7 +731,7 @@ class MCODaemon:
                 return
             for reason, msg in [*os_update_events(ctx.store, current, desired, started=False),
                                 ("Reboot", f"Node will reboot into config {desired}")]:
-                result.actions.append(A.RecordEvent(now, "Normal", reason, "Node", "", nname, msg, MCD_SOURCE))
+                result.actions.append(A.RecordEvent(now, "Normal", reason, "Node", EVENT_NAMESPACE, nname, msg, MCD_SOURCE))
             result.actions.append(A.SetAnnotation("Node", "", nname, HEARTBEAT_STOPPED_ANNOTATION, time_text(now)))
             st.update(phase="Rebooting", since=now, until=now + self._seconds(ctx, node, REBOOT_SECONDS, "reboot", desired))
             phase = "Rebooting"
@@ -732,10 +740,26 @@ class MCODaemon:
                 result.due(st["until"])
                 states[nname] = st
                 return
+            # back from the reboot: completeUpdate asks the drain controller to uncordon
             result.actions.append(A.SetAnnotation("Node", "", nname, HEARTBEAT_STOPPED_ANNOTATION, None))
+            result.actions.append(A.SetAnnotation("Node", "", nname, DESIRED_DRAIN, f"uncordon-{desired}"))
+            st.update(phase="Uncordoning", since=now, until=now + UNCORDON_POLL)
+            phase = "Uncordoning"
+        if phase == "Uncordoning":
+            # completeUpdate polls the node every 10 s until lastAppliedDrain = desiredDrain,
+            # records Uncordon; then updateConfigAndState records NodeDone and SetDone writes
+            # currentConfig and state Done (pkg/daemon/daemon.go)
+            if now + 1e-9 < st["until"] or ann.get(LAST_DRAIN) != f"uncordon-{desired}":
+                if now + 1e-9 >= st["until"]:
+                    st["until"] = now + UNCORDON_POLL
+                result.due(st["until"])
+                states[nname] = st
+                return
+            result.actions.append(A.RecordEvent(now, "Normal", "Uncordon", "Node", EVENT_NAMESPACE, nname,
+                                                f"Update completed for config {desired} and node has been uncordoned", MCD_SOURCE))
+            result.actions.append(A.RecordEvent(now, "Normal", "NodeDone", "Node", EVENT_NAMESPACE, nname,
+                                                f"Setting node {nname}, currentConfig {desired} to Done", MCD_SOURCE))
             result.actions.append(A.SetAnnotation("Node", "", nname, CURRENT, desired))
             result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_DONE))
-            result.actions.append(A.SetAnnotation("Node", "", nname, DESIRED_DRAIN, f"uncordon-{desired}"))
-            result.actions.append(A.RecordEvent(now, "Normal", "NodeDone", "Node", "", nname,
-                                                f"Setting node {nname}, currentConfig {desired} to Done", MCD_SOURCE))
+            result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
             states.pop(nname, None)

@@ -18,11 +18,14 @@ from .cvo import current_version, operator_version
 from .oc_status import status as status_command
 from .payload import payload
 
-# Node events of the MCD, in the order of one node's update, and the phase each one starts:
-# it asks for the drain (Cordon, Drain), writes the OS (InClusterUpgrade, OSUpdateStarted;
-# an update of files only has none: its drain phase runs to the reboot), reboots, is done.
+# Node events, in the order of one node's update, and the phase each one starts: the MCD asks
+# for the drain (Cordon, Drain), writes the OS (InClusterUpgrade, OSUpdateStarted; an update of
+# files only has none: its drain phase runs to the reboot), reboots; the kubelet reports the
+# node ready again (NodeReady, when the reboot was long enough for the node to go NotReady:
+# it ends the reboot phase only then); the MCD sees it uncordoned (Uncordon) and is done
+# (NodeDone).
 PHASE_EVENTS = {"Cordon": "drain", "Drain": "drain", "InClusterUpgrade": "update", "OSUpdateStarted": "update",
-                "Reboot": "reboot", "NodeDone": "uncordon", "Uncordon": "done"}
+                "Reboot": "reboot", "NodeReady": "uncordon", "Uncordon": "uncordon", "NodeDone": "done"}
 
 
 def _cond(doc: Mapping[str, Any], type_: str) -> Mapping[str, Any]:
@@ -93,6 +96,8 @@ def node_timelines(events: Iterable[Mapping[str, Any]], since: float, now: float
         if e["kind"] != "Node" or e["time"] < since or e["reason"] not in PHASE_EVENTS:
             continue
         node, phase, t = e["name"], PHASE_EVENTS[e["reason"]], e["time"]
+        if e["reason"] == "NodeReady" and open_.get(node, ("",))[0] != "reboot":
+            continue  # a node ready again outside an update's reboot
         if node in open_:
             previous, start = open_.pop(node)
             if previous != phase:
@@ -111,7 +116,7 @@ def updated_over_time(events: Iterable[Mapping[str, Any]], since: float) -> list
     points = [(since, 0)]
     n = 0
     for e in events:
-        if e["kind"] == "Node" and e["reason"] == "Uncordon" and e["time"] >= since:
+        if e["kind"] == "Node" and e["reason"] == "NodeDone" and e["time"] >= since:
             n += 1
             points.append((e["time"], n))
     return points

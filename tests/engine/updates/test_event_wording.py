@@ -23,6 +23,21 @@ def cvo_events(d: Driver) -> list[tuple[str, str, str]]:
     return [(e.type, e.reason, e.message) for e in d.events if e.kind == "ClusterVersion"]
 
 
+def test_the_cvo_and_mco_events_are_in_their_operators_namespaces():
+    """cluster-version-operator sync_worker.go records on a reference to the ClusterVersion in
+    openshift-cluster-version (its recorder named after that namespace); the MCO's controllers
+    and daemon record through ctrlcommon.NamespacedEventRecorder, which puts the cluster-scoped
+    Node and MachineConfigPool references in openshift-machine-config-operator."""
+    d = Driver([cluster_version("4.13.19", "stable-4.13"), node("master-0", "master"), node("worker-0", "worker")])
+    d.run_until(0)
+    request(d, "4.13.30")
+    d.run_until(4 * 3600)
+    cvo = {(e.namespace, e.source) for e in d.events if e.kind == "ClusterVersion"}
+    assert cvo == {("openshift-cluster-version", "openshift-cluster-version")}
+    mco = {(e.kind, e.namespace) for e in d.events if e.source.startswith("machineconfig")}
+    assert mco == {("Node", "openshift-machine-config-operator"), ("MachineConfigPool", "openshift-machine-config-operator")}
+
+
 def test_the_cvo_words_an_accepted_update_as_its_sync_worker_does_and_records_nothing_when_it_completes():
     d = cluster()
     request(d, TARGET)
@@ -116,8 +131,8 @@ def test_one_nodes_os_update_is_worded_as_the_machine_config_daemon_words_it():
         ("OSUpgradeApplied", f"OS upgrade applied; new MachineConfig ({new}) has new OS image ({url})", mcd),
         ("OSUpdateStaged", "Changes to OS staged", mcd),
         ("Reboot", f"Node will reboot into config {new}", mcd),
-        ("NodeDone", f"Setting node worker-0, currentConfig {new} to Done", mcd),
         ("Uncordon", f"Update completed for config {new} and node has been uncordoned", mcd),
+        ("NodeDone", f"Setting node worker-0, currentConfig {new} to Done", mcd),
     ]
     pool_events = [(e.reason, e.message, e.source) for e in d.events if e.kind == "MachineConfigPool" and e.name == "worker"]
     assert pool_events == [
@@ -139,3 +154,25 @@ def test_a_drain_failing_for_more_than_an_hour_is_a_drain_failed_warning():
     assert failed and set(failed) == {("Warning", "node node1: drain exceeded timeout: 1h0m0s. Will continue to retry.",
                                        "machineconfigcontroller-nodecontroller")}
     assert not [e for e in d.events if e.reason in ("DrainFailed",) and e.time <= 3600]
+
+
+def test_oc_lists_the_operators_events_in_their_namespaces_and_describe_node_leaves_the_mcds_out():
+    from scheduling.engine import oc
+
+    d = Driver([cluster_version("4.13.19", "stable-4.13"), node("master-0", "master"), node("worker-0", "worker")])
+    d.run_until(0)
+    request(d, "4.13.30")
+    d.run_until(4 * 3600)
+    now = d.now
+    mco = oc.run(d.store, "oc get events -n openshift-machine-config-operator", now).stdout
+    rows = [line.split(None, 4)[2:4] for line in mco.splitlines()[1:]]
+    assert ["Cordon", "node/worker-0"] in rows and ["NodeDone", "node/worker-0"] in rows
+    assert ["SetDesiredConfig", "machineconfigpool/worker"] in rows and ["Completed", "machineconfigpool/master"] in rows
+    cvo = oc.run(d.store, "oc get events -n openshift-cluster-version", now).stdout
+    rows = [line.split(None, 4)[2:4] for line in cvo.splitlines()[1:]]
+    assert ["RetrievePayload", "clusterversion/version"] in rows and ["PayloadLoaded", "clusterversion/version"] in rows
+    default = oc.run(d.store, "oc get events", now)
+    assert "clusterversion/version" not in default.stdout and "Cordon" not in default.stdout
+    # kubectl describe asks for involvedObject.namespace="" on a Node: the MCD's events are not there
+    described = oc.run(d.store, "oc describe node worker-0", now).stdout
+    assert "Cordon" not in described and "NodeDone" not in described

@@ -10,7 +10,7 @@ from updates.engine.mco import CURRENT, DESIRED, STATE, max_unavailable, sort_ca
 from .builders import machine_config, node, pdb, replica_set
 from .driver import MCO, Driver
 
-
+MCO_NS = "openshift-machine-config-operator"
 
 
 def settle(docs, **kw) -> Driver:
@@ -44,14 +44,15 @@ def test_the_seed_five_node_pool_with_max_unavailable_3_updates_as_the_seed_tell
     # 1. the MCO takes nodes 1, 2 and 3 and starts draining them
     assert events(d, "SetDesiredConfig") == [(0.0, "SetDesiredConfig", f"Set target for 3 nodes to MachineConfig: {new}")]
     assert [m for _, r, m in events(d, "Cordon")] == ["Cordoned node to apply update"] * 3
-    assert sorted(e.object for e in d.events if e.reason == "Cordon") == ["Node/node1", "Node/node2", "Node/node3"]
+    assert sorted(e.object for e in d.events if e.reason == "Cordon") == [f"Node/{MCO_NS}/node{i}" for i in (1, 2, 3)]
     d.run_until(2000)
-    done = [(e.time, e.object) for e in d.events if e.reason == "Uncordon"]
+    done = [(e.time, e.name) for e in d.events if e.reason == "NodeDone"]
     targeted = [(e.time, e.message) for e in d.events if e.reason == "SetDesiredConfig"]
     # 2. node 2 is back first; the MCO cordons node 4.  3. node 1; node 5.  4.-6. node 3, node 5, node 4.
-    assert [o for _, o in done] == ["Node/node2", "Node/node1", "Node/node3", "Node/node5", "Node/node4"]
-    assert targeted[1:] == [(160.0, f"Targeted node node4 to MachineConfig: {new}"), (260.0, f"Targeted node node5 to MachineConfig: {new}")]
-    assert [t for t, _ in done] == [160.0, 260.0, 360.0, 470.0, 620.0]
+    # (each node is done 10 s after its reboot: the daemon's poll sees the uncordon, then NodeDone)
+    assert [o for _, o in done] == ["node2", "node1", "node3", "node5", "node4"]
+    assert targeted[1:] == [(170.0, f"Targeted node node4 to MachineConfig: {new}"), (270.0, f"Targeted node node5 to MachineConfig: {new}")]
+    assert [t for t, _ in done] == [170.0, 270.0, 370.0, 490.0, 640.0]
     pool = d.store.get("MachineConfigPool", "", "worker")["status"]
     assert (pool["machineCount"], pool["updatedMachineCount"], pool["readyMachineCount"],
             pool["unavailableMachineCount"], pool["degradedMachineCount"]) == (5, 5, 5, 0, 0)
@@ -142,13 +143,13 @@ def test_a_pdb_blocks_the_drain_which_retries_with_the_mcos_timings_and_complete
     d.run_until(2400)
     assert d.store.get("Pod", "default", on_node1[0]) is None
     # the drain controller records nothing when a drain succeeds: the daemon goes on with the OS
-    drained = [(e.time, e.object) for e in d.events if e.reason in ("InClusterUpgrade", "OSUpdateStarted", "OSUpgradeSkipped")]
+    drained = [(e.time, e.name) for e in d.events if e.reason in ("InClusterUpgrade", "OSUpdateStarted", "OSUpgradeSkipped")]
     assert drained == []  # 99-worker-ssh changes a file only: no OS events
-    rebooted = [(e.time, e.object) for e in d.events if e.reason == "Reboot"]
-    assert rebooted[0] == (1860.0, "Node/node1")  # the attempt at 1770 evicts; the pod's 30 s grace ends; 60 s update
+    rebooted = [(e.time, e.name) for e in d.events if e.reason == "Reboot"]
+    assert rebooted[0] == (1860.0, "node1")  # the attempt at 1770 evicts; the pod's 30 s grace ends; 60 s update
     replaced = [e.message for e in d.events if e.reason == "Scheduled" and e.time > 1500]
     assert replaced[0].endswith(" to node2")  # node1 is cordoned: the replacement goes to node2
-    assert [e.object for e in d.events if e.reason == "Uncordon"] == ["Node/node1", "Node/node2"]
+    assert [e.name for e in d.events if e.reason == "Uncordon"] == ["node1", "node2"]
     status = d.store.get("MachineConfigPool", "", "worker")["status"]
     assert (status["updatedMachineCount"], status["readyMachineCount"]) == (2, 2)
 
@@ -168,3 +169,40 @@ def test_the_progress_view_says_why_a_drain_is_stuck():
     assert stuck["pods"] == [{"namespace": "default", "name": blocked, "pdb": "web-pdb",
                               "pdb_text": "The disruption budget web-pdb needs 2 healthy pods and has 2 currently "
                                           "(disruptions allowed: 0)"}]
+
+
+def test_after_the_reboot_the_node_is_uncordoned_before_the_daemon_sets_it_done():
+    """pkg/daemon updateConfigAndState -> completeUpdate: desiredDrain uncordon-<config>, the
+    drain controller uncordons, the daemon's 10 s poll sees lastAppliedDrain, records Uncordon;
+    only then NodeDone and SetDone (currentConfig and state Done)."""
+    d = settle([node("node1", annotations={"clusterui.io/update-seconds": "60", "clusterui.io/reboot-seconds": "60"})])
+    old = d.store.get("MachineConfigPool", "", "worker")["spec"]["configuration"]["name"]
+    add(d, machine_config("99-worker-ssh", "worker"))
+    d.run_until(120)  # the update took 60 s, the reboot 60 s: back now
+    n1 = d.store.get("Node", "", "node1")
+    new = n1["metadata"]["annotations"][DESIRED]
+    ann = n1["metadata"]["annotations"]
+    assert (ann[CURRENT], ann[STATE]) == (old, "Working")  # not done yet
+    assert ann["machineconfiguration.openshift.io/lastAppliedDrain"] == f"uncordon-{new}"
+    assert not n1["spec"].get("unschedulable")  # the drain controller has uncordoned it
+    assert not events(d, "Uncordon", "NodeDone")
+    d.run_until(130)
+    assert events(d, "Uncordon", "NodeDone") == [
+        (130.0, "Uncordon", f"Update completed for config {new} and node has been uncordoned"),
+        (130.0, "NodeDone", f"Setting node node1, currentConfig {new} to Done")]
+    ann = d.store.get("Node", "", "node1")["metadata"]["annotations"]
+    assert (ann[CURRENT], ann[STATE]) == (new, "Done")
+
+
+def test_the_progress_timeline_ends_the_reboot_when_the_node_is_ready_and_the_update_at_node_done():
+    from updates.engine import progress
+
+    d = settle([node("node1", annotations={"clusterui.io/update-seconds": "60", "clusterui.io/reboot-seconds": "60"})])
+    add(d, machine_config("99-worker-ssh", "worker"))
+    d.run_until(300)
+    events_ = [{"time": e.time, "reason": e.reason, "kind": e.kind, "name": e.name, "message": e.message} for e in d.events]
+    # the kubelet's NodeReady at 120 s (the reboot outlasted the 40 s grace period); Uncordon, NodeDone at 130 s
+    assert progress.node_timelines(events_, 0, 300) == {"node1": [
+        {"phase": "drain", "start": 0.0, "end": 60.0}, {"phase": "reboot", "start": 60.0, "end": 120.0},
+        {"phase": "uncordon", "start": 120.0, "end": 130.0}]}
+    assert progress.updated_over_time(events_, 0) == [(0, 0), (130.0, 1)]

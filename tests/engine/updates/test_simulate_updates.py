@@ -38,7 +38,7 @@ def test_a_timeline_that_sets_desired_update_runs_the_whole_update():
     completed = [e for e in result["events"] if e["reason"] == "Completed"]
     assert reasons.index("PayloadLoaded") < reasons.index("SetDesiredConfig") < reasons.index("Completed")
     assert {e["object"]: e["message"] for e in completed} == {
-        f"MachineConfigPool/{p}": f"Pool {p} has completed update to MachineConfig {pools[p]['configuration']['name']}"
+        f"MachineConfigPool/openshift-machine-config-operator/{p}": f"Pool {p} has completed update to MachineConfig {pools[p]['configuration']['name']}"
         for p in ("master", "worker")}
     assert "UpgradeComplete" not in reasons  # the CVO records no event when an update completes
 
