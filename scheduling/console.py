@@ -96,7 +96,7 @@ def console_run(request: HttpRequest, pk: int):
         return JsonResponse({"lines": [["stderr", f"error: {exc}\n"]], "exit_code": 1})
     user = request.user if request.user.is_authenticated else _anonymous()
     mutating = oc_cli.is_mutating(argv)
-    if mutating and request.POST.get("confirm") != "1" and can_edit(request.user):
+    if mutating and request.POST.get("confirm") != "1" and can_edit(request.user) and oc_cli.has_dry_run(argv):
         result = oc_cli.run_on_cluster(cluster, _dry_run(argv), emit, user=user, wait=False)
         answer = {"lines": lines, "exit_code": result.exit_code}
         if result.exit_code == 0:

@@ -178,9 +178,28 @@ _VERBS = {"label": "patch", "annotate": "patch", "scale": "patch", "delete": "de
           "replace": "update", "taint": "patch", "cordon": "patch", "uncordon": "patch", "drain": "patch"}
 
 
+def _function(argv: Sequence[str]) -> Any:
+    path, _ = commands.resolve(argv[0], argv[1:])
+    try:
+        return commands.load(commands.COMMANDS[path]) if path is not None else None
+    except (ImportError, AttributeError):
+        return None
+
+
+def has_dry_run(argv: Sequence[str]) -> bool:
+    """Whether the command takes --dry-run (the console previews such writes first); a
+    command function without the flag says so with `dry_run = False` (`oc adm upgrade`)."""
+    return getattr(_function(argv), "dry_run", True)
+
+
 def forbidden(username: str, argv: Sequence[str]) -> str:
-    """The API server's Forbidden answer for a user who may only read."""
+    """The API server's Forbidden answer for a user who may only read (as the command prints
+    it: a command function with `refused(username, args)` words its own, e.g. `oc adm
+    upgrade`'s "error: Unable to upgrade: clusterversions... is forbidden: ...")."""
     path, args = commands.resolve(argv[0], argv[1:])
+    refused = getattr(_function(argv), "refused", None)
+    if refused is not None:
+        return refused(username, args)
     verb = _VERBS.get(path[-1] if path else "", "patch")
     words = [a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] not in ("-n", "--namespace"))]
     resource, name = BY_KIND["Node"], ""
@@ -249,11 +268,17 @@ def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: fl
     """Run one command against a stored cluster; `user` None = the command line's own
     administrator. With `wait`, a drain plays the cluster's clock until it ends."""
     cluster.refresh_from_db()
+    store = cluster_store(cluster)
     if user is not None and is_mutating(argv) and not can_edit(user):
+        if getattr(_function(argv), "refused", None) is not None:
+            # oc reads the ClusterVersion and checks its flags first: only a patch is refused
+            result = commands.run(store, argv, cluster.now, files={**(files or {}), SETTINGS_FACTS: [dict(cluster.facts or {})]})
+            if not result.actions:
+                _emit_result(result, emit)
+                return result
         text = forbidden(user.get_username() or "system:anonymous", argv)
         emit("stderr", text)
         return OcResult(stderr=text, exit_code=1)
-    store = cluster_store(cluster)
     # --now pins the ages a command prints; a write always happens at the cluster's clock.
     at = cluster.now if now is None or is_mutating(argv) else now
     # the cluster's settings facts (what update risks and the simulated alerts read), for the

@@ -355,6 +355,31 @@ def upgrade(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
 # --- oc adm upgrade channel ----------------------------------------------------------------------------------
 
 
+def _upgrade_writes(args: Sequence[str]) -> bool:
+    """upgrade.go Run: --clear, --to-multi-arch, --to-latest, --to and --to-image change
+    spec.desiredUpdate; without them the command only prints the cluster's status and its
+    updates (a read any user may run). Arguments it would refuse change nothing either."""
+    try:
+        positional, f = parse_flags(args, UPGRADE_FLAGS)
+    except OcError:
+        return False
+    return not positional and bool(f.clear or f["to-multi-arch"] or f["to-latest"] or f["to"] or f["to-image"])
+
+
+def _refusal(wrapper: str):
+    """The error oc prints when the API server refuses its merge patch of the ClusterVersion
+    (upgrade.go, channel.go, rollback.go wrap the Forbidden error: "<wrapper>: <error>")."""
+    def refused(username: str, args: Sequence[str]) -> str:
+        return (f'error: {wrapper(args)}: clusterversions.config.openshift.io "version" is forbidden: User "{username}" cannot '
+                'patch resource "clusterversions" in API group "config.openshift.io" at the cluster scope\n')
+    return refused
+
+
+upgrade.writes = _upgrade_writes
+upgrade.refused = _refusal(lambda args: "Unable to cancel current rollout" if "--clear" in args else "Unable to upgrade")
+upgrade.dry_run = False  # none of the `oc adm upgrade` commands has a --dry-run flag
+
+
 def channel(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     positional, f = parse_flags(args, [Flag("allow-explicit-channel")])
     if len(positional) > 1:
@@ -452,6 +477,10 @@ def _semver_error(text: str, exc: VersionError) -> str:
     return str(exc)
 
 
+channel.refused = _refusal(lambda args: "unable to set channel")
+channel.dry_run = False
+rollback.refused = _refusal(lambda args: "Unable to rollback")
+rollback.dry_run = False
 rollback.help_text = """Rollback the cluster to the previous release.
 
  Only patch version rollbacks within the same z stream, e.g. 4.y.newer to 4.y.older, are accepted by the cluster-version operator.  Minor version rollbacks from 4.newer to 4.older are not accepted. Updates to releases other than the most-recent previous release that the cluster was attempting are not accepted.  Rolling back re-exposes the cluster to all the bugs which had been fixed from 4.y.older to 4.y.newer.  In most cases, you probably want to understand what is having trouble and roll forward with fixes.
