@@ -9,7 +9,8 @@ scheduling.engine importing them. Every command function is
 
 `args` are the words after the command path (flags included); it raises OcError for
 kubectl's errors (the dispatcher prints them with `error: ` and, for usage errors, the
-`See '<path> -h' for help and examples` line) and may set `run.help_text` (kubectl's help;
+`See '<path> -h' for help and examples` line; for flag parsing errors `See '<path> --help'
+for usage.`) and may set `run.help_text` (kubectl's help;
 `kubectl <name>` in it is replaced by the command path). A function with
 `uses_files = True` also gets `files`: the documents of each `-f FILE` (parsed by the
 caller; the engine reads no files). A command whose flags decide whether it writes sets
@@ -150,7 +151,9 @@ def run(store: Store, command: str | Sequence[str], now: float = 0.0, *,
         if exc.raw:
             return OcResult(stderr=exc.message + "\n", exit_code=1)
         text = error_line(exc.message)
-        if exc.usage:
+        if exc.flag:  # the root command's FlagErrorFunc (kubectl pkg/util/templates)
+            text += f"\nSee '{shown_path} --help' for usage."
+        elif exc.usage:
             text += f"\nSee '{shown_path} -h' for help and examples"
         # cmdutil.CheckErr adds the newline only when the message lacks one
         return OcResult(stderr=text if text.endswith("\n") else text + "\n", exit_code=1)
