@@ -27,7 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from scheduling.engine.store import Store
 
-from .core import OcError, OcResult, error_line
+from .core import OcError, OcResult, error_line, parse_flags
 
 COMMANDS: dict[tuple[str, ...], str] = {
     ("get",): "scheduling.engine.oc.get:run",
@@ -95,7 +95,8 @@ def _levenshtein(a: str, b: str) -> int:
 
 
 def _unknown(tool: str, words: Sequence[str]) -> OcResult:
-    """cobra: `unknown command "x" for "oc"` with its suggestions (distance <= 2 or prefix)."""
+    """cobra: `unknown command "x" for "oc"` with its suggestions (distance <= 2 or prefix);
+    under `oc adm`, RequireNoArguments' `unknown command "x y"` usage error."""
     parent: tuple[str, ...] = ()
     if words and words[0] == "adm" and tool == "oc":
         parent = ("adm",)
@@ -106,6 +107,15 @@ def _unknown(tool: str, words: Sequence[str]) -> OcResult:
     if tool == "kubectl":
         names = [n for n in names if n != "adm"]
     path = " ".join((tool, *parent))
+    if parent and word:
+        # `oc adm` is not the root: cobra hands the words to its Run,
+        # kcmdutil.DefaultSubCommandRun -> RequireNoArguments (no suggestions)
+        try:
+            args, _ = parse_flags(words[len(parent):], ())
+        except OcError as exc:
+            return OcResult(stderr=f"{error_line(exc.message)}\nSee '{path} --help' for usage.\n", exit_code=1)
+        return OcResult(stderr=f'error: unknown command "{" ".join(args)}"\nSee \'{path} -h\' for help and examples\n',
+                        exit_code=1)
     if not word:
         return OcResult(stderr=f"error: you must specify a command: {', '.join(names)}\nSee '{path} -h' for help and examples\n",
                         exit_code=1)
