@@ -351,8 +351,9 @@ def go_tabwriter(text: str, minwidth: int = 0, padding: int = 2) -> str:
 
 
 def rfc1123z(value: Any) -> str:
-    """Go's time.RFC1123Z in UTC: `Thu, 01 Jan 2026 00:05:00 +0000`."""
+    """Go's time.RFC1123Z in UTC: `Thu, 01 Jan 2026 00:05:00 +0000`; an unset time is Go's
+    zero time, as describe prints a metav1.Time it was not given."""
     s = seconds(value)
     if s is None:
-        return "<unknown>"
+        return "Mon, 01 Jan 0001 00:00:00 +0000"
     return (EPOCH + timedelta(seconds=math.floor(s))).strftime("%a, %d %b %Y %H:%M:%S +0000")
