@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import sys
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from scheduling import kube, oc_cli
@@ -140,8 +141,6 @@ class Command(BaseCommand):
                 return 1
             user = None
             if as_user is not None:
-                from django.contrib.auth import get_user_model
-
                 user = get_user_model().objects.filter(username=as_user).first()
                 if user is None:
                     stderr.write(f'error: no user named "{as_user}"\n')
