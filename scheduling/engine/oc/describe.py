@@ -344,8 +344,9 @@ def describe_node(store: Store, node: Mapping[str, Any], now: float) -> str:
 def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     positional, flags = parse_flags(args, FLAGS)
     if not positional:
+        # a plain fmt.Errorf in kubectl's describe (no usage line), its message ending in a newline
         raise OcError("You must specify the type of resource to describe. Use \"oc api-resources\" for a complete list of "
-                      "supported resources.", usage=True)
+                      "supported resources.\n")
     namespace = flags.namespace or "default"
     if "/" in positional[0]:
         pairs = [(resource_or_error(w.partition("/")[0]), w.partition("/")[2]) for w in positional]

@@ -139,6 +139,13 @@ def test_describe_pod():
     )
 
 
+def test_describe_without_a_type_is_a_plain_error():
+    result = oc.run(cluster(), "oc describe", NOW)
+    assert (result.stdout, result.stderr, result.exit_code) == (
+        "", 'error: You must specify the type of resource to describe. Use "oc api-resources" for a complete list of '
+            "supported resources.\n", 1)
+
+
 def test_describe_a_missing_pod():
     result = oc.run(cluster(), "oc describe pod nope", NOW)
     assert (result.stdout, result.stderr, result.exit_code) == ("", 'Error from server (NotFound): pods "nope" not found\n', 1)
