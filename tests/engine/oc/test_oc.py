@@ -294,8 +294,14 @@ def test_label_errors(command, stderr):
     "command, stderr",
     [
         pytest.param("oc frobnicate node node1", 'error: unknown command "frobnicate" for "oc"\n', id="an unknown command"),
-        pytest.param("oc gett nodes", 'error: unknown command "gett" for "oc"\n\nDid you mean this?\n\tget\n',
-                     id="a misspelt command gets cobra's suggestion"),
+        pytest.param("oc gett nodes", 'error: unknown command "gett" for "oc"\n\nDid you mean this?\n\tget\n\tset\n',
+                     id="a misspelt command gets cobra's suggestions among all of oc's commands"),
+        pytest.param("kubectl gett nodes", 'error: unknown command "gett" for "kubectl"\n\nDid you mean this?\n\tget\n\tset\n',
+                     id="and kubectl's among kubectl's"),
+        pytest.param("oc list pods", 'error: unknown command "list" for "oc"\n\nDid you mean this?\n\tget\n\twait\n',
+                     id="SuggestFor words"),
+        pytest.param("oc -n default gett", 'error: unknown command "gett" for "oc"\n\nDid you mean this?\n\tget\n\tset\n',
+                     id="global flags before the command are not the command"),
         pytest.param("oc adm tain nodes", 'error: unknown command "tain nodes"\nSee \'oc adm -h\' for help and examples\n',
                      id="a misspelt adm command: oc adm's DefaultSubCommandRun, no suggestions"),
         pytest.param("oc adm frob -n x node1", 'error: unknown command "frob node1"\nSee \'oc adm -h\' for help and examples\n',
@@ -312,3 +318,12 @@ def test_label_errors(command, stderr):
 def test_unknown_commands_and_flags_get_cobras_errors(command, stderr):
     result = oc.run(cluster(), command)
     assert (result.stdout, result.stderr, result.exit_code) == ("", stderr, 1)
+
+
+@pytest.mark.parametrize("command", ["oc -n data get pods -o name", "oc --namespace data get pods -o name",
+                                     "oc --namespace=data get pods -o name", "oc -ndata get pods -o name",
+                                     "kubectl -n data get pods -o name"])
+def test_global_flags_may_come_before_the_command(command):
+    store = Store([node_doc("node1"), pod_doc("db-0", node="node1", namespace="data"), pod_doc("web-1", node="node1")])
+    result = oc.run(store, command)
+    assert (result.stdout, result.stderr, result.exit_code) == ("pod/db-0\n", "", 0)
