@@ -12,7 +12,6 @@ server words them (`Error from server (NotFound): nodes "x" not found`). The dis
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -344,11 +343,6 @@ def split_type_names(words: Sequence[str]) -> list[tuple[Resource, str | None]]:
 
 
 # --- output -------------------------------------------------------------------------------------------------
-
-
-def json_text(doc: Any) -> str:
-    """kubectl's -o json: 4-space indent."""
-    return json.dumps(doc, indent=4, ensure_ascii=False) + "\n"
 
 
 def name_line(resource: Resource, name: str, operation: str = "", dry_run: str = "none") -> str:

@@ -234,3 +234,46 @@ def test_get_events_takes_the_field_selectors_of_events():
     assert (result.stdout, result.stderr, result.exit_code) == (
         "", 'Error from server (BadRequest): Unable to find "/v1, Resource=events" that match label selector "", field selector '
             '"involvedObject.node=x": field label not supported: involvedObject.node\n', 1)
+
+
+def test_json_and_jsonpath_print_maps_with_sorted_keys_as_encoding_json_does():
+    """kubectl prints unstructured objects: encoding/json marshals their maps with sorted keys."""
+    store = Store([node_doc("node1", taints=["k=v:NoExecute"]), pod_doc("web-1", node="node1", tolerations=[
+        {"key": "k", "operator": "Equal", "value": "v", "effect": "NoExecute", "tolerationSeconds": 60}])])
+    assert oc.run(store, "oc get pod web-1 -o jsonpath={.spec.tolerations}", NOW).stdout == (
+        '[{"effect":"NoExecute","key":"k","operator":"Equal","tolerationSeconds":60,"value":"v"}]')
+    assert oc.run(store, "oc get node node1 -o json", NOW).stdout == (
+        "{\n"
+        '    "apiVersion": "v1",\n'
+        '    "kind": "Node",\n'
+        '    "metadata": {\n'
+        '        "labels": {\n'
+        '            "kubernetes.io/hostname": "node1"\n'
+        "        },\n"
+        '        "name": "node1"\n'
+        "    },\n"
+        '    "spec": {\n'
+        '        "taints": [\n'
+        "            {\n"
+        '                "effect": "NoExecute",\n'
+        '                "key": "k",\n'
+        '                "value": "v"\n'
+        "            }\n"
+        "        ]\n"
+        "    },\n"
+        '    "status": {\n'
+        '        "allocatable": {\n'
+        '            "cpu": "4",\n'
+        '            "memory": "8Gi",\n'
+        '            "pods": "110"\n'
+        "        },\n"
+        '        "capacity": {\n'
+        '            "cpu": "4",\n'
+        '            "memory": "8Gi",\n'
+        '            "pods": "110"\n'
+        "        }\n"
+        "    }\n"
+        "}\n"
+    )
+    tainted = oc.run(store, "oc adm taint nodes node1 a=b:NoSchedule -o json", NOW).stdout
+    assert tainted.index('"effect": "NoSchedule"') < tainted.index('"key": "a"') < tainted.index('"value": "b"')
