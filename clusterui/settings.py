@@ -10,6 +10,7 @@ HTTPS          serve behind TLS: secure cookies, HSTS, SSL redirect (default: on
                in distributed mode)
 """
 
+import os
 import secrets
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from .env import env_bool, env_int, env_list, env_url
 from .layers import redis_channel_layer
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(__import__("os").environ.get("CLUSTERUI_VAR_DIR", BASE_DIR / "var"))
+VAR_DIR = Path(os.environ.get("CLUSTERUI_VAR_DIR", BASE_DIR / "var"))
 
 DEBUG = env_bool("DEBUG", False)
 REDIS_URL = env_url("REDIS_URL", ("redis", "rediss", "unix"))
@@ -28,8 +29,6 @@ EMBEDDED = REDIS_URL is None
 
 
 def _secret_key() -> str:
-    import os
-
     key = os.environ.get("SECRET_KEY", "").strip()
     if key:
         return key
@@ -100,8 +99,6 @@ TEMPLATES = [
 # --- database -------------------------------------------------------------------------
 
 def _database() -> dict:
-    import os
-
     url = os.environ.get("DATABASE_URL", "").strip()
     if not url:
         VAR_DIR.mkdir(parents=True, exist_ok=True)
@@ -151,7 +148,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(__import__("os").environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise expects it, even before collectstatic
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -513,7 +513,7 @@ def load_documents(
     `metadata.managedFields` are dropped; with a `skipped` list, documents of kinds the
     simulator does not know (Routes, Secrets, Events, ...) are left out and each gets a
     note there instead of failing the load."""
-    docs = [_without_managed_fields(d) for d in parse_documents(text, source, progress)]
+    docs = [without_managed_fields(d) for d in parse_documents(text, source, progress)]
     if skipped is not None:
         known = []
         for i, doc in enumerate(docs, start=1):
@@ -529,7 +529,8 @@ def load_documents(
     return check_documents(docs, source, extra_kinds=extra_kinds, progress=progress, owned=True)
 
 
-def _without_managed_fields(doc: dict) -> dict:
+def without_managed_fields(doc: dict) -> dict:
+    """The document without `metadata.managedFields` (the server-side apply bookkeeping of a snapshot)."""
     meta = doc.get("metadata")
     if isinstance(meta, dict) and "managedFields" in meta:
         return {**doc, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}

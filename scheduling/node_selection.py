@@ -23,6 +23,7 @@ from scheduling.engine.api.node_selection_admission import (
     UserInfo,
     inherited_node_selector,
 )
+from . import kube
 from .models import Cluster, Namespace, Pod
 
 WEB_USER = "clusterui"
@@ -62,9 +63,9 @@ def context_for(cluster: Cluster, docs: Iterable[dict] = (), user: UserInfo | No
 def parse_config_text(text: str) -> list[dict]:
     """YAML or JSON documents, each one of CONFIG_KINDS; raises AdmissionConfigError."""
     try:
-        docs = [d for d in yaml.safe_load_all(text or "") if d is not None]
-    except yaml.YAMLError as exc:
-        raise AdmissionConfigError(f"error parsing the admission configuration: {getattr(exc, 'problem', exc)}") from exc
+        docs = kube.parse_values(text or "", source="", what="the admission configuration")  # the one YAML error message
+    except kube.DocumentError as exc:
+        raise AdmissionConfigError(str(exc)) from None
     for i, doc in enumerate(docs, start=1):
         if not isinstance(doc, dict) or doc.get("kind") not in CONFIG_KINDS:
             kind = doc.get("kind") if isinstance(doc, dict) else None

@@ -84,19 +84,12 @@ def cluster_store(cluster: Cluster) -> Store:
     return store
 
 
-def _strip_managed(doc: dict) -> dict:
-    meta = doc.get("metadata")
-    if isinstance(meta, dict) and "managedFields" in meta:
-        doc = {**doc, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
-    return doc
-
-
 def snapshot_documents(text: str, source: str) -> tuple[list[dict], list[dict], list[str]]:
     """(objects of simulated kinds, Event documents, skipped "Kind ns/name" notes) from
     `oc get -o yaml` output or a must-gather file, exactly as given."""
     objects, events, skipped = [], [], []
     for doc in kube.parse_documents(text, source):
-        doc = _strip_managed(doc)
+        doc = kube.without_managed_fields(doc)
         kind = doc.get("kind")
         if kind == "Event":
             events.append(doc)

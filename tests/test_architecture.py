@@ -141,3 +141,60 @@ def test_there_is_no_import_cycle_between_the_modules():
 )
 def test_the_cycle_finder_reports_the_circle_it_finds(edges, expected):
     assert find_cycle(edges) == expected
+
+
+# The only modules that may import inside a function, and why (docs/architecture.md: "imports
+# placed inside functions to get around a cycle" are forbidden; these are not about cycles).
+LAZY_IMPORTS = {
+    "scheduling.apps": "ready() subscribes the broadcast once the app registry is ready",
+    "scheduling.management.commands.serve": "daphne and twisted are loaded only when it serves",
+    "scheduling.bench_board": "a benchmark script: configures Django before importing it",
+    "scheduling.bench_interactive": "a benchmark script: configures Django before importing it",
+    "scheduling.bench_rewind": "a benchmark script: configures Django before importing it",
+    "updates.bench_machineset": "a benchmark script: configures Django before importing it",
+}
+
+
+def test_imports_stand_at_the_top_of_modules_but_where_a_reason_is_listed():
+    hidden = []
+    for name, path in MODULES.items():
+        if name in LAZY_IMPORTS:
+            continue
+        for function in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                hidden.extend(f"{name}:{node.lineno} in {function.name}()" for node in ast.walk(function)
+                              if isinstance(node, (ast.Import, ast.ImportFrom)))
+    assert hidden == []
+
+
+def test_no_module_uses_another_modules_private_names():
+    """docs/architecture.md: importing another module's `_private` helpers is forbidden
+    (`from m import _x`, or `m._x` on an imported project module)."""
+    found = []
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(), str(path))
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        modules_here: set[str] = set()  # local names bound to project modules
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if internal_target(alias.name):
+                        modules_here.add(alias.asname or alias.name.split(".")[0])
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")
+                    anchor = anchor[: len(anchor) - (node.level - 1)]
+                    base = ".".join(anchor + ([base] if base else []))
+                if internal_target(base) is None:
+                    continue
+                for alias in node.names:
+                    if f"{base}.{alias.name}" in MODULES:
+                        modules_here.add(alias.asname or alias.name)
+                    elif alias.name.startswith("_") and not alias.name.startswith("__"):
+                        found.append(f"{name}:{node.lineno} imports {base}.{alias.name}")
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules_here
+                    and node.attr.startswith("_") and not node.attr.startswith("__")):
+                found.append(f"{name}:{node.lineno} uses {node.value.id}.{node.attr}")
+    assert found == []

@@ -24,6 +24,7 @@ import time
 
 from scheduling.engine.scheduler.policy import default_policy
 from scheduling.engine.simulation import Simulation
+from updates.engine import progress
 
 FROM, TO = "4.13.19", "4.13.30"
 CAPACITY = {"cpu": "32", "memory": "128Gi", "pods": "250"}
@@ -112,8 +113,6 @@ def run(nodes: int, pods: int, seed: int, limit: float) -> dict:
     evicted = sum(1 for e in sim.events if e.reason == "Killing")
     figures = {"wall_s": wall, "cpu_s": cpu, "done_by_simulated_s": done_at, "instants": len(sim.instants),
                "events": len(sim.events), "nodes_done": sum(1 for e in sim.events if e.reason == "NodeDone"), "killing_events": evicted}
-    from updates.engine import progress
-
     t0 = time.perf_counter()
     view = progress.build(sim.store, sim.now)
     figures["progress_view_ms"] = (time.perf_counter() - t0) * 1000

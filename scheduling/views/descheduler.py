@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 import yaml
 
-from .. import services
+from .. import kube, services
 from scheduling.engine.controllers.descheduler import (
     NAME,
     DeschedulerPolicyError,
@@ -60,11 +60,9 @@ def _initial(cluster: Cluster) -> dict:
 def parse_policy(text: str) -> dict:
     """The editor's YAML as a checked DeschedulerPolicy document; raises DeschedulerPolicyError."""
     try:
-        doc = yaml.safe_load(text or "")
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise DeschedulerPolicyError(f"error parsing the DeschedulerPolicy{where}: {getattr(exc, 'problem', exc)}") from exc
+        doc = kube.parse_value(text or "", source="", what="the DeschedulerPolicy")  # the one YAML error message
+    except kube.DocumentError as exc:
+        raise DeschedulerPolicyError(str(exc)) from None
     load_policy(doc)
     return doc
 

@@ -77,6 +77,14 @@ def test_an_invalid_policy_is_refused_with_the_reason(client, cluster):
     assert "failed decoding descheduler&#x27;s policy config: strategies.RemoveDuplicates.enabled: expected bool, got string" in body
 
 
+def test_unparsable_yaml_gets_the_one_yaml_error_message(client, cluster):
+    """The import's YAML error (scheduling.kube.parse_values): where and what, the same
+    words as every other YAML editor of the app."""
+    body = act(client, cluster, action="validate",
+               policy="apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\nstrategies: {a: 1\n").content.decode()
+    assert "error parsing the DeschedulerPolicy at line 3, column 18: did not find expected &#x27;,&#x27; or &#x27;}&#x27;" in body
+
+
 def test_the_preview_shows_what_would_be_evicted_and_where_it_would_land(client, cluster):
     body = act(client, cluster, action="preview", policy=SAMPLES["RemoveDuplicates"]).content.decode()
     assert "<strong>would evict 1 pods</strong>" in body

@@ -235,6 +235,9 @@ def test_one_of_cluster_or_files_is_required():
         pytest.param(["label", "pod", "web", "-n", "default", "tier=front"],
                      'Error from server (Forbidden): pods "web" is forbidden: User "viewer" cannot patch resource "pods" in API '
                      'group "" in the namespace "default"\n', id="a namespaced object"),
+        pytest.param(["-n", "shop", "label", "pod", "web", "tier=front"],
+                     'Error from server (Forbidden): pods "web" is forbidden: User "viewer" cannot patch resource "pods" in API '
+                     'group "" in the namespace "shop"\n', id="the namespace given before the command"),
         pytest.param(["scale", "deployment/web", "--replicas=3"],
                      'Error from server (Forbidden): deployments.apps "web" is forbidden: User "viewer" cannot patch resource '
                      '"deployments" in API group "apps" in the namespace "default"\n', id="a TYPE/NAME argument"),

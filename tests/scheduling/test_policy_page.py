@@ -162,6 +162,18 @@ def test_a_bad_admission_configuration_is_not_saved(editor_client):
     assert cluster.admission_config == {}
 
 
+def test_unparsable_admission_configuration_gets_the_one_yaml_error_message(editor_client):
+    from scheduling import services
+
+    cluster = services.create_cluster("unparsable-node-selection")
+    response = editor_client.post(f"/clusters/{cluster.pk}/admission-config",
+                                  {"config": "apiVersion: v1\nkind: MasterConfig\nprojectConfig: [x\n"}, follow=True)
+    assert ("the admission configuration was not saved: error parsing the admission configuration at line 4, column 1: "
+            "did not find expected &#x27;,&#x27; or &#x27;]&#x27;") in response.content.decode()
+    cluster.refresh_from_db()
+    assert cluster.admission_config == {}
+
+
 def test_running_pods_are_scored_under_both_policies(client, demo):
     # A: the default policy, under which running-on-node1 (placed before key2=value2:NoSchedule)
     # would not fit node1 again; B: no taint predicate, LeastRequestedPriority only

@@ -2,12 +2,13 @@
 exactly as `simulate --until` plays them: the same events (time, reason, object, message),
 the same pod names, the same nodes, however the stored clock is stepped."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.urls import reverse
 
-from scheduling import clock, kube, reconcile, services
+from scheduling import clock, kube, reconcile, services, tasks
 from scheduling.engine import scenarios
 from scheduling.engine.scenarios import SCENARIOS
 from scheduling.engine.simulate import simulate
@@ -102,6 +103,20 @@ def test_default_toleration_seconds_is_the_same_however_the_clock_is_stepped(ste
     assert pods == expected_pods
     replacement = [e for e in events if e[1] == "Scheduled" and e[0] == 410.0]
     assert len(replacement) == 1  # the evicted pod's replacement, placed at 410 s
+
+
+def test_default_toleration_seconds_played_at_60x_is_the_same_as_simulate():
+    """The issue's third way: the clock played at 60x, moved by the beat's ticks (about one a
+    wall second, unevenly) through `tasks.advance_clock`, gives what `simulate --until 600`
+    gives."""
+    cluster = services.load_scenario("default-toleration-seconds")
+    reconcile.reconcile(cluster.pk)
+    clock.play(Cluster.objects.get(pk=cluster.pk), 60)
+    anchor = Cluster.objects.get(pk=cluster.pk).clock_anchor
+    for wall in (0.8, 1.9, 2.6, 3.95, 5.1, 5.7, 7.0, 8.3, 9.1, 10.0):
+        tasks.advance_clock(cluster.pk, (anchor + timedelta(seconds=wall)).isoformat())
+    assert Cluster.objects.get(pk=cluster.pk).now == pytest.approx(600)
+    assert stored(cluster) == simulated("default-toleration-seconds", 600)
 
 
 def test_a_timeline_is_exported_and_imported_with_the_cluster():

@@ -9,7 +9,8 @@ scheduling.engine importing them. Every command function is
 
 `args` are the words after the command path (flags included); it raises OcError for
 kubectl's errors (the dispatcher prints them with `error: ` and, for usage errors, the
-`See '<path> -h' for help and examples` line) and may set `run.help_text` (kubectl's help;
+`See '<path> -h' for help and examples` line; for flag parsing errors `See '<path> --help'
+for usage.`) and may set `run.help_text` (kubectl's help;
 `kubectl <name>` in it is replaced by the command path). A function with
 `uses_files = True` also gets `files`: the documents of each `-f FILE` (parsed by the
 caller; the engine reads no files). A command whose flags decide whether it writes sets
@@ -26,7 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from scheduling.engine.store import Store
 
-from .core import OcError, OcResult, error_line
+from .core import OcError, OcResult, error_line, parse_flags
 
 COMMANDS: dict[tuple[str, ...], str] = {
     ("get",): "scheduling.engine.oc.get:run",
@@ -62,9 +63,30 @@ def load(path: str) -> Callable[..., OcResult]:
     return getattr(importlib.import_module(module), name)
 
 
+def _leading_global_flags(words: Sequence[str]) -> int:
+    """How many of the first words are global flags given before the command (`oc -n
+    shop get pods`): -n/--namespace with its value, -h/--help. cobra finds the command
+    past them; they stay in the command's args."""
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w in ("-n", "--namespace"):
+            i += 2
+        elif w.startswith("--namespace=") or (w.startswith("-n") and len(w) > 2) or w in ("-h", "--help"):
+            i += 1
+        else:
+            break
+    return min(i, len(words))
+
+
 def resolve(tool: str, words: Sequence[str]) -> tuple[tuple[str, ...] | None, list[str]]:
-    """(the command path in COMMANDS, the remaining args) for the words after `oc`."""
+    """(the command path in COMMANDS, the remaining args) for the words after `oc`; global
+    flags given before the command come first in the args."""
     words = list(words)
+    n = _leading_global_flags(words)
+    if n:
+        path, args = resolve(tool, words[n:])
+        return path, words[:n] + args
     if tool == "kubectl" and words and words[0] in KUBECTL_NAMES:
         return KUBECTL_NAMES[words[0]], words[1:]
     best: tuple[str, ...] | None = None
@@ -74,6 +96,27 @@ def resolve(tool: str, words: Sequence[str]) -> tuple[tuple[str, ...] | None, li
     if best is None:
         return None, words
     return best, words[len(best):]
+
+
+# Every available (not hidden, not deprecated) command of the real roots, sorted as cobra
+# lists them, for cobra's "Did you mean this?" (openshift/oc pkg/cli/cli.go; kubectl
+# pkg/cmd/cmd.go), and the SuggestFor words of some of them.
+OC_COMMAND_NAMES = (
+    "adm", "annotate", "api-resources", "api-versions", "apply", "attach", "auth", "autoscale", "cancel-build",
+    "cluster-info", "completion", "config", "cp", "create", "debug", "delete", "describe", "diff", "edit", "events", "exec",
+    "explain", "expose", "extract", "get", "get-token", "idle", "image", "import-image", "kustomize", "label", "login",
+    "logout", "logs", "new-app", "new-build", "new-project", "observe", "options", "patch", "plugin", "policy",
+    "port-forward", "process", "project", "projects", "proxy", "registry", "replace", "rollback", "rollout", "rsh", "rsync",
+    "run", "scale", "secrets", "set", "start-build", "status", "tag", "version", "wait", "whoami",
+)
+KUBECTL_COMMAND_NAMES = (
+    "annotate", "api-resources", "api-versions", "apply", "attach", "auth", "autoscale", "certificate", "cluster-info",
+    "completion", "config", "cordon", "cp", "create", "debug", "delete", "describe", "diff", "drain", "edit", "events", "exec",
+    "explain", "expose", "get", "kustomize", "label", "logs", "patch", "plugin", "port-forward", "proxy", "replace",
+    "rollout", "run", "scale", "set", "taint", "top", "uncordon", "version", "wait",
+)
+SUGGEST_FOR = {"get": ("list", "ps"), "wait": ("list", "ps"), "delete": ("rm",), "cancel-build": ("builds", "stop-build"),
+               "new-app": ("app", "application"), "new-build": ("build", "builds")}
 
 
 READ_ONLY = frozenset({("get",), ("describe",), ("adm", "upgrade", "status"), ("adm", "upgrade", "recommend")})
@@ -94,7 +137,9 @@ def _levenshtein(a: str, b: str) -> int:
 
 
 def _unknown(tool: str, words: Sequence[str]) -> OcResult:
-    """cobra: `unknown command "x" for "oc"` with its suggestions (distance <= 2 or prefix)."""
+    """cobra: `unknown command "x" for "oc"` with its suggestions (distance <= 2 or prefix);
+    under `oc adm`, RequireNoArguments' `unknown command "x y"` usage error."""
+    words = list(words)[_leading_global_flags(words):]
     parent: tuple[str, ...] = ()
     if words and words[0] == "adm" and tool == "oc":
         parent = ("adm",)
@@ -105,10 +150,23 @@ def _unknown(tool: str, words: Sequence[str]) -> OcResult:
     if tool == "kubectl":
         names = [n for n in names if n != "adm"]
     path = " ".join((tool, *parent))
+    if parent and word:
+        # `oc adm` is not the root: cobra hands the words to its Run,
+        # kcmdutil.DefaultSubCommandRun -> RequireNoArguments (no suggestions)
+        try:
+            args, _ = parse_flags(words[len(parent):], ())
+        except OcError as exc:
+            return OcResult(stderr=f"{error_line(exc.message)}\nSee '{path} --help' for usage.\n", exit_code=1)
+        return OcResult(stderr=f'error: unknown command "{" ".join(args)}"\nSee \'{path} -h\' for help and examples\n',
+                        exit_code=1)
     if not word:
         return OcResult(stderr=f"error: you must specify a command: {', '.join(names)}\nSee '{path} -h' for help and examples\n",
                         exit_code=1)
-    suggestions = [n for n in names if _levenshtein(word.lower(), n) <= 2 or n.startswith(word.lower())]
+    # cobra's SuggestionsFor over every available command of the real root (not only the
+    # simulated ones): Levenshtein distance <= 2 ignoring case, a prefix, or a SuggestFor word
+    everything = OC_COMMAND_NAMES if tool == "oc" else KUBECTL_COMMAND_NAMES
+    suggestions = [n for n in everything if _levenshtein(word.lower(), n) <= 2 or n.startswith(word.lower())
+                   or word.lower() in SUGGEST_FOR.get(n, ())]
     text = f'error: unknown command "{word}" for "{path}"'
     if suggestions:
         text += "\n\nDid you mean this?\n" + "".join(f"\t{s}\n" for s in suggestions)
@@ -150,7 +208,9 @@ def run(store: Store, command: str | Sequence[str], now: float = 0.0, *,
         if exc.raw:
             return OcResult(stderr=exc.message + "\n", exit_code=1)
         text = error_line(exc.message)
-        if exc.usage:
+        if exc.flag:  # the root command's FlagErrorFunc (kubectl pkg/util/templates)
+            text += f"\nSee '{shown_path} --help' for usage."
+        elif exc.usage:
             text += f"\nSee '{shown_path} -h' for help and examples"
         # cmdutil.CheckErr adds the newline only when the message lacks one
         return OcResult(stderr=text if text.endswith("\n") else text + "\n", exit_code=1)

@@ -3,14 +3,15 @@ pflag's messages, dry-run strategies, the resource names of the simulated kinds 
 name printer.
 
 kubectl/oc print command errors through `cmdutil.CheckErr`: `error: <message>`; usage
-errors add `See '<command path> -h' for help and examples`; API errors are printed as the
+errors add `See '<command path> -h' for help and examples`; flag parsing errors (pflag's,
+through the root command's FlagErrorFunc, kubectl pkg/util/templates) add `See '<command
+path> --help' for usage.`; API errors are printed as the
 server words them (`Error from server (NotFound): nodes "x" not found`). The dispatcher
 (engine.oc.commands) turns an `OcError` into that text; commands raise it.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -40,13 +41,15 @@ class OcResult:
 class OcError(Exception):
     """A command error: `message` is kubectl's text (printed `error: <message>`; usage
     errors add the `See '<cmd> -h' for help and examples` line; `raw` ones are printed as
-    they are: `Error from server ...`, `The Node "x" is invalid: ...`)."""
+    they are: `Error from server ...`, `The Node "x" is invalid: ...`; `flag` ones, pflag's
+    parse errors, add `See '<cmd> --help' for usage.`)."""
 
-    def __init__(self, message: str, usage: bool = False, raw: bool = False):
+    def __init__(self, message: str, usage: bool = False, raw: bool = False, flag: bool = False):
         super().__init__(message)
         self.message = message
         self.usage = usage
         self.raw = raw
+        self.flag = flag
 
 
 # --- flags (spf13/pflag) ------------------------------------------------------------------------------
@@ -106,7 +109,7 @@ def _parse_bool(flag: str, value: str) -> bool:
         return True
     if value in _FALSE:
         return False
-    raise OcError(f'invalid argument "{value}" for "{flag}" flag: strconv.ParseBool: parsing "{value}": invalid syntax', usage=True)
+    raise OcError(f'invalid argument "{value}" for "{flag}" flag: strconv.ParseBool: parsing "{value}": invalid syntax', flag=True)
 
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -163,12 +166,12 @@ def _convert(spec: Flag, shown: str, value: str) -> Any:
             return int(value, 10)
         except ValueError:
             raise OcError(f'invalid argument "{value}" for "{shown}" flag: strconv.ParseInt: parsing "{value}": invalid syntax',
-                          usage=True) from None
+                          flag=True) from None
     if spec.kind == "duration":
         try:
             return parse_duration(value)
         except ValueError as exc:
-            raise OcError(f'invalid argument "{value}" for "{shown}" flag: {exc}', usage=True) from None
+            raise OcError(f'invalid argument "{value}" for "{shown}" flag: {exc}', flag=True) from None
     return value
 
 
@@ -199,7 +202,7 @@ def parse_flags(args: Sequence[str], specs: Sequence[Flag]) -> tuple[list[str], 
             name, eq, value = arg[2:].partition("=")
             spec = by_name.get(name)
             if spec is None:
-                raise OcError(f"unknown flag: --{name}", usage=True)
+                raise OcError(f"unknown flag: --{name}", flag=True)
             shown = f"--{name}"
             if spec.kind == "bool":
                 store(spec, _parse_bool(shown, value) if eq else True)
@@ -208,7 +211,7 @@ def parse_flags(args: Sequence[str], specs: Sequence[Flag]) -> tuple[list[str], 
             else:
                 if not eq:
                     if i >= len(args):
-                        raise OcError(f"flag needs an argument: --{name}", usage=True)
+                        raise OcError(f"flag needs an argument: --{name}", flag=True)
                     value = args[i]
                     i += 1
                 store(spec, _convert(spec, shown, value))
@@ -218,7 +221,7 @@ def parse_flags(args: Sequence[str], specs: Sequence[Flag]) -> tuple[list[str], 
                 short = arg[j]
                 spec = by_short.get(short)
                 if spec is None:
-                    raise OcError(f"unknown shorthand flag: '{short}' in {arg}", usage=True)
+                    raise OcError(f"unknown shorthand flag: '{short}' in {arg}", flag=True)
                 shown = f"-{short}, --{spec.name}"
                 rest = arg[j + 1:]
                 if spec.kind == "bool":
@@ -231,7 +234,7 @@ def parse_flags(args: Sequence[str], specs: Sequence[Flag]) -> tuple[list[str], 
                 value = rest[1:] if rest.startswith("=") else rest
                 if not rest:
                     if i >= len(args):
-                        raise OcError(f"flag needs an argument: '{short}' in -{short}", usage=True)
+                        raise OcError(f"flag needs an argument: '{short}' in -{short}", flag=True)
                     value = args[i]
                     i += 1
                 store(spec, _convert(spec, shown, value))
@@ -340,11 +343,6 @@ def split_type_names(words: Sequence[str]) -> list[tuple[Resource, str | None]]:
 
 
 # --- output -------------------------------------------------------------------------------------------------
-
-
-def json_text(doc: Any) -> str:
-    """kubectl's -o json: 4-space indent."""
-    return json.dumps(doc, indent=4, ensure_ascii=False) + "\n"
 
 
 def name_line(resource: Resource, name: str, operation: str = "", dry_run: str = "none") -> str:

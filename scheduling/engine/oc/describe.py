@@ -19,6 +19,8 @@ from .selectors import parse_selector
 
 FLAGS = (SELECTOR, )
 DESCRIBABLE = ("Node", "Pod")
+# kubectl's IsStandardContainerResourceName (hugepages-* apart) and pods: not "extended"
+STANDARD_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
 
 
 class _W:
@@ -169,12 +171,13 @@ def describe_pod(store: Store, pod: Mapping[str, Any], now: float) -> str:
         w.write(1, f"{c.get('name')}:\n")
         w.write(2, f"Image:\t{c.get('image') or ''}\n")
         ports = c.get("ports") or []
-        if not ports:
-            w.write(2, "Port:\t<none>\n")
-            w.write(2, "Host Port:\t<none>\n")
-        else:
-            w.write(2, f"Port:\t{ports[0].get('containerPort')}/{ports[0].get('protocol') or 'TCP'}\n")
-            w.write(2, f"Host Port:\t{ports[0].get('hostPort') or 0}/{ports[0].get('protocol') or 'TCP'}\n")
+        for title, key in (("Port", "containerPort"), ("Host Port", "hostPort")):
+            text = ", ".join(f"{p.get(key) or 0}/{p.get('protocol') or 'TCP'}" + (f" ({p['name']})" if p.get("name") else "")
+                             for p in ports)
+            if "," in text:
+                w.write(2, f"{title}s:\t{text}\n")
+            else:
+                w.write(2, f"{title}:\t{text or '<none>'}\n")
         cs = statuses.get(c.get("name"))
         if cs is not None:
             state = cs.get("state") or {}
@@ -216,8 +219,7 @@ def describe_pod(store: Store, pod: Mapping[str, Any], now: float) -> str:
             else:
                 w.write(2, f"Type:\t{next((k for k in v if k != 'name'), '<unknown>')}\n")
     w.write(0, f"QoS Class:\t{_qos(pod)}\n")
-    selectors = [f"{k}={v}" for k, v in sorted((spec.get("nodeSelector") or {}).items())]
-    w.write(0, f"Node-Selectors:\t{','.join(selectors) if selectors else '<none>'}\n")
+    _map_lines(w, "Node-Selectors", spec.get("nodeSelector"))
     _list_lines(w, "Tolerations", [toleration_text(t) for t in spec.get("tolerations") or ()])
     _events(w, store, "Pod", m.get("namespace") or "default", m.get("name") or "", now)
     return w.render()
@@ -254,7 +256,7 @@ def _pod_totals(pod: Mapping[str, Any]) -> tuple[dict[str, Fraction], dict[str, 
 def _amount(value: Fraction, resource: str) -> str:
     if value == 0:
         return "0"
-    return format_quantity(value, binary=resource in ("memory", "ephemeral-storage"))
+    return format_quantity(value, binary=resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"))
 
 
 def describe_node(store: Store, node: Mapping[str, Any], now: float) -> str:
@@ -276,11 +278,9 @@ def describe_node(store: Store, node: Mapping[str, Any], now: float) -> str:
         for c in conditions:
             w.write(1, f"{c.get('type')} \t{c.get('status')} \t{rfc1123z(c.get('lastHeartbeatTime'))} \t"
                        f"{rfc1123z(c.get('lastTransitionTime'))} \t{c.get('reason') or ''} \t{c.get('message') or ''}\n")
-    addresses = status.get("addresses") or []
-    if addresses:
-        w.write(0, "Addresses:\n")
-        for a in addresses:
-            w.write(1, f"{a.get('type')}:\t{a.get('address')}\n")
+    w.write(0, "Addresses:\n")
+    for a in status.get("addresses") or []:
+        w.write(1, f"{a.get('type')}:\t{a.get('address')}\n")
     for title, key in (("Capacity", "capacity"), ("Allocatable", "allocatable")):
         values = status.get(key) or {}
         if values:
@@ -288,13 +288,18 @@ def describe_node(store: Store, node: Mapping[str, Any], now: float) -> str:
             for k in sorted(values):
                 w.write(1, f"{k}:\t{values[k]}\n")
     info = status.get("nodeInfo") or {}
-    if info:
-        w.write(0, "System Info:\n")
-        for label, key in (("Machine ID", "machineID"), ("System UUID", "systemUUID"), ("Boot ID", "bootID"),
-                           ("Kernel Version", "kernelVersion"), ("OS Image", "osImage"), ("Operating System", "operatingSystem"),
-                           ("Architecture", "architecture"), ("Container Runtime Version", "containerRuntimeVersion"),
-                           ("Kubelet Version", "kubeletVersion")):
-            w.write(1, f"{label}:\t{info.get(key) or ''}\n")
+    w.write(0, "System Info:\n")
+    for label, key in (("Machine ID", "machineID"), ("System UUID", "systemUUID"), ("Boot ID", "bootID"),
+                       ("Kernel Version", "kernelVersion"), ("OS Image", "osImage"), ("Operating System", "operatingSystem"),
+                       ("Architecture", "architecture"), ("Container Runtime Version", "containerRuntimeVersion"),
+                       ("Kubelet Version", "kubeletVersion")):
+        w.write(1, f"{label}:\t{info.get(key) or ''}\n")
+    if spec.get("podCIDR"):
+        w.write(0, f"PodCIDR:\t{spec['podCIDR']}\n")
+    if spec.get("podCIDRs"):
+        w.write(0, f"PodCIDRs:\t{','.join(spec['podCIDRs'])}\n")
+    if spec.get("providerID"):
+        w.write(0, f"ProviderID:\t{spec['providerID']}\n")
     pods = sorted((p for p in store.list("Pod") if (p.get("spec") or {}).get("nodeName") == name
                    and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")),
                   key=lambda p: (meta(p).get("namespace") or "default", meta(p).get("name") or ""))
@@ -325,6 +330,13 @@ def describe_node(store: Store, node: Mapping[str, Any], now: float) -> str:
     for key, total in (("cpu", cpu_total), ("memory", mem_total), ("ephemeral-storage", _q(allocatable.get("ephemeral-storage")))):
         r, li = totals_req.get(key, Fraction(0)), totals_lim.get(key, Fraction(0))
         w.write(1, f"{key}\t{_amount(r, key)} ({_pct(r, total)}%)\t{_amount(li, key)} ({_pct(li, total)}%)\n")
+    hugepages = sorted(k for k in allocatable if k.startswith("hugepages-"))
+    extended = sorted(k for k in allocatable if not k.startswith("hugepages-") and k not in STANDARD_RESOURCES)
+    for key in hugepages:
+        r, li, total = totals_req.get(key, Fraction(0)), totals_lim.get(key, Fraction(0)), _q(allocatable.get(key))
+        w.write(1, f"{key}\t{_amount(r, key)} ({_pct(r, total)}%)\t{_amount(li, key)} ({_pct(li, total)}%)\n")
+    for key in extended:
+        w.write(1, f"{key}\t{_amount(totals_req.get(key, Fraction(0)), key)}\t{_amount(totals_lim.get(key, Fraction(0)), key)}\n")
     _events(w, store, "Node", "", name, now)
     return w.render()
 
@@ -332,8 +344,9 @@ def describe_node(store: Store, node: Mapping[str, Any], now: float) -> str:
 def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     positional, flags = parse_flags(args, FLAGS)
     if not positional:
+        # a plain fmt.Errorf in kubectl's describe (no usage line), its message ending in a newline
         raise OcError("You must specify the type of resource to describe. Use \"oc api-resources\" for a complete list of "
-                      "supported resources.", usage=True)
+                      "supported resources.\n")
     namespace = flags.namespace or "default"
     if "/" in positional[0]:
         pairs = [(resource_or_error(w.partition("/")[0]), w.partition("/")[2]) for w in positional]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable, Mapping, Sequence
 
+from scheduling.engine.api.defaults import KINDS
 from scheduling.engine.store import Store
 
 from .core import BY_KIND, OUTPUT, SELECTOR, Flag, OcError, OcResult, Resource, meta, not_found, parse_flags, split_type_names
@@ -54,12 +55,22 @@ def _labels_text(doc: Mapping[str, Any]) -> str:
 EVENT_NAMES = ("events", "event", "ev")
 
 
+def _event_fields(e: Any) -> dict:
+    """The fields an Event's field selector reads (kubernetes pkg/registry/core/event ToSelectableFields)."""
+    return {"metadata": {"namespace": e.namespace or "default"},
+            "involvedObject": {"kind": e.kind, "namespace": e.namespace, "name": e.name},
+            "reason": e.reason, "type": e.type, "source": e.source or "", "reportingComponent": e.source or ""}
+
+
 def _events(store: Store, positional: Sequence[str], flags, now: float) -> OcResult:
     """`oc get events`: LAST SEEN TYPE REASON OBJECT MESSAGE, oldest first (the events
     the store keeps: engine RecordEvents, or stored ones with counts)."""
     namespace = flags.namespace or "default"
     rows = []
     events = sorted(store.events, key=lambda e: float(getattr(e, "last_time", e.time)))
+    if flags.field_selector:
+        match = parse_field_selector(flags.field_selector, "Event", "/v1, Resource=events", flags.selector)
+        events = [e for e in events if match(_event_fields(e))]
     for e in events:
         if not flags.all_namespaces and (e.namespace or "default") != namespace and e.namespace:
             continue
@@ -76,6 +87,13 @@ def _events(store: Store, positional: Sequence[str], flags, now: float) -> OcRes
     if flags.all_namespaces:
         headers.insert(0, "NAMESPACE")
     return OcResult(tabwriter([headers, *rows]))
+
+
+def _gvr(resource: Resource) -> str:
+    """schema.GroupVersionResource's String(): `/v1, Resource=pods`, `apps/v1, Resource=deployments`."""
+    api_version = KINDS[resource.kind].api_versions[0] if resource.kind in KINDS else "v1"
+    group_version = api_version if "/" in api_version else "/" + api_version
+    return f"{group_version}, Resource={resource.plural}"
 
 
 def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
@@ -123,7 +141,8 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
         if label_match is not None:
             docs = [d for d in docs if label_match(meta(d).get("labels") or {})]
         if flags.field_selector:
-            match = field_matches.setdefault(resource.kind, parse_field_selector(flags.field_selector, resource.kind))
+            match = field_matches.setdefault(resource.kind, parse_field_selector(
+                flags.field_selector, resource.kind, _gvr(resource), flags.selector))
             docs = [d for d in docs if match(d)]
         if groups and groups[-1][0] is resource:
             groups[-1][1].extend(docs)

@@ -133,7 +133,9 @@ def api_document(doc: Any, key: str = "") -> Any:
 
 
 def json_text(doc: Any) -> str:
-    return json.dumps(doc, indent=4, ensure_ascii=False) + "\n"
+    """kubectl's -o json: the unstructured object as encoding/json marshals a map (keys
+    sorted), indented by 4."""
+    return json.dumps(doc, indent=4, ensure_ascii=False, sort_keys=True) + "\n"
 
 
 _PLAIN = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./ :=@+-]*$")
@@ -260,7 +262,7 @@ def jsonpath(template: str, doc: Any) -> str:
 
 def _jp_value(v: Any) -> str:
     if isinstance(v, (Mapping, list)):
-        return json.dumps(v, separators=(",", ":"))
+        return json.dumps(v, separators=(",", ":"), sort_keys=True)  # encoding/json: map keys sorted
     if isinstance(v, bool):
         return "true" if v else "false"
     return "" if v is None else str(v)
@@ -351,8 +353,9 @@ def go_tabwriter(text: str, minwidth: int = 0, padding: int = 2) -> str:
 
 
 def rfc1123z(value: Any) -> str:
-    """Go's time.RFC1123Z in UTC: `Thu, 01 Jan 2026 00:05:00 +0000`."""
+    """Go's time.RFC1123Z in UTC: `Thu, 01 Jan 2026 00:05:00 +0000`; an unset time is Go's
+    zero time, as describe prints a metav1.Time it was not given."""
     s = seconds(value)
     if s is None:
-        return "<unknown>"
+        return "Mon, 01 Jan 0001 00:00:00 +0000"
     return (EPOCH + timedelta(seconds=math.floor(s))).strftime("%a, %d %b %Y %H:%M:%S +0000")

@@ -19,31 +19,51 @@ def parse_selector(text: str) -> Callable[[Mapping[str, str]], bool]:
         raise OcError(str(exc)) from None
 
 
-_FIELDS: dict[str, Callable[[Mapping[str, Any]], str]] = {
-    "metadata.name": lambda d: str((d.get("metadata") or {}).get("name") or ""),
-    "metadata.namespace": lambda d: str((d.get("metadata") or {}).get("namespace") or ""),
-    "spec.nodeName": lambda d: str((d.get("spec") or {}).get("nodeName") or ""),
-    "spec.schedulerName": lambda d: str((d.get("spec") or {}).get("schedulerName") or ""),
-    "status.phase": lambda d: str((d.get("status") or {}).get("phase") or ""),
-    "spec.unschedulable": lambda d: "true" if (d.get("spec") or {}).get("unschedulable") else "false",
+def _field(doc: Mapping[str, Any], path: str) -> str:
+    value: Any = doc
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    if isinstance(value, bool) or path in BOOL_FIELDS:
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+BOOL_FIELDS = frozenset({"spec.unschedulable", "spec.hostNetwork"})
+# The field labels the API server converts for each kind (kubernetes pkg/apis/core/v1/conversion.go,
+# "field label not supported: <label>" otherwise); the other kinds take only the object meta
+# ones (runtime.DefaultMetaV1FieldSelectorConversion, "<label> is not a known field selector").
+FIELD_LABELS: dict[str, frozenset[str]] = {
+    "Pod": frozenset({"metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
+                      "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"}),
+    "Node": frozenset({"metadata.name", "spec.unschedulable"}),
+    "Event": frozenset({"metadata.name", "metadata.namespace", "involvedObject.kind", "involvedObject.namespace",
+                        "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion",
+                        "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent",
+                        "source", "type"}),
 }
+META_FIELDS = frozenset({"metadata.name", "metadata.namespace"})
 
 
-def parse_field_selector(text: str, kind: str) -> Callable[[Mapping[str, Any]], bool]:
-    """`spec.nodeName=node1,status.phase!=Running` as a predicate over documents."""
+def parse_field_selector(text: str, kind: str, resource: str = "", label_selector: str = "") -> Callable[[Mapping[str, Any]], bool]:
+    """`spec.nodeName=node1,status.phase!=Running` as a predicate over documents; a field the
+    API server does not convert for the kind is its BadRequest, as kubectl words it
+    (cli-runtime resource.Selector: `Unable to find "<gvr>" that match label selector ...`)."""
     reqs: list[Callable[[Mapping[str, Any]], bool]] = []
     for part in (p for p in text.split(",") if p.strip()):
         m = re.fullmatch(r"\s*([^=!\s]+)\s*(==|=|!=)\s*(.*?)\s*", part)
         if not m:
             raise OcError(f'invalid selector: \'{text}\'; can\'t understand \'{part}\'')
         field, op, value = m.groups()
-        getter = _FIELDS.get(field)
-        if getter is None:
-            raise OcError(f'Error from server (BadRequest): Unable to find "/v1, Resource={kind.lower()}s" that match '
-                          f'label selector "", field selector "{text}": "{field}" is not a known field selector: only '
-                          f'"metadata.name", "metadata.namespace"', raw=True)
+        if field == "spec.host" and kind == "Pod":
+            field = "spec.nodeName"  # kept for old v1 clients
+        supported = FIELD_LABELS.get(kind, META_FIELDS)
+        if field not in supported:
+            reason = (f"field label not supported: {field}" if kind in FIELD_LABELS
+                      else f'"{field}" is not a known field selector: only "metadata.name", "metadata.namespace"')
+            raise OcError(f'Error from server (BadRequest): Unable to find "{resource or kind.lower() + "s"}" that match label '
+                          f'selector "{label_selector}", field selector "{text}": {reason}', raw=True)
         if op == "!=":
-            reqs.append(lambda d, g=getter, v=value: g(d) != v)
+            reqs.append(lambda d, f=field, v=value: _field(d, f) != v)
         else:
-            reqs.append(lambda d, g=getter, v=value: g(d) == v)
+            reqs.append(lambda d, f=field, v=value: _field(d, f) == v)
     return lambda doc: all(r(doc) for r in reqs)

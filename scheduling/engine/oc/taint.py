@@ -14,7 +14,8 @@ from scheduling.engine.api.validation import is_qualified_name, is_valid_label_v
 from scheduling.engine.store import Store
 
 from .core import (ALL, DRY_RUN, OUTPUT, OVERWRITE, SELECTOR, TAINT_EFFECTS, BY_KIND, OcError, OcResult, dry_run_strategy,
-                   find_resource, finish, json_text, name_line, not_found, parse_flags)
+                   find_resource, finish, name_line, not_found, parse_flags)
+from .output import api_document, json_text
 from .selectors import parse_selector
 
 FLAGS = (OVERWRITE, ALL, SELECTOR, DRY_RUN, OUTPUT)
@@ -202,7 +203,7 @@ def print_obj(doc: Mapping[str, Any], resource, name: str, operation: str, outpu
     if output == "name":
         return name_line(resource, name)
     if output == "json":
-        return json_text(doc)
+        return json_text(api_document(doc))
     return name_line(resource, name, operation, dry_run)
 
 

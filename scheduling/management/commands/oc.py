@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import sys
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from scheduling import kube, oc_cli
@@ -119,11 +120,11 @@ class Command(BaseCommand):
                 elif word.startswith("--filename=") or (word.startswith("-f") and len(word) > 2 and word[2] != "-"):
                     path = word.split("=", 1)[1] if "=" in word else word[2:]
                 if path is not None:
-                    own_files[path] = [oc_cli._strip_managed(d) for d in kube.parse_documents(_read(path, stdin), path)]
+                    own_files[path] = [kube.without_managed_fields(d) for d in kube.parse_documents(_read(path, stdin), path)]
             if alerts:
                 own_files["--alerts"] = kube.parse_documents(_read(alerts, stdin), alerts)
             if mock is not None and os.path.exists(mock):  # recommend's hidden test input, and the alerts beside it
-                own_files[mock] = [oc_cli._strip_managed(d) for d in kube.parse_documents(_read(mock, stdin), mock)]
+                own_files[mock] = [kube.without_managed_fields(d) for d in kube.parse_documents(_read(mock, stdin), mock)]
                 beside = mock.replace("-cv.yaml", "-alerts.json", 1)
                 if beside != mock and os.path.exists(beside):
                     own_files[beside] = kube.parse_documents(_read(beside, stdin), beside)
@@ -140,8 +141,6 @@ class Command(BaseCommand):
                 return 1
             user = None
             if as_user is not None:
-                from django.contrib.auth import get_user_model
-
                 user = get_user_model().objects.filter(username=as_user).first()
                 if user is None:
                     stderr.write(f'error: no user named "{as_user}"\n')

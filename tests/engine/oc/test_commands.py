@@ -139,6 +139,13 @@ def test_describe_pod():
     )
 
 
+def test_describe_without_a_type_is_a_plain_error():
+    result = oc.run(cluster(), "oc describe", NOW)
+    assert (result.stdout, result.stderr, result.exit_code) == (
+        "", 'error: You must specify the type of resource to describe. Use "oc api-resources" for a complete list of '
+            "supported resources.\n", 1)
+
+
 def test_describe_a_missing_pod():
     result = oc.run(cluster(), "oc describe pod nope", NOW)
     assert (result.stdout, result.stderr, result.exit_code) == ("", 'Error from server (NotFound): pods "nope" not found\n', 1)
@@ -152,21 +159,32 @@ def test_describe_node():
         "Roles:              <none>\n"
         "Labels:             kubernetes.io/hostname=node1\n"
         "Annotations:        <none>\n"
-        "CreationTimestamp:  <unknown>\n"
+        "CreationTimestamp:  Mon, 01 Jan 0001 00:00:00 +0000\n"  # Go's zero time: no creationTimestamp given
         "Taints:             k=v:NoSchedule\n"
         "Unschedulable:      true\n"
+        "Addresses:\n"  # always written, even with no addresses
         "Capacity:\n"
         "  cpu:     4\n"
         "  memory:  8Gi\n"
         "  pods:    110\n"
         "Allocatable:\n"
-        "  cpu:                4\n"
-        "  memory:             8Gi\n"
-        "  pods:               110\n"
-        "Non-terminated Pods:  (1 in total)\n"
-        "  Namespace           Name    CPU Requests  CPU Limits  Memory Requests  Memory Limits  Age\n"
-        "  ---------           ----    ------------  ----------  ---------------  -------------  ---\n"
-        "  default             db      500m (12%)    0 (0%)      0 (0%)           0 (0%)         <unknown>\n"
+        "  cpu:     4\n"
+        "  memory:  8Gi\n"
+        "  pods:    110\n"
+        "System Info:\n"  # always written; one tabwriter column block down to the pods table
+        "  Machine ID:                 \n"
+        "  System UUID:                \n"
+        "  Boot ID:                    \n"
+        "  Kernel Version:             \n"
+        "  OS Image:                   \n"
+        "  Operating System:           \n"
+        "  Architecture:               \n"
+        "  Container Runtime Version:  \n"
+        "  Kubelet Version:            \n"
+        "Non-terminated Pods:          (1 in total)\n"
+        "  Namespace                   Name    CPU Requests  CPU Limits  Memory Requests  Memory Limits  Age\n"
+        "  ---------                   ----    ------------  ----------  ---------------  -------------  ---\n"
+        "  default                     db      500m (12%)    0 (0%)      0 (0%)           0 (0%)         <unknown>\n"
         "Allocated resources:\n"
         "  (Total limits may be over 100 percent, i.e., overcommitted.)\n"
         "  Resource           Requests    Limits\n"
@@ -175,4 +193,106 @@ def test_describe_node():
         "  memory             0 (0%)      0 (0%)\n"
         "  ephemeral-storage  0 (0%)      0 (0%)\n"
         "Events:              <none>\n"
+    )
+
+
+def test_describe_node_with_addresses_system_info_and_extended_resources():
+    """describeNode: the addresses, the node info, PodCIDR(s) and ProviderID, and the
+    hugepages (with percentages) and extended resources (without) of Allocated resources."""
+    resources = {"cpu": "4", "hugepages-2Mi": "1Gi", "memory": "8Gi", "nvidia.com/gpu": "2", "pods": "110"}
+    node = {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "node2", "labels": {"kubernetes.io/hostname": "node2"}, "creationTimestamp": 0},
+            "spec": {"podCIDR": "10.128.2.0/23", "podCIDRs": ["10.128.2.0/23"], "providerID": "aws:///us-east-1a/i-0abc"},
+            "status": {"capacity": resources, "allocatable": resources,
+                       "addresses": [{"type": "InternalIP", "address": "10.0.0.2"}, {"type": "Hostname", "address": "node2"}],
+                       "nodeInfo": {"machineID": "m-2", "systemUUID": "u-2", "bootID": "b-2",
+                                    "kernelVersion": "5.14.0-427.el9.x86_64", "osImage": "Red Hat Enterprise Linux CoreOS 9.6",
+                                    "operatingSystem": "linux", "architecture": "amd64",
+                                    "containerRuntimeVersion": "cri-o://1.33.5", "kubeletVersion": "v1.33.5"}}}
+    gpu = pod_doc("gpu", node="node2", cpu="1")
+    gpu["metadata"]["creationTimestamp"] = 0
+    gpu["spec"]["containers"][0]["resources"]["limits"] = {"nvidia.com/gpu": "1", "hugepages-2Mi": "512Mi"}
+    assert oc.run(Store([node, gpu]), "oc describe node node2", NOW).stdout == (
+        "Name:               node2\n"
+        "Roles:              <none>\n"
+        "Labels:             kubernetes.io/hostname=node2\n"
+        "Annotations:        <none>\n"
+        "CreationTimestamp:  Thu, 01 Jan 2026 00:00:00 +0000\n"
+        "Taints:             <none>\n"
+        "Unschedulable:      false\n"
+        "Addresses:\n"
+        "  InternalIP:  10.0.0.2\n"
+        "  Hostname:    node2\n"
+        "Capacity:\n"
+        "  cpu:             4\n"
+        "  hugepages-2Mi:   1Gi\n"
+        "  memory:          8Gi\n"
+        "  nvidia.com/gpu:  2\n"
+        "  pods:            110\n"
+        "Allocatable:\n"
+        "  cpu:             4\n"
+        "  hugepages-2Mi:   1Gi\n"
+        "  memory:          8Gi\n"
+        "  nvidia.com/gpu:  2\n"
+        "  pods:            110\n"
+        "System Info:\n"
+        "  Machine ID:                 m-2\n"
+        "  System UUID:                u-2\n"
+        "  Boot ID:                    b-2\n"
+        "  Kernel Version:             5.14.0-427.el9.x86_64\n"
+        "  OS Image:                   Red Hat Enterprise Linux CoreOS 9.6\n"
+        "  Operating System:           linux\n"
+        "  Architecture:               amd64\n"
+        "  Container Runtime Version:  cri-o://1.33.5\n"
+        "  Kubelet Version:            v1.33.5\n"
+        "PodCIDR:                      10.128.2.0/23\n"
+        "PodCIDRs:                     10.128.2.0/23\n"
+        "ProviderID:                   aws:///us-east-1a/i-0abc\n"
+        "Non-terminated Pods:          (1 in total)\n"
+        "  Namespace                   Name    CPU Requests  CPU Limits  Memory Requests  Memory Limits  Age\n"
+        "  ---------                   ----    ------------  ----------  ---------------  -------------  ---\n"
+        "  default                     gpu     1 (25%)       0 (0%)      0 (0%)           0 (0%)         10m\n"
+        "Allocated resources:\n"
+        "  (Total limits may be over 100 percent, i.e., overcommitted.)\n"
+        "  Resource           Requests     Limits\n"
+        "  --------           --------     ------\n"
+        "  cpu                1 (25%)      0 (0%)\n"
+        "  memory             0 (0%)       0 (0%)\n"
+        "  ephemeral-storage  0 (0%)       0 (0%)\n"
+        "  hugepages-2Mi      512Mi (50%)  512Mi (50%)\n"
+        "  nvidia.com/gpu     1            1\n"
+        "Events:              <none>\n"
+    )
+
+
+def test_describe_pod_prints_every_port_and_one_node_selector_a_line():
+    """describeContainerBasicInfo: several ports as `Ports:`/`Host Ports:`, named; the node
+    selector with printLabelsMultiline, one a line."""
+    pod = pod_doc("api", node="node1")
+    pod["spec"]["nodeSelector"] = {"zone": "a", "disk": "ssd"}
+    pod["spec"]["containers"][0]["ports"] = [{"containerPort": 8080, "name": "http", "protocol": "TCP"},
+                                             {"containerPort": 8443, "hostPort": 8443, "name": "https", "protocol": "TCP"}]
+    assert oc.run(Store([node_doc("node1"), pod]), "oc describe pod api", NOW).stdout == (
+        "Name:             api\n"
+        "Namespace:        default\n"
+        "Service Account:  default\n"
+        "Node:             node1/\n"
+        "Labels:           <none>\n"
+        "Annotations:      <none>\n"
+        "Status:           Running\n"
+        "IP:               \n"
+        "IPs:              <none>\n"
+        "Containers:\n"
+        "  c:\n"
+        "    Image:        busybox\n"
+        "    Ports:        8080/TCP (http), 8443/TCP (https)\n"
+        "    Host Ports:   0/TCP (http), 8443/TCP (https)\n"
+        "    Environment:  <none>\n"
+        "    Mounts:       <none>\n"
+        "Volumes:          <none>\n"
+        "QoS Class:        BestEffort\n"
+        "Node-Selectors:   disk=ssd\n"
+        "                  zone=a\n"
+        "Tolerations:      <none>\n"
+        "Events:           <none>\n"
     )

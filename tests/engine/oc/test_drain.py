@@ -209,7 +209,7 @@ def test_a_timeline_drain_records_its_output_and_the_drain_controller_continues_
                      "node/node1 drained (dry run)\n", "", 0, id="--pod-selector leaves the other pods alone"),
         pytest.param("oc adm drain node9", "", 'Error from server (NotFound): nodes "node9" not found\n', 1, id="a missing node"),
         pytest.param("oc adm drain node1 --delete-local-data", "",
-                     "error: unknown flag: --delete-local-data\nSee 'oc adm drain -h' for help and examples\n", 1,
+                     "error: unknown flag: --delete-local-data\nSee 'oc adm drain --help' for usage.\n", 1,
                      id="the 3.11 flag is gone from current oc"),
         pytest.param("oc adm drain node1 -l a=b", "",
                      "error: cannot specify both a node name and a --selector option\n"

@@ -126,6 +126,22 @@ PODS = Store([
                      id="--field-selector spec.nodeName"),
         pytest.param("oc get pods --field-selector status.phase!=Running -o name", "pod/web-2\n", "", 0,
                      id="--field-selector with !="),
+        pytest.param("oc get pods --field-selector spec.host=node1 -o name", "pod/web-1\n", "", 0,
+                     id="--field-selector spec.host, old clients' spec.nodeName"),
+        pytest.param("oc get nodes --field-selector spec.unschedulable=false -o name", "node/node1\n", "", 0,
+                     id="--field-selector spec.unschedulable: unset is false"),
+        pytest.param("oc get pods -l app=web --field-selector spec.nodename=node1", "",
+                     'Error from server (BadRequest): Unable to find "/v1, Resource=pods" that match label selector "app=web", '
+                     'field selector "spec.nodename=node1": field label not supported: spec.nodename\n', 1,
+                     id="a field the API server does not convert for pods"),
+        pytest.param("oc get nodes --field-selector spec.nodeName=node1", "",
+                     'Error from server (BadRequest): Unable to find "/v1, Resource=nodes" that match label selector "", '
+                     'field selector "spec.nodeName=node1": field label not supported: spec.nodeName\n', 1,
+                     id="nodes have no spec.nodeName field label"),
+        pytest.param("oc get deploy --field-selector status.phase=Running", "",
+                     'Error from server (BadRequest): Unable to find "apps/v1, Resource=deployments" that match label selector "", '
+                     'field selector "status.phase=Running": "status.phase" is not a known field selector: only "metadata.name", '
+                     '"metadata.namespace"\n', 1, id="other kinds: the object meta fields only"),
         pytest.param("oc get pod web-1 --show-labels",
                      "NAME    READY   STATUS    RESTARTS   AGE         LABELS\nweb-1   1/1     Running   0          <unknown>   app=web,tier=front\n",
                      "", 0, id="--show-labels, and <unknown> AGE without creationTimestamp"),
@@ -200,3 +216,64 @@ def test_get_events_lists_what_happened_oldest_first():
         "didn't tolerate.\n"
         "10s         Normal    NodeNotReady       node/node1   Node node1 status is now: NodeNotReady\n"
     )
+
+
+def test_get_events_takes_the_field_selectors_of_events():
+    from scheduling.engine import actions as A
+
+    store = Store([node_doc("node1")])
+    store.apply(A.RecordEvent(3000, "Warning", "FailedScheduling", "Pod", "default", "web", "0/1 nodes are available.",
+                              "default-scheduler"))
+    store.apply(A.RecordEvent(3590, "Normal", "Scheduled", "Pod", "default", "db", "Successfully assigned default/db to node1",
+                              "default-scheduler"))
+    assert oc.run(store, "oc get events --field-selector involvedObject.name=db,type=Normal", NOW).stdout == (
+        "LAST SEEN   TYPE     REASON      OBJECT   MESSAGE\n"
+        "10s         Normal   Scheduled   pod/db   Successfully assigned default/db to node1\n"
+    )
+    result = oc.run(store, "oc get events --field-selector involvedObject.node=x", NOW)
+    assert (result.stdout, result.stderr, result.exit_code) == (
+        "", 'Error from server (BadRequest): Unable to find "/v1, Resource=events" that match label selector "", field selector '
+            '"involvedObject.node=x": field label not supported: involvedObject.node\n', 1)
+
+
+def test_json_and_jsonpath_print_maps_with_sorted_keys_as_encoding_json_does():
+    """kubectl prints unstructured objects: encoding/json marshals their maps with sorted keys."""
+    store = Store([node_doc("node1", taints=["k=v:NoExecute"]), pod_doc("web-1", node="node1", tolerations=[
+        {"key": "k", "operator": "Equal", "value": "v", "effect": "NoExecute", "tolerationSeconds": 60}])])
+    assert oc.run(store, "oc get pod web-1 -o jsonpath={.spec.tolerations}", NOW).stdout == (
+        '[{"effect":"NoExecute","key":"k","operator":"Equal","tolerationSeconds":60,"value":"v"}]')
+    assert oc.run(store, "oc get node node1 -o json", NOW).stdout == (
+        "{\n"
+        '    "apiVersion": "v1",\n'
+        '    "kind": "Node",\n'
+        '    "metadata": {\n'
+        '        "labels": {\n'
+        '            "kubernetes.io/hostname": "node1"\n'
+        "        },\n"
+        '        "name": "node1"\n'
+        "    },\n"
+        '    "spec": {\n'
+        '        "taints": [\n'
+        "            {\n"
+        '                "effect": "NoExecute",\n'
+        '                "key": "k",\n'
+        '                "value": "v"\n'
+        "            }\n"
+        "        ]\n"
+        "    },\n"
+        '    "status": {\n'
+        '        "allocatable": {\n'
+        '            "cpu": "4",\n'
+        '            "memory": "8Gi",\n'
+        '            "pods": "110"\n'
+        "        },\n"
+        '        "capacity": {\n'
+        '            "cpu": "4",\n'
+        '            "memory": "8Gi",\n'
+        '            "pods": "110"\n'
+        "        }\n"
+        "    }\n"
+        "}\n"
+    )
+    tainted = oc.run(store, "oc adm taint nodes node1 a=b:NoSchedule -o json", NOW).stdout
+    assert tainted.index('"effect": "NoSchedule"') < tainted.index('"key": "a"') < tainted.index('"value": "b"')

@@ -12,6 +12,8 @@ from scheduling.engine.store import Store
 from tests.engine.builders import node_doc, pod_doc
 
 USAGE = "See 'oc adm taint -h' for help and examples"
+# pflag's parse errors go through the root command's FlagErrorFunc (kubectl pkg/util/templates/templater.go)
+FLAG_USAGE = "See 'oc adm taint --help' for usage."
 KEY_MSG = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
            "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
            "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
@@ -152,8 +154,8 @@ def test_taint_dry_run_changes_nothing(flag, suffix):
         pytest.param("oc adm taint nodes node2 dedicated-", 'error: taint "dedicated" not found\n', id="removing a missing key"),
         pytest.param("oc adm taint nodes node2 a- b-", 'taint "a" not found\ntaint "b" not found\n',
                      id="several errors print one per line"),
-        pytest.param("oc adm taint nodes node1 k=v:NoSchedule --foo", f"error: unknown flag: --foo\n{USAGE}\n", id="an unknown flag"),
-        pytest.param("oc adm taint nodes node1 k=v:NoSchedule -x", f"error: unknown shorthand flag: 'x' in -x\n{USAGE}\n",
+        pytest.param("oc adm taint nodes node1 k=v:NoSchedule --foo", f"error: unknown flag: --foo\n{FLAG_USAGE}\n", id="an unknown flag"),
+        pytest.param("oc adm taint nodes node1 k=v:NoSchedule -x", f"error: unknown shorthand flag: 'x' in -x\n{FLAG_USAGE}\n",
                      id="an unknown shorthand flag"),
         pytest.param("oc adm taint nodes node1 k=v:NoSchedule --dry-run=maybe",
                      'error: Invalid dry-run value (maybe). Must be "none", "server", or "client".\n', id="a bad dry-run value"),
@@ -292,14 +294,36 @@ def test_label_errors(command, stderr):
     "command, stderr",
     [
         pytest.param("oc frobnicate node node1", 'error: unknown command "frobnicate" for "oc"\n', id="an unknown command"),
-        pytest.param("oc gett nodes", 'error: unknown command "gett" for "oc"\n\nDid you mean this?\n\tget\n',
-                     id="a misspelt command gets cobra's suggestion"),
-        pytest.param("oc adm tain nodes", 'error: unknown command "tain" for "oc adm"\n\nDid you mean this?\n\tdrain\n\ttaint\n',
-                     id="a misspelt adm command"),
-        pytest.param("oc get nodes --frob", "error: unknown flag: --frob\nSee 'oc get -h' for help and examples\n",
-                     id="an unknown flag names the command's help"),
+        pytest.param("oc gett nodes", 'error: unknown command "gett" for "oc"\n\nDid you mean this?\n\tget\n\tset\n',
+                     id="a misspelt command gets cobra's suggestions among all of oc's commands"),
+        pytest.param("kubectl gett nodes", 'error: unknown command "gett" for "kubectl"\n\nDid you mean this?\n\tget\n\tset\n',
+                     id="and kubectl's among kubectl's"),
+        pytest.param("oc list pods", 'error: unknown command "list" for "oc"\n\nDid you mean this?\n\tget\n\twait\n',
+                     id="SuggestFor words"),
+        pytest.param("oc -n default gett", 'error: unknown command "gett" for "oc"\n\nDid you mean this?\n\tget\n\tset\n',
+                     id="global flags before the command are not the command"),
+        pytest.param("oc adm tain nodes", 'error: unknown command "tain nodes"\nSee \'oc adm -h\' for help and examples\n',
+                     id="a misspelt adm command: oc adm's DefaultSubCommandRun, no suggestions"),
+        pytest.param("oc adm frob -n x node1", 'error: unknown command "frob node1"\nSee \'oc adm -h\' for help and examples\n',
+                     id="the words after oc adm, flags parsed out"),
+        pytest.param("oc get nodes --frob", "error: unknown flag: --frob\nSee 'oc get --help' for usage.\n",
+                     id="an unknown flag: the root command's FlagErrorFunc"),
+        pytest.param("oc get nodes -o", "error: flag needs an argument: 'o' in -o\nSee 'oc get --help' for usage.\n",
+                     id="a flag without its argument"),
+        pytest.param("oc adm drain node1 --timeout=soon",
+                     "error: invalid argument \"soon\" for \"--timeout\" flag: time: invalid duration \"soon\"\n"
+                     "See 'oc adm drain --help' for usage.\n", id="a flag value pflag cannot parse"),
     ],
 )
 def test_unknown_commands_and_flags_get_cobras_errors(command, stderr):
     result = oc.run(cluster(), command)
     assert (result.stdout, result.stderr, result.exit_code) == ("", stderr, 1)
+
+
+@pytest.mark.parametrize("command", ["oc -n data get pods -o name", "oc --namespace data get pods -o name",
+                                     "oc --namespace=data get pods -o name", "oc -ndata get pods -o name",
+                                     "kubectl -n data get pods -o name"])
+def test_global_flags_may_come_before_the_command(command):
+    store = Store([node_doc("node1"), pod_doc("db-0", node="node1", namespace="data"), pod_doc("web-1", node="node1")])
+    result = oc.run(store, command)
+    assert (result.stdout, result.stderr, result.exit_code) == ("pod/db-0\n", "", 0)
