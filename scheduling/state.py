@@ -204,6 +204,13 @@ def cluster_rows(cluster: Cluster) -> list[dict]:
     return [{"kind": kind, **row} for kind, kind_rows in read.rows.items() for _, _, row in kind_rows.values()]
 
 
+def cluster_row_items(cluster: Cluster) -> list[tuple[str, dict]]:
+    """(kind, the object's columns) for every stored object, KIND_MODELS order, pk order,
+    from the shared read: the rows themselves, not copies (read them, never change them)."""
+    read = _current(cluster)
+    return [(kind, row) for kind, kind_rows in read.rows.items() for _, _, row in kind_rows.values()]
+
+
 def cluster_rows_json(cluster: Cluster) -> str:
     """`json.dumps(cluster_rows(cluster))`, each row encoded once per version in this
     process (a snapshot of a large cluster writes mostly the rows of the one before)."""
