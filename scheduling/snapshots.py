@@ -18,7 +18,7 @@ A full one may carry such a patch too (the writes made later at its own simulate
 merged into it). The state at a snapshot is the latest full one at or before it, patched
 by each snapshot after it in order (`_materialise`). A full snapshot is taken at the start,
 after FULL_EVERY deltas, when the changes since the last full one pass FULL_FRACTION of the
-objects, and when this process does not know the state at the latest snapshot (what it
+objects (and FULL_MIN_ROWS), and when this process does not know the state at the latest snapshot (what it
 diffs against is kept in memory per process: `_SEEN`, keyed by a token each snapshot row
 gets anew whenever it is written, so a row written elsewhere or rolled back is never
 diffed against). Thinning (`_thin`) folds a dropped snapshot into the one after it, so
@@ -45,6 +45,7 @@ INTERVAL = 60.0  # simulated seconds between snapshots
 MAX_SNAPSHOTS = 120  # per cluster; beyond, the one whose loss leaves the shortest gap goes
 FULL_EVERY = 30  # deltas after a full snapshot before the next full one
 FULL_FRACTION = 0.2  # a full snapshot when the changes since the last one pass this share of the objects
+FULL_MIN_ROWS = 500  # ... and this many rows (below, a chain of deltas costs next to nothing to restore)
 
 # The cluster's own fields a snapshot keeps (not the name, seed, speed or revision: the
 # revision only grows, so that every write after a restore is newer than any before).
@@ -116,7 +117,7 @@ def take_snapshot(cluster: Cluster) -> ClusterSnapshot:
             marks = latest.marks or {}
             chain = int(marks.get("chain") or 0) + len(changes) + len(deleted)
             deltas = int(marks.get("deltas") or 0) + (0 if same else 1)
-            if chain <= FULL_FRACTION * max(len(rows), 1) and deltas <= FULL_EVERY:
+            if chain <= max(FULL_FRACTION * len(rows), FULL_MIN_ROWS) and deltas <= FULL_EVERY:
                 patch = (changes, deleted, event_changes)
                 new_marks = {"chain": chain, "deltas": deltas}
         token = uuid.uuid4().hex

@@ -186,6 +186,13 @@ def _current(cluster: Cluster) -> _Read:
     return read
 
 
+def forget(cluster: Cluster) -> None:
+    """Drop the cluster's read: after a rolled-back transaction that wrote (training's dry
+    runs), whose revisions the next writes take again with other contents."""
+    with _reads_lock:
+        _READS.pop(_key(cluster), None)
+
+
 def shared_documents(cluster: Cluster) -> tuple[list[dict], dict[int, tuple]]:
     """(every stored object as `cluster_documents` returns them, the engine objects already
     built from them: a memo for build_state and engine.simulation.Simulation(memo=...)).
