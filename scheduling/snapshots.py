@@ -57,8 +57,9 @@ CLUSTER_FIELDS = (
 Key = tuple  # (kind, namespace, name)
 _BIG = ("objects_rows", "events", "changes", "deleted", "event_changes")  # read only when needed
 
-# token of a snapshot row -> (its objects' rows as the shared read holds them, id(row) -> (kind, row);
-# its events' (count, last_time) by id)
+# token of a snapshot row -> (its objects' rows as the shared read holds them, kind -> {id(row): row};
+# its events, ({id: count}, {id: last_time})). Dicts of dicts, no tuple per row: what is kept
+# here lives long, and the cyclic collector looks at every container that does.
 _SEEN: OrderedDict[str, tuple[dict, dict]] = OrderedDict()
 _SEEN_KEPT = 8
 _seen_lock = threading.Lock()
@@ -81,8 +82,8 @@ def _key(row: dict) -> Key:
     return row["kind"], row["namespace"], row["name"]
 
 
-def _current_events(cluster: Cluster) -> dict[int, tuple[int, float]]:
-    """id -> (count, last_time) of every event of the cluster (one query, no model objects)."""
+def _current_events(cluster: Cluster) -> tuple[dict[int, int], dict[int, float]]:
+    """({id: count}, {id: last_time}) of every event of the cluster (one query, no model objects)."""
     meta = Event._meta
     quote = connection.ops.quote_name
     sql = (f"SELECT {quote(meta.pk.column)}, {quote(meta.get_field('count').column)}, "
@@ -90,7 +91,15 @@ def _current_events(cluster: Cluster) -> dict[int, tuple[int, float]]:
            f"WHERE {quote(meta.get_field('cluster').column)} = %s")
     with connection.cursor() as cursor:
         cursor.execute(sql, [cluster.pk])
-        return {pk: (count, last_time) for pk, count, last_time in cursor.fetchall()}
+        fetched = cursor.fetchall()
+    return {pk: count for pk, count, _ in fetched}, {pk: last_time for pk, _, last_time in fetched}
+
+
+def _rows_now(cluster: Cluster) -> dict[str, dict[int, dict]]:
+    rows: dict[str, dict[int, dict]] = {}
+    for kind, row in cluster_row_items(cluster):
+        rows.setdefault(kind, {})[id(row)] = row
+    return rows
 
 
 def take_snapshot(cluster: Cluster) -> ClusterSnapshot:
@@ -102,22 +111,24 @@ def take_snapshot(cluster: Cluster) -> ClusterSnapshot:
         at = cluster.reconciled_to
         ClusterSnapshot.objects.filter(cluster=cluster, at__gt=at).delete()
         latest = ClusterSnapshot.objects.filter(cluster=cluster).order_by("-at", "-pk").defer(*_BIG).first()
-        items = cluster_row_items(cluster)
-        rows = {id(row): (kind, row) for kind, row in items}
+        rows = _rows_now(cluster)
         events = _current_events(cluster)
+        counts, times = events
         fields = {f: getattr(cluster, f) for f in CLUSTER_FIELDS}
         fields["now"] = at
         same = latest is not None and latest.at == at  # a later write at the same time: into that snapshot
         seen = _seen(latest)
         patch = None
         if seen is not None:
-            seen_rows, seen_events = seen
+            seen_rows, (seen_counts, seen_times) = seen
             changes, deleted = _diff(seen_rows, rows)
-            event_changes = [[pk, *stood] for pk, stood in events.items() if seen_events.get(pk) != stood]
+            event_changes = [[pk, count, times[pk]] for pk, count in counts.items()
+                             if seen_counts.get(pk) != count or seen_times.get(pk) != times[pk]]
             marks = latest.marks or {}
             chain = int(marks.get("chain") or 0) + len(changes) + len(deleted)
             deltas = int(marks.get("deltas") or 0) + (0 if same else 1)
-            if chain <= max(FULL_FRACTION * len(rows), FULL_MIN_ROWS) and deltas <= FULL_EVERY:
+            objects = sum(len(kind_rows) for kind_rows in rows.values())
+            if chain <= max(FULL_FRACTION * objects, FULL_MIN_ROWS) and deltas <= FULL_EVERY:
                 patch = (changes, deleted, event_changes)
                 new_marks = {"chain": chain, "deltas": deltas}
         token = uuid.uuid4().hex
@@ -125,7 +136,7 @@ def take_snapshot(cluster: Cluster) -> ClusterSnapshot:
             # Every object's stored row as JSON: read once per process and encoded once per
             # version (state.cluster_rows_json), handed to the database as it is.
             every_row = RawSQL("%s::jsonb" if connection.vendor == "postgresql" else "%s", [cluster_rows_json(cluster)])
-            values = {"full": True, "objects_rows": every_row, "events": [[pk, *events[pk]] for pk in sorted(events)],
+            values = {"full": True, "objects_rows": every_row, "events": [[pk, counts[pk], times[pk]] for pk in sorted(counts)],
                       "changes": [], "deleted": [], "event_changes": [], "marks": {"token": token}}
         elif same:
             merged = _merge(_patch_of(latest), patch)
@@ -145,21 +156,23 @@ def take_snapshot(cluster: Cluster) -> ClusterSnapshot:
         return snapshot
 
 
-def _diff(seen: dict[int, tuple[str, dict]], now: dict[int, tuple[str, dict]]) -> tuple[list[dict], list[list]]:
+def _diff(seen: dict[str, dict[int, dict]], now: dict[str, dict[int, dict]]) -> tuple[list[dict], list[list]]:
     """(the rows created or replaced, the keys deleted) from `seen` to `now`, both
-    id(row) -> (kind, row) of the shared read's rows (state.cluster_row_items). The shared
+    kind -> {id(row): row} of the shared read's rows (state.cluster_row_items). The shared
     read keeps the same row object while the object is unchanged and `_SEEN` keeps the
     rows it knows alive, so an id found in both is the same, unchanged row: only the
     others are looked at."""
-    gone = [seen[i] for i in seen.keys() - now.keys()]
-    new = [now[i] for i in now.keys() - seen.keys()]
-    before = {(kind, row["namespace"], row["name"]): (row["uid"], row["resource_version"]) for kind, row in gone}
-    changes = []
-    for kind, row in new:
-        key = (kind, row["namespace"], row["name"])
-        if before.pop(key, None) != (row["uid"], row["resource_version"]):
-            changes.append({"kind": kind, **row})
-    return changes, [list(key) for key in before]
+    changes: list[dict] = []
+    deleted: list[list] = []
+    for kind in list(now) + [k for k in seen if k not in now]:
+        seen_rows, now_rows = seen.get(kind, {}), now.get(kind, {})
+        before = {(row["namespace"], row["name"]): (row["uid"], row["resource_version"])
+                  for row in (seen_rows[i] for i in seen_rows.keys() - now_rows.keys())}
+        for row in sorted((now_rows[i] for i in now_rows.keys() - seen_rows.keys()), key=lambda r: r["name"]):
+            if before.pop((row["namespace"], row["name"]), None) != (row["uid"], row["resource_version"]):
+                changes.append({"kind": kind, **row})
+        deleted.extend([kind, namespace, name] for namespace, name in sorted(before))
+    return changes, deleted
 
 
 def _patch_of(snapshot: ClusterSnapshot) -> tuple[list, list, list]:
@@ -311,7 +324,7 @@ def restore(cluster: Cluster, snapshot: ClusterSnapshot, *, events_from: Cluster
     if events_from is None and token:
         # The cluster is now as it stood at its latest snapshot: the next one is a delta on it.
         restored = Cluster.objects.get(pk=cluster.pk)  # (its new revision: the shared read follows)
-        _remember(token, {id(row): (kind, row) for kind, row in cluster_row_items(restored)}, _current_events(restored))
+        _remember(token, _rows_now(restored), _current_events(restored))
     # Tell the open pages (every node card, the queue, the events, the clock) after commit,
     # and let the controllers run.
     for name in sorted(shown):
