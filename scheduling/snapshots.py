@@ -215,6 +215,8 @@ def _materialise(snapshot: ClusterSnapshot) -> tuple[dict[Key, dict], dict[int, 
         chain.append(pk)
         if full:
             break
+    else:  # (thinning folds a full snapshot into the next: never happens)
+        raise ValueError(f"no full snapshot at or before t={snapshot.at:g} of cluster {snapshot.cluster_id}")
     chain.reverse()
     objects: dict[Key, dict] = {}
     events: dict[int, tuple] = {}
