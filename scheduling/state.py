@@ -186,6 +186,13 @@ def _current(cluster: Cluster) -> _Read:
     return read
 
 
+def forget(cluster: Cluster) -> None:
+    """Drop the cluster's read: after a rolled-back transaction that wrote (training's dry
+    runs), whose revisions the next writes take again with other contents."""
+    with _reads_lock:
+        _READS.pop(_key(cluster), None)
+
+
 def shared_documents(cluster: Cluster) -> tuple[list[dict], dict[int, tuple]]:
     """(every stored object as `cluster_documents` returns them, the engine objects already
     built from them: a memo for build_state and engine.simulation.Simulation(memo=...)).
@@ -202,6 +209,13 @@ def cluster_rows(cluster: Cluster) -> list[dict]:
     Read them, never change them."""
     read = _current(cluster)
     return [{"kind": kind, **row} for kind, kind_rows in read.rows.items() for _, _, row in kind_rows.values()]
+
+
+def cluster_row_items(cluster: Cluster) -> list[tuple[str, dict]]:
+    """(kind, the object's columns) for every stored object, KIND_MODELS order, pk order,
+    from the shared read: the rows themselves, not copies (read them, never change them)."""
+    read = _current(cluster)
+    return [(kind, row) for kind, kind_rows in read.rows.items() for _, _, row in kind_rows.values()]
 
 
 def cluster_rows_json(cluster: Cluster) -> str:

@@ -22,7 +22,7 @@ from . import clock, kube, previews, reconcile, services, snapshots, training_br
 from .engine.simulate import build_state
 from .models import Answer, Attendee, Cluster, Question, TrainingSession
 from .script import cluster_script, sim_time_text
-from .state import cluster_documents
+from .state import cluster_documents, forget as forget_read
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read off a projector
 CODE_LENGTH = 6
@@ -323,6 +323,9 @@ def _dry_run(cluster: Cluster, until: float) -> list[dict]:
         reconcile.reconcile(cluster.pk, force=True)
         after = cluster_documents(cluster)
         transaction.savepoint_rollback(savepoint)
+    # The shared read of what was rolled back: the next writes take its revision numbers
+    # again (with other contents), so it must not be taken for theirs.
+    forget_read(cluster)
     return after
 
 

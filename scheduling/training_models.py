@@ -85,11 +85,15 @@ class Answer(models.Model):
 
 
 class ClusterSnapshot(models.Model):
-    """The whole cluster at simulated time `at` (its reconciled_to): every object's stored
-    row, the cluster's own fields (controller_state, clock, policies) and the events as they
-    stood ([id, count, last_time]; events never change otherwise). Taken at most every
-    snapshots.INTERVAL simulated seconds by reconcile; rewinding restores the latest one at
-    or before the target and lets the controllers run forward from there."""
+    """The cluster at simulated time `at` (its reconciled_to), full or as a delta on the
+    snapshot before it (scheduling.snapshots). A full one holds every object's stored row
+    and the events as they stood ([id, count, last_time]; events never change otherwise);
+    a delta holds the rows created or replaced since the one before (`changes`), the keys
+    deleted ([kind, namespace, name]) and the events new or bumped (`event_changes`); a full
+    one may carry such a patch too (later writes at its own time). Both hold the cluster's
+    own fields (controller_state, clock, policies) whole. Taken at most every
+    snapshots.INTERVAL simulated seconds by reconcile and after every edit; rewinding
+    restores the latest one at or before the target and lets the controllers run forward."""
 
     cluster = models.ForeignKey("scheduling.Cluster", on_delete=models.CASCADE, related_name="snapshots")
     at = models.FloatField()
@@ -97,6 +101,11 @@ class ClusterSnapshot(models.Model):
     fields = models.JSONField(default=dict)
     objects_rows = models.JSONField(default=list)
     events = models.JSONField(default=list)
+    full = models.BooleanField(default=True)
+    changes = models.JSONField(default=list)
+    deleted = models.JSONField(default=list)
+    event_changes = models.JSONField(default=list)
+    marks = models.JSONField(default=dict)  # {"token": ..., "chain": rows changed since the last full, "deltas": ...}
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
