@@ -272,6 +272,48 @@ def test_a_question_about_the_next_step_comes_from_the_engine(editor):
     assert Cluster.objects.get(pk=cluster.pk).now == 10
 
 
+UPDATE_CLUSTER = """
+apiVersion: config.openshift.io/v1
+kind: ClusterVersion
+metadata: {name: version}
+spec: {channel: stable-4.14, clusterID: 5a4c3e2f-0000-4000-8000-000000000001}
+status: {desired: {version: 4.13.19}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: master-0, labels: {node-role.kubernetes.io/master: ""}}
+""" + "".join(f"""---
+apiVersion: v1
+kind: Node
+metadata: {{name: worker-{i}, labels: {{node-role.kubernetes.io/worker: ""}}}}
+""" for i in range(5))
+
+
+def test_a_question_about_how_many_pool_nodes_update_at_once_comes_from_the_mco(editor_client, editor):
+    from scheduling.models import MachineConfigPool
+
+    cluster = services.import_new_cluster("upd", UPDATE_CLUSTER, "cluster.yaml")
+    reconcile.reconcile(cluster.pk, force=True)  # the MCO's pools
+    worker = MachineConfigPool.objects.get(cluster=cluster, name="worker").document
+    worker["spec"]["maxUnavailable"] = "50%"  # of 5 nodes: 2 (rounded down)
+    services.replace_object(cluster, worker)
+    session = training.start_session(cluster, editor)
+    board = editor_client.get(reverse("cluster-detail", args=[cluster.pk])).content.decode()
+    assert "Ask how many worker nodes update at once" in board
+    body = editor_client.post(reverse("training-ask-pool", args=[cluster.pk])).content.decode()
+    assert "How many nodes of the worker pool will be updating at once?" in body
+    question = Question.objects.get(session=session)
+    assert (question.choices, question.correct, question.multiple) == (["0", "1", "2", "3", "4", "5"], ["2"], False)
+    revealed = editor_client.post(reverse("training-question-action", args=[session.code, question.pk, "reveal"])).content.decode()
+    assert "✓ the answer" in revealed and "Now request the update" in revealed
+    worker = MachineConfigPool.objects.get(cluster=cluster, name="worker").document
+    worker["spec"]["paused"] = True
+    services.replace_object(cluster, worker)
+    assert training.ask_about_pool(session).correct == ["0"]  # a paused pool updates none
+    assert "has no MachineConfigPool" in editor_client.post(reverse("training-ask-pool", args=[cluster.pk]),
+                                                             {"pool": "infra"}).content.decode()
+
+
 # --- rewind, fork, restart -----------------------------------------------------------------------------------------
 
 
