@@ -183,7 +183,10 @@ def presence_context(session: TrainingSession) -> dict:
 
 @require_GET
 def presence(request, code: str):
-    session = _instructor_session(request, code)
+    """Who is connected. A closed session answers too: its attendees' pages leave after
+    the close, and each departure makes the instructor's page (maybe still open) refetch."""
+    require_editor(request)
+    session = get_object_or_404(TrainingSession, code=training.normalise_code(code))
     return render(request, f"{TEMPLATE}#presence", presence_context(session))
 
 

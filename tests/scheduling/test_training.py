@@ -145,6 +145,18 @@ def test_an_attendee_cannot_change_anything_over_http(client, editor):
     assert TrainingSession.objects.get().is_open and Cluster.objects.count() == 1
 
 
+def test_the_instructors_presence_fragment_still_answers_once_the_session_is_closed(editor_client, editor):
+    """Attendees leaving after the close make the instructor's page refetch who is connected:
+    a 404 there was logged as an error by the instructor's browser."""
+    session = training.start_session(services.create_cluster("closing"), editor)
+    ana = Client()
+    join(ana, session.code, "Ana")
+    training.close_session(session)
+    response = editor_client.get(reverse("training-presence", args=[session.code]))
+    assert response.status_code == 200 and 'id="training-presence"' in response.content.decode()
+    assert ana.get(reverse("training-presence", args=[session.code])).status_code == 403  # editors only
+
+
 def test_closing_the_session_ends_the_attendees_view(editor_client, editor):
     client = Client()
     cluster = loaded("toleration-seconds")
