@@ -34,6 +34,7 @@ from .engine import actions as A
 from .engine.api.defaults import KINDS
 from .engine.oc import commands, drain
 from .engine.oc.core import BY_KIND, OcResult, find_resource
+from .engine.oc.create import source_name
 from .engine.oc.output import EPOCH, parse_time, seconds
 from .engine.store import CONTROLLER_STATE_KIND, Store
 from .models import KIND_MODELS, Cluster, Event
@@ -123,9 +124,36 @@ class WriteError(Exception):
     """What the API server answers instead of writing; str() is oc's text."""
 
 
-def write_actions(cluster: Cluster, store: Store, actions: Sequence[Any]) -> None:
+def sources_of(files: Mapping[str, Sequence[Mapping[str, Any]]] | None) -> dict[tuple[str, str], str]:
+    """(kind, name) -> the source kubectl names in an error about that object (the file
+    it came from, "STDIN" for `-f -`)."""
+    out: dict[tuple[str, str], str] = {}
+    for filename, docs in (files or {}).items():
+        for doc in docs if isinstance(docs, (list, tuple)) else ():
+            if isinstance(doc, Mapping):
+                out.setdefault((str(doc.get("kind") or ""), str((doc.get("metadata") or {}).get("name") or "")),
+                               source_name(filename))
+    return out
+
+
+def admission_refusal(problems: Sequence[str], source: str) -> str:
+    """kubectl's text for an object the API server's admission refused on create:
+    `Error from server (Forbidden): error when creating "<file>": pods "x" is forbidden: ...`
+    (an admission error that is not a Forbidden status has no reason)."""
+    lines = []
+    for message in problems:
+        reason = " (Forbidden)" if " is forbidden: " in message or message.startswith("forbidden: ") else ""
+        where = f'error when creating "{source}": ' if source else ""
+        lines.append(f"Error from server{reason}: {where}{message}")
+    return "\n".join(lines)
+
+
+def write_actions(cluster: Cluster, store: Store, actions: Sequence[Any],
+                  sources: Mapping[tuple[str, str], str] | None = None) -> None:
     """Apply the command's actions to a copy of `store` and write every changed object
-    through the services, each with a compare-and-swap on the version it was read at."""
+    through the services, each with a compare-and-swap on the version it was read at.
+    A created object goes through the cluster's admission plugins; a refusal is kubectl's
+    text, naming the object's file from `sources` ((kind, name) -> file)."""
     after = store.copy()
     changed: list[tuple[str, str, str]] = []
     events: list[A.RecordEvent] = []
@@ -146,7 +174,11 @@ def write_actions(cluster: Cluster, store: Store, actions: Sequence[Any]) -> Non
                                            expected_version=int((before.get("metadata") or {}).get("resourceVersion") or 0))
                 elif before is None:
                     checked = kube.check_documents([doc], f"{kind} {name}", extra_kinds=())[0]
-                    services.create_object(cluster, services.admit_documents(cluster, [checked])[0])
+                    try:
+                        admitted = services.admit_documents(cluster, [checked])[0]
+                    except kube.DocumentError as exc:
+                        raise WriteError(admission_refusal(exc.problems, (sources or {}).get((kind, name), ""))) from exc
+                    services.create_object(cluster, admitted)
                 else:
                     expected = int((before.get("metadata") or {}).get("resourceVersion") or 0)
                     doc = {**doc, "metadata": {k: v for k, v in (doc.get("metadata") or {}).items() if k != "resourceVersion"}}
@@ -279,7 +311,7 @@ def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: fl
     result = commands.run(store, argv, at, files={**(files or {}), SETTINGS_FACTS: [dict(cluster.facts or {})]})
     try:
         if result.actions:
-            write_actions(cluster, store, result.actions)
+            write_actions(cluster, store, result.actions, sources_of(files))
     except WriteError as exc:
         emit("stderr", f"{exc}\n")
         return OcResult(stderr=f"{exc}\n", exit_code=1)

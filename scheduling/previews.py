@@ -21,7 +21,9 @@ from typing import Any, Callable, Mapping
 from django import forms as django_forms
 
 from scheduling.engine import oc
+from scheduling.engine.api.admission import admit_node_selection
 from scheduling.engine.api.defaults import WORKLOAD_KINDS
+from scheduling.engine.api.node_selection_admission import NodeSelectionContext, controller_user
 from scheduling.engine.api.objects import Taint, Toleration
 from scheduling.engine.scheduler.policy import PolicyError, load_policy
 from scheduling.engine.scheduler.sample_policies import SAMPLE_POLICIES
@@ -29,7 +31,7 @@ from scheduling.engine.scheduler.scheduler import TOTAL, last_results, run_queue
 from scheduling.engine.simulate import build_state
 from scheduling.engine.store import Store
 
-from . import explain, forms, kube, whatif
+from . import explain, forms, kube, node_selection, services, whatif
 from .models import Cluster, Node
 from .state import cluster_documents, cluster_state, eviction_timers
 
@@ -366,7 +368,9 @@ def preview_edit(cluster: Cluster, obj, op: str, data) -> EditPreview:
     targets = []
     for doc, verb in changed:
         original = stored.get(doc["metadata"]["name"], obj) if stored else obj
-        targets.append((original, Target(check(doc), original.resource_version, verb)))
+        checked = check(doc)
+        services.admit_update(cluster, checked)
+        targets.append((original, Target(checked, original.resource_version, verb)))
     first = targets[0][1]
     preview = preview_documents(cluster, [(o, t.doc) for o, t in targets])
     if edited.notes:
@@ -389,15 +393,27 @@ def preview_documents(cluster: Cluster, edits: list[tuple[Any, dict]]) -> whatif
             notes.extend(more)
         after = _edited_state(after, obj, new_doc)
     recreated = []
+    context = None
     for obj, new_doc in edits:
         if obj.KIND in WORKLOAD_KINDS:
             owned = [p for p in before.pods if p.controller_ref is not None and p.controller_ref.name == obj.name and p.namespace == obj.namespace]
-            recreated.extend(whatif.template_pods(new_doc, owned))
+            context = context or node_selection.context_for(cluster)
+            pods, refused = whatif.template_pods(new_doc, owned, _controller_admission(cluster, context, obj.KIND))
+            recreated.extend(pods)
+            if refused:
+                notes.append(f"{obj.KIND.lower()}/{obj.name}: its controller's new pods would be refused: {refused}")
     return whatif.preview(
         before, after, explain.cluster_policy(cluster), now=cluster.now, seed=cluster.seed,
         preemption=cluster.preemption_enabled, recreated=recreated, notes=notes,
         timers=eviction_timers(cluster),
     )
+
+
+def _controller_admission(cluster: Cluster, context: NodeSelectionContext, kind: str) -> Callable[[dict], dict]:
+    """The node-selection admission of a new pod of a `kind` workload, as its controller
+    creates it (a Deployment's pods: the ReplicaSet controller)."""
+    as_controller = context.as_user(controller_user("ReplicaSet" if kind == "Deployment" else kind))
+    return lambda doc: admit_node_selection(doc, cluster.admission or None, as_controller)
 
 
 _STATE_LISTS = {"Node": "nodes", "Pod": "pods", **{kind: "controllers" for kind in WORKLOAD_KINDS}}

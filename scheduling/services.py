@@ -22,6 +22,7 @@ from django.db.models import F
 from clusterui.celery import app as celery_app
 from scheduling.engine import scenarios
 from scheduling.engine.api.admission import PLUGIN_NAMES, admit
+from scheduling.engine.api.admission import admit_update as admit_update_plugins
 from scheduling.engine.api.objects import DEFAULT_SCHEDULER, PriorityClass
 from scheduling.engine.api.priority import AdmissionError
 from scheduling.engine.scheduler.policy import PolicyError, load_policy
@@ -380,6 +381,15 @@ def admit_documents(cluster: Cluster, docs: list[dict]) -> list[dict]:
     if problems:
         raise kube.DocumentError(problems)
     return admitted
+
+
+def admit_update(cluster: Cluster, doc: dict) -> None:
+    """The admission plugins that check an update of `doc` too (PodNodeConstraints, on the
+    objects with a pod template it lists), as the web user. Raises kube.DocumentError."""
+    try:
+        admit_update_plugins(doc, cluster.admission or None, node_selection.context_for(cluster))
+    except AdmissionError as exc:
+        raise kube.DocumentError([str(exc)]) from exc
 
 
 def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:

@@ -13,13 +13,17 @@ from __future__ import annotations
 import secrets
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any, Mapping
 
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from . import clock, kube, previews, reconcile, services, snapshots, training_broadcast, whatif
+from updates.engine import mco
+
 from .engine.simulate import build_state
+from .engine.store import Store
 from .models import Answer, Attendee, Cluster, Question, TrainingSession
 from .script import cluster_script, sim_time_text
 from .state import cluster_documents, forget as forget_read
@@ -232,6 +236,8 @@ def apply_question(question: Question) -> str:
             done = f"ran to {sim_time_text(clock.run_to_next_step(cluster))}"
         except ValueError as exc:
             raise TrainingError(str(exc)) from exc
+    elif action.get("kind") == "pool":
+        raise TrainingError("nothing to apply: request the update from the update page, the room watches the pool")
     else:
         raise TrainingError("nothing to apply")
     with transaction.atomic():
@@ -372,6 +378,31 @@ def ask_about_next_step(session: TrainingSession) -> Question:
     nodes = sorted((d.get("metadata") or {}).get("name") for d in before if d.get("kind") == "Node")
     draft = question_about_run(_pods(before), _pods(after), nodes, sim_time_text(target))
     return _ask(session, draft, {"kind": "step", "until": target})
+
+
+def question_about_pool(pool: Mapping[str, Any], nodes: list[dict]) -> Draft:
+    """How many nodes of a MachineConfigPool the MCO's node controller takes for an update
+    at once: maxUnavailable (a number, or a percentage of the pool's nodes rounded down;
+    at least 1), never more than the pool has, none while the pool is paused."""
+    count = len(nodes)
+    paused = bool((pool.get("spec") or {}).get("paused"))
+    at_once = 0 if paused or not count else min(mco.max_unavailable(pool, count), count)
+    choices = [str(n) for n in range(0, min(count, MAX_CHOICES - 1) + 1)]
+    if str(at_once) not in choices:
+        choices[-1] = str(at_once)
+    name = (pool.get("metadata") or {}).get("name") or ""
+    return Draft(f"How many nodes of the {name} pool will be updating at once?", choices, [str(at_once)], False)
+
+
+def ask_about_pool(session: TrainingSession, pool_name: str = "worker") -> Question:
+    """Before an update rolls through a pool: ask how many of its nodes update at once."""
+    cluster = Cluster.objects.get(pk=session.cluster_id)
+    store = Store(cluster_documents(cluster, ("Node", "MachineConfigPool")))
+    pool = store.get("MachineConfigPool", "", pool_name)
+    if pool is None:
+        raise TrainingError(f'this cluster has no MachineConfigPool "{pool_name}"')
+    draft = question_about_pool(pool, mco.pool_nodes(store, pool))
+    return _ask(session, draft, {"kind": "pool", "pool": pool_name})
 
 
 def delete_scenario_copies(name: str) -> int:

@@ -6,6 +6,7 @@ urlpatterns = [
     path("clusters/<int:pk>/training/start", v.session_start, name="training-start"),
     path("clusters/<int:pk>/training/ask-edit", v.ask_edit, name="training-ask-edit"),
     path("clusters/<int:pk>/training/ask-step", v.ask_step, name="training-ask-step"),
+    path("clusters/<int:pk>/training/ask-pool", v.ask_pool, name="training-ask-pool"),
     path("clusters/<int:pk>/script", v.script_fragment, name="training-script"),
     path("clusters/<int:pk>/script/<slug:action>", v.script_action, name="training-script-action"),
     path("clusters/<int:pk>/rewind", v.rewind, name="training-rewind"),

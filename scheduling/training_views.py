@@ -18,7 +18,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from . import clock, script, services, snapshots, training
 from .engine.scenarios import BY_NAME as SCENARIOS_BY_NAME
-from .models import Attendee, Cluster, Event, Question, TrainingSession
+from .models import Attendee, Cluster, Event, MachineConfigPool, Question, TrainingSession
 from .permissions import can_edit, get_cluster_for_user, require_editor
 
 TEMPLATE = "scheduling/training.html"
@@ -183,7 +183,10 @@ def presence_context(session: TrainingSession) -> dict:
 
 @require_GET
 def presence(request, code: str):
-    session = _instructor_session(request, code)
+    """Who is connected. A closed session answers too: its attendees' pages leave after
+    the close, and each departure makes the instructor's page (maybe still open) refetch."""
+    require_editor(request)
+    session = get_object_or_404(TrainingSession, code=training.normalise_code(code))
     return render(request, f"{TEMPLATE}#presence", presence_context(session))
 
 
@@ -271,6 +274,17 @@ def ask_step(request, pk: int):
 
 
 @require_POST
+def ask_pool(request, pk: int):
+    """Ask the room how many nodes of a pool (default: worker) will be updating at once."""
+    session = _cluster_session(request, pk)
+    try:
+        training.ask_about_pool(session, request.POST.get("pool") or "worker")
+    except training.TrainingError as exc:
+        return render(request, f"{TEMPLATE}#question-instructor", {**question_context(session, "instructor"), "error": str(exc)})
+    return render(request, f"{TEMPLATE}#question-instructor", question_context(session, "instructor"))
+
+
+@require_POST
 def question_action(request, code: str, question_id: int, action: str):
     session = _instructor_session(request, code)
     question = get_object_or_404(Question, pk=question_id, session=session)
@@ -312,6 +326,7 @@ def script_context(request, cluster: Cluster) -> dict:
         "rewind_from": first_at,
         "event_times": event_times,
         "open_session": session,
+        "has_worker_pool": MachineConfigPool.objects.filter(cluster=cluster, name="worker").exists(),
         "now_text": script.sim_time_text(cluster.now),
     }
 

@@ -19,12 +19,14 @@ import copy
 import dataclasses
 import random
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .engine import actions as A
 from scheduling.engine.controllers import node_lifecycle, taint_manager
 from scheduling.engine.scheduler.cluster import ClusterState
 from scheduling.engine.api.objects import NO_EXECUTE, Node, Pod
+from scheduling.engine.api.priority import AdmissionError
+from scheduling.engine.controllers.controller_utils import template_hash
 from .engine.store import Store, document_copy
 from scheduling.engine.scheduler.policy import Policy
 from scheduling.engine.scheduler.cache import SchedulerCache
@@ -566,18 +568,24 @@ def add_pod_affinity_term(doc: Mapping, anti: bool, key: str, value: str, topolo
     return out
 
 
-def template_pods(controller_doc: Mapping, existing: Iterable[Pod]) -> list[Pod]:
+def template_pods(controller_doc: Mapping, existing: Iterable[Pod],
+                  admit: Callable[[dict], dict] | None = None) -> tuple[list[Pod], str | None]:
     """The pods a controller would create from its template: as many as it has replicas
-    (a DaemonSet: as many as it runs now), named after the controller."""
+    (a DaemonSet: as many as it runs now), named after the controller. `admit` (the API
+    server's admission of a new pod, raising AdmissionError) refuses them all alike: then
+    no pods and the controller's FailedCreate message."""
     meta = controller_doc.get("metadata") or {}
     spec = controller_doc.get("spec") or {}
     template = spec.get("template") or {}
     name = meta.get("name") or ""
     namespace = meta.get("namespace") or "default"
-    if controller_doc.get("kind") == "DaemonSet":
+    kind = controller_doc.get("kind")
+    if kind == "DaemonSet":
         count = len(list(existing))
     else:
         count = int(spec.get("replicas", 1) or 0)
+    # the name the API server sees at admission (not generated yet: generateName)
+    generate_name = {"Deployment": f"{name}-{template_hash(template)}-", "StatefulSet": None}.get(kind, f"{name}-")
     pods = []
     for i in range(count):
         doc = {
@@ -586,5 +594,14 @@ def template_pods(controller_doc: Mapping, existing: Iterable[Pod]) -> list[Pod]
             "metadata": {**(template.get("metadata") or {}), "name": f"{name}-new-{i + 1}", "namespace": namespace},
             "spec": copy.deepcopy(template.get("spec") or {}),
         }
+        if admit is not None:
+            seen = {**doc, "metadata": {**doc["metadata"], "name": f"{name}-{i}"}}
+            if generate_name is not None:
+                seen["metadata"] = {**doc["metadata"], "name": "", "generateName": generate_name}
+            try:
+                admitted = admit(seen)
+            except AdmissionError as exc:
+                return [], f"Error creating: {exc}"
+            doc = {**admitted, "metadata": doc["metadata"]}
         pods.append(Pod.from_doc(doc))
-    return pods
+    return pods, None

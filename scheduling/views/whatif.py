@@ -87,6 +87,8 @@ def apply_edit(request, pk: int):
         else:
             raise ValueError
         docs = [previews.check(d) for d in docs]
+        for d in docs:
+            services.admit_update(cluster, d)
     except (ValueError, kube.DocumentError) as exc:
         return refused(str(exc) or "not a document", 422)
     try:

@@ -1,7 +1,10 @@
 """Browser fixtures: the real ASGI server (`manage.py serve`, embedded mode: in-process
 Celery worker and beat, in-memory channel layer) on a free port with the demo cluster and
 the local editor account, and Debian's Chromium driven by Playwright (never a downloaded
-browser). Without /usr/bin/chromium the tests are skipped, except in CI where they fail."""
+browser). Without /usr/bin/chromium the tests are skipped, except in CI where they fail.
+
+The screenshots some tests take go to a temporary folder; with
+`CLUSTERUI_REFRESH_SCREENSHOTS=1` they replace the README's, in docs/screenshots/."""
 
 from __future__ import annotations
 
@@ -11,12 +14,15 @@ import sys
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Mapping
 
 import pytest
 
 from tests.conftest import IN_CI, ROOT, free_port, start_process, wait_for
 
 CHROMIUM = "/usr/bin/chromium"
+DOCS_SCREENSHOTS = ROOT / "docs" / "screenshots"
+REFRESH_SCREENSHOTS = "CLUSTERUI_REFRESH_SCREENSHOTS"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync",
@@ -68,6 +74,22 @@ def start_live_server(var_dir: Path) -> tuple[subprocess.Popen, LiveServer]:
         process.terminate()
         raise
     return process, LiveServer(base, user, password, int(pk), var_dir)
+
+
+def screenshots_dir(environ: Mapping[str, str], temporary: Callable[[], Path]) -> Path:
+    """Where the browser tests save their screenshots: docs/screenshots/ when asked to
+    refresh the README's (`CLUSTERUI_REFRESH_SCREENSHOTS=1`), otherwise `temporary()`."""
+    if environ.get(REFRESH_SCREENSHOTS, "") not in ("", "0"):
+        return DOCS_SCREENSHOTS
+    return temporary()
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory) -> Path:
+    """The folder the browser tests' screenshots go to (see screenshots_dir)."""
+    folder = screenshots_dir(os.environ, lambda: tmp_path_factory.mktemp("screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, start_live_server
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, DOCS_SCREENSHOTS, start_live_server
 from tests.conftest import ROOT
 
 
@@ -72,4 +72,4 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screenshots")
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DOCS_SCREENSHOTS)

@@ -1,7 +1,8 @@
 """The overview and the explainer in a real browser: a 500-node cluster opens as tiles
 coloured by state, a tile opens its node's pods, the toggle shows the cards; the explainer
 summarises the reasons, names the taint and previews the toleration that fixes it.
-Screenshots go to docs/screenshots/ (overview.png, explainer-taints.png)."""
+Screenshots: overview.png, explainer-taints.png (in docs/screenshots/ with
+CLUSTERUI_REFRESH_SCREENSHOTS=1, see conftest)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,6 @@ from tests.browser.conftest import server_env
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
-
-SHOTS = ROOT / "docs" / "screenshots"
 
 POPULATE = """
 from scheduling.bench_board import _populate
@@ -40,7 +39,7 @@ def big_cluster(clusterui_server) -> int:
     return int(out.stdout.strip().splitlines()[-1])
 
 
-def test_500_nodes_open_as_tiles_and_a_tile_opens_its_pods(browser, clusterui_server, big_cluster, console):
+def test_500_nodes_open_as_tiles_and_a_tile_opens_its_pods(browser, clusterui_server, big_cluster, console, screenshots):
     context = browser.new_context(viewport={"width": 1440, "height": 1000})
     page = context.new_page()
     console.watch(page)
@@ -51,7 +50,7 @@ def test_500_nodes_open_as_tiles_and_a_tile_opens_its_pods(browser, clusterui_se
     states = {s: page.locator(f"#board .tiles a.tile.s-{s}").count() for s in ("notready", "cordoned", "pressure", "tainted", "ready")}
     assert states == {"notready": 1, "cordoned": 1, "pressure": 1, "tainted": 10, "ready": 487}
     assert page.locator("#tile-worker-0003").get_attribute("title") == "worker-0003 · NotReady · 12 pods"
-    page.screenshot(path=str(SHOTS / "overview.png"))
+    page.screenshot(path=str(screenshots / "overview.png"))
     page.click("#tile-worker-0001")
     page.wait_for_selector("#tile-detail article#node-worker-0001")
     assert page.locator("#tile-detail article#node-worker-0001 button.pod").count() == 12  # CHIPS_PER_NODE
@@ -62,7 +61,7 @@ def test_500_nodes_open_as_tiles_and_a_tile_opens_its_pods(browser, clusterui_se
     context.close()
 
 
-def test_the_explainer_names_the_taint_and_previews_its_toleration(editor_page, clusterui_server):
+def test_the_explainer_names_the_taint_and_previews_its_toleration(editor_page, clusterui_server, screenshots):
     page = editor_page
     page.click('#pending button[data-pod="default/new-pod-key1"]')
     page.wait_for_selector("#panel .reason-summary")
@@ -72,7 +71,7 @@ def test_the_explainer_names_the_taint_and_previews_its_toleration(editor_page, 
     assert page.inner_text("#panel [data-toleration]") == "tolerations:\n- key: key2\n  operator: Equal\n  value: value2\n  effect: NoSchedule"
     page.set_viewport_size({"width": 1440, "height": 1100})
     page.locator("#panel .taint-fixes").scroll_into_view_if_needed()
-    page.screenshot(path=str(SHOTS / "explainer-taints.png"))
+    page.screenshot(path=str(screenshots / "explainer-taints.png"))
     page.click("#panel .taint-fixes button[type=submit]")
     page.wait_for_selector("#preview [data-scheduled]")
     assert page.eval_on_selector_all("#preview [data-scheduled]", "els => els.map(e => e.dataset.scheduled)") == ["default/new-pod-key1"]

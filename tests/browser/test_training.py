@@ -8,11 +8,7 @@ import re
 
 import pytest
 
-from tests.conftest import ROOT
-
 pytestmark = pytest.mark.browser
-
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 
 
 def new_page(browser, console, width=1280, height=900):
@@ -55,7 +51,7 @@ def attendee(browser, console, server, code: str, name: str):
     return context, page
 
 
-def test_three_attendees_follow_the_instructors_panel_time_and_edits(browser, clusterui_server, console):
+def test_three_attendees_follow_the_instructors_panel_time_and_edits(browser, clusterui_server, console, screenshots):
     server = clusterui_server
     contexts = []
     try:
@@ -67,7 +63,6 @@ def test_three_attendees_follow_the_instructors_panel_time_and_edits(browser, cl
         assert re.fullmatch(r"[A-Z2-9]{6}", code)
         assert teacher.locator(".qr svg").count() == 1
         assert teacher.inner_text("[data-join-url]") == f"{server.url}/training/join/{code}"
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
         rooms = []
         for name in ("Ana", "Bo", "Cy"):
@@ -77,7 +72,7 @@ def test_three_attendees_follow_the_instructors_panel_time_and_edits(browser, cl
         # The instructor sees who is connected.
         teacher.wait_for_function("document.querySelector('[data-connected-count]').textContent.trim() === '3'")
         assert teacher.eval_on_selector_all("#training-presence [data-attendee]", "els => els.map(e => e.dataset.attendee)") == ["Ana", "Bo", "Cy"]
-        teacher.screenshot(path=str(SCREENSHOTS / "training-console.png"))
+        teacher.screenshot(path=str(screenshots / "training-console.png"))
 
         # Back on the board the instructor opens node1: everyone's panel opens on node1.
         teacher.goto(board)
@@ -139,7 +134,7 @@ def test_three_attendees_follow_the_instructors_panel_time_and_edits(browser, cl
             context.close()
 
 
-def test_the_room_predicts_then_the_instructor_reveals_and_applies(browser, clusterui_server, console):
+def test_the_room_predicts_then_the_instructor_reveals_and_applies(browser, clusterui_server, console, screenshots):
     server = clusterui_server
     contexts = []
     try:
@@ -179,8 +174,8 @@ def test_the_room_predicts_then_the_instructor_reveals_and_applies(browser, clus
             page.wait_for_selector("#training-question .verdict")
             assert page.inner_text("#training-question .verdict") == verdict
             assert page.inner_text("#training-question li.correct").startswith("ordinary 1")
-        ana.screenshot(path=str(SCREENSHOTS / "training-attendee-reveal.png"))
-        teacher.screenshot(path=str(SCREENSHOTS / "training-instructor-reveal.png"))
+        ana.screenshot(path=str(screenshots / "training-attendee-reveal.png"))
+        teacher.screenshot(path=str(screenshots / "training-instructor-reveal.png"))
         teacher.click("#training-question-instructor button:has-text('Apply the change')")
         teacher.wait_for_selector("#training-question-instructor :text('node/node1 replaced')")
         for page in (ana, bo):
@@ -191,15 +186,14 @@ def test_the_room_predicts_then_the_instructor_reveals_and_applies(browser, clus
             context.close()
 
 
-def test_the_projector_layout_at_1024x768_shows_nodes_first(browser, clusterui_server, console):
+def test_the_projector_layout_at_1024x768_shows_nodes_first(browser, clusterui_server, console, screenshots):
     server = clusterui_server
     context, page = new_page(browser, console, 1024, 768)
     try:
         log_in(page, server, f"/clusters/{server.demo_pk}/")
         page.goto(f"{server.url}/clusters/{server.demo_pk}/?big=1")
         page.wait_for_selector("#live-status.on")
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / "projector-1024x768.png"))
+        page.screenshot(path=str(screenshots / "projector-1024x768.png"))
         first = page.locator("article.node").first.bounding_box()
         assert first is not None and first["y"] + 60 < 768, f"the first node card starts at y={first and first['y']}"
         # Taint chips never break mid-word.

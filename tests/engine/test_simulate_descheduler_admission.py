@@ -209,3 +209,40 @@ def test_in_the_loop_a_descheduler_with_an_interval_runs_again_and_again():
     runs = [(e.time, e.message) for e in sim.events if e.reason == "DeschedulerRun"]
     assert runs == [(0.0, "1 pods evicted"), (60.0, "0 pods evicted"), (120.0, "0 pods evicted")]
     assert sim.store.state_of("descheduler")["runs"] == 3
+
+
+def test_an_apps_deployment_passes_pod_node_constraints_but_its_replica_sets_pods_are_refused():
+    """3.11 checks extensions Deployments only; the ReplicaSet controller (no pods/binding
+    in its role) then has its pods refused, while the DaemonSet controller may bind."""
+    deploy = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {nodeSelector: {region: west}, containers: [{name: c, image: busybox}]}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {nodeSelector: {region: west}, containers: [{name: c, image: busybox}]}
+"""
+    nodes = CLUSTER.split("---\napiVersion: apps/v1")[0]
+    out = simulate(load(nodes, deploy, PNC), explain="none", until=1)
+    failed = events(out, "FailedCreate")
+    assert len(failed) == 1 and failed[0][1].startswith("ReplicaSet/default/api-")
+    rs_name = failed[0][1].split("/")[-1]
+    assert failed[0][2] == (f'Error creating: pods "{rs_name}-" is forbidden: '
+                            "node selection by label(s) [region] is prohibited by policy for your role")
+    assert [p["pod"].split("-")[0] + "@" + str(p["node"]) for p in out["pods"]] == ["default/agent@node2"]
+    with pytest.raises(SimulationError) as exc:
+        simulate(load(nodes, deploy.replace("apps/v1\nkind: Deployment", "extensions/v1beta1\nkind: Deployment"), PNC))
+    assert str(exc.value) == ('deployments.extensions "api" is forbidden: '
+                              "node selection by label(s) [region] is prohibited by policy for your role")

@@ -260,3 +260,31 @@ def test_objects_are_stamped_with_the_clusters_clock_when_created(db):
     assert Node.objects.get(cluster=cluster, name="late").metadata["creationTimestamp"] == 120
     assert oc("--cluster", "stamped", "--now", "2026-01-01T00:10:00Z", "get", "nodes") == (
         "NAME   STATUS    ROLES    AGE   VERSION\nlate   Unknown   <none>   8m    \n", "", 0)
+
+
+BLACKLISTED = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeSelector: {region: east}, containers: [{name: c, image: nginx}]}\n"
+
+
+def test_create_refused_by_node_selection_admission_prints_the_api_servers_forbidden(cluster, tmp_path):
+    services.set_admission_config(cluster, [
+        {"apiVersion": "v1", "kind": "PodNodeConstraintsConfig", "nodeSelectorLabelBlacklist": ["region"]},
+        {"apiVersion": "v1", "kind": "PodNodeSelectorConfig", "podNodeSelectorPluginConfig": {"clusterDefaultNodeSelector": "env=prod"}},
+    ], False)
+    reason = 'pods "p" is forbidden: node selection by label(s) [region] is prohibited by policy for your role'
+    assert oc("--cluster", "demo", "create", "-f", "-", stdin=BLACKLISTED) == (
+        "", f'Error from server (Forbidden): error when creating "STDIN": {reason}\n', 1)
+    path = tmp_path / "pod.yaml"
+    path.write_text(BLACKLISTED.replace("region: east", "env: test"))
+    assert oc("--cluster", "demo", "apply", "-f", str(path)) == (
+        "", f'Error from server (Forbidden): error when creating "{path}": pods "p" is forbidden: '
+            "pod node label selector conflicts with its namespace node label selector\n", 1)
+    assert not Pod.objects.filter(cluster=cluster, name="p").exists()
+    assert oc("--cluster", "demo", "create", "-f", "-", stdin=BLACKLISTED.replace("region: east", "env: prod")) == (
+        "pod/p created\n", "", 0)
+    assert Pod.objects.get(cluster=cluster, name="p").spec["nodeSelector"] == {"env": "prod"}
+
+
+def test_create_of_an_existing_object_from_stdin_names_stdin(cluster):
+    web = "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: nginx}]}\n"
+    assert oc("--cluster", "demo", "create", "-f", "-", stdin=web) == (
+        "", 'Error from server (AlreadyExists): error when creating "STDIN": pods "web" already exists\n', 1)

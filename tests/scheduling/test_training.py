@@ -145,6 +145,18 @@ def test_an_attendee_cannot_change_anything_over_http(client, editor):
     assert TrainingSession.objects.get().is_open and Cluster.objects.count() == 1
 
 
+def test_the_instructors_presence_fragment_still_answers_once_the_session_is_closed(editor_client, editor):
+    """Attendees leaving after the close make the instructor's page refetch who is connected:
+    a 404 there was logged as an error by the instructor's browser."""
+    session = training.start_session(services.create_cluster("closing"), editor)
+    ana = Client()
+    join(ana, session.code, "Ana")
+    training.close_session(session)
+    response = editor_client.get(reverse("training-presence", args=[session.code]))
+    assert response.status_code == 200 and 'id="training-presence"' in response.content.decode()
+    assert ana.get(reverse("training-presence", args=[session.code])).status_code == 403  # editors only
+
+
 def test_closing_the_session_ends_the_attendees_view(editor_client, editor):
     client = Client()
     cluster = loaded("toleration-seconds")
@@ -270,6 +282,48 @@ def test_a_question_about_the_next_step_comes_from_the_engine(editor):
     training.reveal(question)
     assert training.apply_question(question) == "ran to t=10 s"
     assert Cluster.objects.get(pk=cluster.pk).now == 10
+
+
+UPDATE_CLUSTER = """
+apiVersion: config.openshift.io/v1
+kind: ClusterVersion
+metadata: {name: version}
+spec: {channel: stable-4.14, clusterID: 5a4c3e2f-0000-4000-8000-000000000001}
+status: {desired: {version: 4.13.19}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: master-0, labels: {node-role.kubernetes.io/master: ""}}
+""" + "".join(f"""---
+apiVersion: v1
+kind: Node
+metadata: {{name: worker-{i}, labels: {{node-role.kubernetes.io/worker: ""}}}}
+""" for i in range(5))
+
+
+def test_a_question_about_how_many_pool_nodes_update_at_once_comes_from_the_mco(editor_client, editor):
+    from scheduling.models import MachineConfigPool
+
+    cluster = services.import_new_cluster("upd", UPDATE_CLUSTER, "cluster.yaml")
+    reconcile.reconcile(cluster.pk, force=True)  # the MCO's pools
+    worker = MachineConfigPool.objects.get(cluster=cluster, name="worker").document
+    worker["spec"]["maxUnavailable"] = "50%"  # of 5 nodes: 2 (rounded down)
+    services.replace_object(cluster, worker)
+    session = training.start_session(cluster, editor)
+    board = editor_client.get(reverse("cluster-detail", args=[cluster.pk])).content.decode()
+    assert "Ask how many worker nodes update at once" in board
+    body = editor_client.post(reverse("training-ask-pool", args=[cluster.pk])).content.decode()
+    assert "How many nodes of the worker pool will be updating at once?" in body
+    question = Question.objects.get(session=session)
+    assert (question.choices, question.correct, question.multiple) == (["0", "1", "2", "3", "4", "5"], ["2"], False)
+    revealed = editor_client.post(reverse("training-question-action", args=[session.code, question.pk, "reveal"])).content.decode()
+    assert "✓ the answer" in revealed and "Now request the update" in revealed
+    worker = MachineConfigPool.objects.get(cluster=cluster, name="worker").document
+    worker["spec"]["paused"] = True
+    services.replace_object(cluster, worker)
+    assert training.ask_about_pool(session).correct == ["0"]  # a paused pool updates none
+    assert "has no MachineConfigPool" in editor_client.post(reverse("training-ask-pool", args=[cluster.pk]),
+                                                             {"pool": "infra"}).content.decode()
 
 
 # --- rewind, fork, restart -----------------------------------------------------------------------------------------

@@ -147,7 +147,7 @@ def test_toleration_edits_go_to_the_pod_template_of_a_controller():
                   "spec": {"replicas": 2, "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "c"}]}}}}
     out = whatif.add_toleration(deployment, {"key": "k", "operator": "Exists", "effect": "NoExecute"})
     assert out["spec"]["template"]["spec"]["tolerations"] == [{"key": "k", "operator": "Exists", "effect": "NoExecute"}]
-    pods = whatif.template_pods(out, [])
+    pods, _ = whatif.template_pods(out, [])
     assert [p.key for p in pods] == ["ns/d-new-1", "ns/d-new-2"]
     assert pods[0].labels == {"app": "d"} and pods[0].tolerations[0].key == "k"
 
@@ -162,7 +162,7 @@ def test_a_template_change_previews_where_the_new_pods_land_and_when_they_are_ev
             "metadata": {"labels": {"app": "frontend"}},
             "spec": {"tolerations": [tolerate(seconds=120)], "containers": [{"name": "c", "image": "frontend:1"}]}}},
     }
-    recreated = whatif.template_pods(deployment, [])
+    recreated, _ = whatif.template_pods(deployment, [])
     preview = whatif.preview(before, whatif.copy_state(before), default_policy(), now=10, recreated=recreated)
     assert not preview.nothing_happens
     assert [(p.pod, p.before, p.after) for p in preview.scheduled] == [

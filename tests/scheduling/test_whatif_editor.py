@@ -132,3 +132,67 @@ def test_score_changes_name_only_best_nodes_that_have_a_row_and_show_avoid_pods_
         for best in (best_before + ", " + best_after).split(", "):
             assert best == "none" or best in rows, (pod, best, rows)
         assert "100000" not in re.sub(r"\+ 100000 avoid-pods", "", table)
+
+
+# --- the node-selection admission plugins in the what-if editor (issue 12) -----------------------------------------
+
+
+BLACKLIST_DISKTYPE = [{"apiVersion": "v1", "kind": "PodNodeConstraintsConfig", "nodeSelectorLabelBlacklist": ["disktype"]}]
+
+
+def test_a_template_change_whose_new_pods_admission_would_refuse_says_so(editor_client, demo):
+    from scheduling import services
+
+    services.set_admission_config(demo, BLACKLIST_DISKTYPE, False)
+    url = reverse("controller-preview", args=[demo.pk, "Deployment", "shop", "frontend"])
+    body = editor_client.post(url, {"op": "selector-set", "key": "disktype", "value": "nvme"}, HTTP_HX_REQUEST="true").content.decode()
+    # apps/v1 Deployments pass PodNodeConstraints in 3.11; the ReplicaSet controller's pods do not
+    assert re.search(r"<li>Deployment/frontend: its controller&#x27;s new pods would be refused: Error creating: "
+                     r"pods &quot;frontend-[0-9a-z]+-&quot; is forbidden: node selection by label\(s\) \[disktype\] "
+                     r"is prohibited by policy for your role\.</li>", body), body
+    assert re.findall(r'data-unplaceable="([^"]+)"', body) == []
+
+
+def test_a_template_change_previews_the_new_pods_with_their_projects_node_selector(editor_client, demo):
+    from scheduling import services
+
+    ns = services.get_object(demo, "Namespace", "shop").document
+    ns["metadata"]["annotations"] = {"openshift.io/node-selector": "disktype=nvme"}
+    services.replace_object(demo, ns)
+    url = reverse("controller-preview", args=[demo.pk, "Deployment", "shop", "frontend"])
+    body = editor_client.post(url, {"op": "toleration-add", "key": "k", "operator": "Exists", "value": "",
+                                    "effect": "NoSchedule"}, HTTP_HX_REQUEST="true").content.decode()
+    # no node has disktype=nvme: the new pods (with the project's selector merged) fit nowhere
+    assert re.findall(r'data-unplaceable="([^"]+)"', body) == ["shop/frontend-new-1", "shop/frontend-new-2", "shop/frontend-new-3"]
+
+
+def test_an_update_of_a_statefulsets_template_is_refused_with_the_api_servers_text(editor_client, demo):
+    """PodNodeConstraints checks updates too (of the resources it lists: apps StatefulSets,
+    not apps Deployments); the what-if editor shows the refusal and Apply refuses it."""
+    from scheduling import services
+
+    services.import_documents(demo, """\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: shop}
+spec:
+  replicas: 1
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c, image: postgres}]}
+""")
+    services.set_admission_config(demo, BLACKLIST_DISKTYPE, False)
+    url = reverse("controller-preview", args=[demo.pk, "StatefulSet", "shop", "db"])
+    response = editor_client.post(url, {"op": "selector-set", "key": "disktype", "value": "nvme"}, HTTP_HX_REQUEST="true")
+    refusal = ("statefulsets.apps &quot;db&quot; is forbidden: node selection by label(s) [disktype] "
+               "is prohibited by policy for your role")
+    assert refusal in response.content.decode() and 'name="document"' not in response.content.decode()
+    services.set_admission_config(demo, [], False)
+    previewed = editor_client.post(url, {"op": "selector-set", "key": "disktype", "value": "nvme"}, HTTP_HX_REQUEST="true")
+    form = apply_form(previewed.content.decode())
+    services.set_admission_config(demo, BLACKLIST_DISKTYPE, False)
+    applied = editor_client.post(reverse("apply-edit", args=[demo.pk]), form, HTTP_HX_REQUEST="true")
+    assert refusal in applied.content.decode()
+    assert "nodeSelector" not in services.get_object(demo, "StatefulSet", "db", "shop").document["spec"]["template"]["spec"]

@@ -364,6 +364,26 @@ def admit(doc: Mapping[str, Any], classes: Sequence[PriorityClass] = (), enabled
     return out
 
 
+def admit_update(doc: Mapping[str, Any], enabled: Mapping[str, bool] | None = None,
+                 context: node_selection.NodeSelectionContext | None = None) -> None:
+    """An update of `doc` through the plugins that check updates: PodNodeConstraints (on
+    Create and Update; pods on Create only). Raises engine.priority.AdmissionError."""
+    if context is None or doc.get("kind") == "Pod":
+        return
+    if (enabled or {}).get(node_selection.POD_NODE_CONSTRAINTS, True):
+        node_selection.pod_node_constraints(doc, context)
+
+
+def admit_node_selection(doc: Mapping[str, Any], enabled: Mapping[str, bool] | None,
+                         context: node_selection.NodeSelectionContext) -> dict:
+    """A new pod through the node-selection plugins only (what decides where it may go)."""
+    out = dict(doc)
+    for name, context_plugin in CONTEXT_PLUGINS:
+        if (enabled or {}).get(name, True):
+            out = context_plugin(out, context)
+    return out
+
+
 def admit_documents(docs: Iterable[Mapping[str, Any]], enabled: Mapping[str, bool] | None = None,
                     context: node_selection.NodeSelectionContext | None = None) -> list[dict]:
     """Every document through the enabled plugins; the PriorityClasses come from `docs`."""

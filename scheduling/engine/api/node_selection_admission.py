@@ -5,11 +5,13 @@ the OpenShift 3.11 API server runs them:
   pkg/scheduler/admission/podnodeconstraints): on by its configuration document
   (`PodNodeConstraintsConfig`, `nodeSelectorLabelBlacklist` defaulting to
   `[kubernetes.io/hostname]` when absent, as the v1 config defaults it). A pod (created)
-  or an object with a pod template (ReplicationController, Deployment, ReplicaSet,
-  StatefulSet, Job, CronJob, DeploymentConfig, PodTemplate; not DaemonSet) that sets
-  `nodeName`, or a nodeSelector label on the blacklist, is refused unless the user may
-  create `pods/binding`. A node creating a mirror pod bound to itself
-  (`system:node:<name>` in `system:nodes`) passes.
+  or an object with a pod template of the resources it lists, by API group
+  (resourcesToCheck: core pods, podtemplates and replicationcontrollers, batch jobs and
+  cronjobs, extensions deployments and replicasets, apps statefulsets, deploymentconfigs;
+  so not DaemonSets, nor apps/* Deployments and ReplicaSets, whose pods are checked when
+  their controller creates them), that sets `nodeName`, or a nodeSelector label on the
+  blacklist, is refused unless the user may create `pods/binding`. A node creating a
+  mirror pod bound to itself (`system:node:<name>` in `system:nodes`) passes.
 * `OriginPodNodeEnvironment` (the project node selector, pkg/project/apiserver/admission
   /nodeenv): always on. Skipped for namespaces with the
   `scheduler.alpha.kubernetes.io/node-selector` annotation; otherwise the namespace's
@@ -70,6 +72,16 @@ _RESOURCES = {
     "StatefulSet": "statefulsets",
     "DeploymentConfig": "deploymentconfigs",
 }
+
+
+# resourcesToCheck (origin release-3.11): the (API group, kind) of the requests checked.
+_CHECKED = frozenset({
+    ("", "Pod"), ("", "PodTemplate"), ("", "ReplicationController"),
+    ("batch", "Job"), ("batch", "CronJob"),
+    ("extensions", "Deployment"), ("extensions", "ReplicaSet"),
+    ("apps", "StatefulSet"),
+    ("", "DeploymentConfig"), ("apps.openshift.io", "DeploymentConfig"),
+})
 
 
 class NodeSelectorError(ValueError):
@@ -135,9 +147,27 @@ class UserInfo:
         return None
 
 
-# Controllers create their pods with their own service accounts; the simulator lets them
-# bind (the DaemonSet controller's role has pods/binding, which DaemonSet pods need in 3.11).
-CONTROLLER_USER = UserInfo("system:serviceaccount:kube-system:controller", ("system:serviceaccounts",), can_bind=True)
+# Controllers create their pods with their own service accounts
+# (system:serviceaccount:kube-system:<controller>). Of their 1.11 bootstrap roles only the
+# DaemonSet controller's has pods/binding (DaemonSet pods are bound by it in 3.11), so the
+# pods of the others are checked by PodNodeConstraints like a user's.
+_CONTROLLER_ACCOUNTS = {
+    "ReplicaSet": "replicaset-controller",
+    "ReplicationController": "replication-controller",
+    "StatefulSet": "statefulset-controller",
+    "DaemonSet": "daemon-set-controller",
+    "Job": "job-controller",
+}
+CONTROLLER_USER = UserInfo("system:serviceaccount:kube-system:daemon-set-controller",
+                           ("system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"), can_bind=True)
+
+
+def controller_user(kind: str) -> UserInfo:
+    """The user the controller of `kind` creates its pods as."""
+    account = _CONTROLLER_ACCOUNTS.get(kind, f"{kind.lower()}-controller")
+    return UserInfo(f"system:serviceaccount:kube-system:{account}",
+                    ("system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"),
+                    can_bind=kind == "DaemonSet")
 
 
 @dataclass(frozen=True)
@@ -208,6 +238,10 @@ class NodeSelectionContext:
         }
         return cls(config, namespaces, user)
 
+    def as_user(self, user: UserInfo) -> "NodeSelectionContext":
+        """The same context for another requesting user."""
+        return self if user == self.user else NodeSelectionContext(self.config, self.namespaces, user)
+
     def with_namespaces(self, docs: Iterable[Mapping[str, Any]]) -> "NodeSelectionContext":
         """The same context knowing these Namespace documents too (created in the same request)."""
         extra = NodeSelectionContext.build(self.config, docs).namespaces
@@ -242,6 +276,12 @@ def inherited_node_selector(context: NodeSelectionContext, namespace: str) -> tu
 # --- refusals ------------------------------------------------------------------------------------------------
 
 
+def api_group(doc: Mapping[str, Any]) -> str:
+    """The API group of the document's apiVersion ("" for the core group)."""
+    api_version = doc.get("apiVersion") or "v1"
+    return api_version.split("/")[0] if "/" in api_version else ""
+
+
 def resource_of(doc: Mapping[str, Any]) -> str:
     """The group-qualified resource an API refusal names: pods, deployments.apps,
     deployments.extensions, jobs.batch..."""
@@ -252,13 +292,18 @@ def resource_of(doc: Mapping[str, Any]) -> str:
     return f"{resource}.{group}" if group else resource
 
 
-def forbidden(doc: Mapping[str, Any], reason: str) -> AdmissionError:
+def forbidden(doc: Mapping[str, Any], reason: str, *, from_attributes: bool = False) -> AdmissionError:
     """apierrors.NewForbidden's message. A name generated from `generateName` is not
-    known yet when admission runs (the registry generates it afterwards): not named."""
+    known yet when admission runs (the registry generates it afterwards): not named.
+    `from_attributes`: admission.NewForbidden's instead (PodNodeConstraints), which names
+    the object by its generateName then, and "Unknown" without either."""
     meta = doc.get("metadata") or {}
     name = meta.get("name") or ""
-    if meta.get("generateName") and name.startswith(meta["generateName"]):
+    generate_name = meta.get("generateName") or ""
+    if generate_name and name.startswith(generate_name):
         name = ""
+    if from_attributes and not name:
+        name = generate_name or "Unknown"
     resource = resource_of(doc)
     if not name:
         return AdmissionError(f"{resource} is forbidden: {reason}")
@@ -290,7 +335,7 @@ def pod_spec_of(doc: Mapping[str, Any]) -> dict | None:
 def pod_node_constraints(doc: Mapping[str, Any], context: NodeSelectionContext) -> dict:
     out = _spec_copy(doc)
     blacklist = context.config.node_selector_label_blacklist
-    if blacklist is None or out.get("kind") not in _RESOURCES:
+    if blacklist is None or (api_group(out), out.get("kind")) not in _CHECKED:
         return out
     spec = pod_spec_of(out) or {}
     node_name = spec.get("nodeName") or ""
@@ -300,11 +345,14 @@ def pod_node_constraints(doc: Mapping[str, Any], context: NodeSelectionContext) 
             return out  # a node creating a mirror pod that targets itself
     matching = [label for label in (spec.get("nodeSelector") or {}) if label in blacklist]
     if (node_name or matching) and not context.user.can_bind:
+        labels = f"label(s) [{' '.join(matching)}]"
         if node_name and not matching:
-            raise forbidden(out, "node selection by nodeName is prohibited by policy for your role")
-        if matching and not node_name:
-            raise forbidden(out, f"node selection by label(s) [{' '.join(matching)}] is prohibited by policy for your role")
-        raise forbidden(out, f"node selection by nodeName and label(s) [{' '.join(matching)}] is prohibited by policy for your role")
+            what = "nodeName"
+        elif matching and not node_name:
+            what = labels
+        else:
+            what = f"nodeName and {labels}"
+        raise forbidden(out, f"node selection by {what} is prohibited by policy for your role", from_attributes=True)
     return out
 
 

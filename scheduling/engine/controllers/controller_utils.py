@@ -20,6 +20,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 from scheduling.engine import actions as A
 from scheduling.engine.api import admission as adm
 from scheduling.engine.api.defaults import apply_defaults
+from scheduling.engine.api.node_selection_admission import controller_user
 from scheduling.engine.api.objects import LabelSelector, Pod, PriorityClass
 from scheduling.engine.controller import rng_for
 from scheduling.engine.store import (
@@ -368,7 +369,10 @@ def new_pod(ctx: WorkloadContext, owner: Mapping[str, Any], template: Mapping[st
     if node:
         spec["nodeName"] = node
     doc = apply_defaults({"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": spec})
-    doc = adm.admit(doc, ctx.classes, ctx.admission, ctx.admission_context)
+    context = ctx.admission_context
+    if context is not None:  # created as the owner's controller
+        context = context.as_user(controller_user(owner.get("kind") or ""))
+    doc = adm.admit(doc, ctx.classes, ctx.admission, context)
     if cache_key is not None and doc.get("metadata", {}).get("name") == name:
         ctx.memo[cache_key] = (inputs, document_copy(doc))
     return doc

@@ -263,7 +263,8 @@ class WorkloadControllers:
 
 def controller_admission_context(ctx: Context) -> NodeSelectionContext | None:
     """The node-selection admission plugins' view for the pods the controllers create
-    (settings["node_selection"]: their configuration, None: off), as CONTROLLER_USER."""
+    (settings["node_selection"]: their configuration, None: off); new_pod admits each pod
+    as its owner's controller (node_selection_admission.controller_user)."""
     config = ctx.settings.get("node_selection")
     if config is None:
         return None

@@ -20,13 +20,18 @@ FLAGS = (FILENAME, DRY_RUN, OUTPUT, )
 APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
+def source_name(filename: str) -> str:
+    """The source kubectl names in its errors: the file, or "STDIN" for `-f -`."""
+    return "STDIN" if filename == "-" else filename
+
+
 def _documents(flags, files: Mapping[str, Sequence[Mapping[str, Any]]] | None) -> list[tuple[str, dict]]:
     if not flags.filename:
         raise OcError("must specify one of -f and -k", usage=True)
     docs = []
     for f in flags.filename:
         for doc in (files or {}).get(f, ()):
-            docs.append((f, copy.deepcopy(dict(doc))))
+            docs.append((source_name(f), copy.deepcopy(dict(doc))))
     if not docs:
         raise OcError("no objects passed to " + flags._command)
     return docs

@@ -84,8 +84,15 @@ def test_the_plugins_are_registered_in_the_api_servers_order():
                  'deployments.extensions "web" is forbidden: node selection by label(s) [region] is prohibited by policy for your role',
                  id="a deployment's pod template is checked too"),
     pytest.param(pod(name="", node_name="n1"), context([PNC]),
-                 "pods is forbidden: node selection by nodeName is prohibited by policy for your role",
-                 id="an object without a name is named by its resource only"),
+                 'pods "Unknown" is forbidden: node selection by nodeName is prohibited by policy for your role',
+                 id="an object without a name is Unknown (admission.NewForbidden)"),
+    pytest.param({**pod(name="web-5d4f-x1y2z", node_selector={"region": "us-east"}),
+                  "metadata": {"name": "web-5d4f-x1y2z", "generateName": "web-5d4f-", "namespace": "ns1"}}, context([PNC]),
+                 'pods "web-5d4f-" is forbidden: node selection by label(s) [region] is prohibited by policy for your role',
+                 id="a pod named by generateName is named by its generateName (its name is not generated yet)"),
+    pytest.param({**deployment("apps/v1", {"region": "us-east"}), "kind": "StatefulSet"}, context([PNC]),
+                 'statefulsets.apps "web" is forbidden: node selection by label(s) [region] is prohibited by policy for your role',
+                 id="apps StatefulSets are checked"),
 ])
 def test_pod_node_constraints_refuses(doc, ctx, message):
     assert refusal(doc, ctx) == message
@@ -101,6 +108,10 @@ def test_pod_node_constraints_refuses(doc, ctx, message):
                  id="a node creating a mirror pod bound to itself passes"),
     pytest.param({**deployment(), "kind": "DaemonSet", "spec": {"template": {"spec": {"nodeName": "n1"}}}}, context([PNC]),
                  id="DaemonSets are not checked"),
+    pytest.param(deployment("apps/v1", {"region": "us-east"}), context([PNC]),
+                 id="apps/v1 Deployments are not checked (3.11 lists deployments under extensions only)"),
+    pytest.param({**deployment("apps/v1", {"region": "us-east"}), "kind": "ReplicaSet"}, context([PNC]),
+                 id="apps/v1 ReplicaSets are not checked either"),
 ])
 def test_pod_node_constraints_accepts(doc, ctx):
     admit(doc, (), None, ctx)
