@@ -474,8 +474,11 @@ class Snapshot:
             if cache is not None:
                 cache.attach()  # it follows what the pods' moves change in the NodeInfos it has
             try:
-                for key in self.dirty_pods:
-                    self._move(store, key, before[key])
+                # Every pod out of where it was before any goes in where it is now: a pod put
+                # in its node's list in store order must not meet one that is gone (no order).
+                arriving = [key for key in self.dirty_pods if self._take_out(store, key, before[key])]
+                for key in arriving:
+                    self._put_in(key)
             finally:
                 if cache is not None:
                     cache.detach()
@@ -514,8 +517,9 @@ class Snapshot:
         self.infos[name] = info
         self.dirty_nodes.add(name)
 
-    def _move(self, store: Store, key: str, before: tuple[str, int] | None) -> None:
-        """Take pod `key` out of the NodeInfo it was in (`before`) and put it where it is now."""
+    def _take_out(self, store: Store, key: str, before: tuple[str, int] | None) -> bool:
+        """Take pod `key` out of the NodeInfo it was in (`before`), or swap its object there
+        when it stayed in place; whether it is still to be put where it is now (_put_in)."""
         assert self.infos is not None
         pod = self.pod(key) if key in self.pods else None
         node = pod.node_name if pod is not None and pod.node_name in self.infos else None
@@ -532,17 +536,25 @@ class Snapshot:
             elif now == before and pod is not None and old.containers == pod.containers:
                 if old is not pod:
                     info.replace_pod(old, pod)  # the same requests and ports, in its place
-                return
+                return False
             else:
                 info.remove_pod(old)
-        if now is not None and now[0] not in self.dirty_nodes:
-            info = self.infos[now[0]]
-            info.add_pod(pod)
-            pods, i = info.pods, len(info.pods) - 1
-            while i > 0 and self.order[pods[i - 1].key] > now[1]:
-                i -= 1
-            if i != len(pods) - 1:
-                pods.insert(i, pods.pop())  # in store order, as node_infos() puts it
+        return now is not None and now[0] not in self.dirty_nodes
+
+    def _put_in(self, key: str) -> None:
+        """Put pod `key` in the NodeInfo of its node, in store order (as node_infos() does)."""
+        assert self.infos is not None
+        pod = self.pod(key)
+        node, position = self.on[key]
+        if node in self.dirty_nodes:
+            return  # (built again meanwhile, with the pod in it)
+        info = self.infos[node]
+        info.add_pod(pod)
+        pods, i = info.pods, len(info.pods) - 1
+        while i > 0 and self.order[pods[i - 1].key] > position:
+            i -= 1
+        if i != len(pods) - 1:
+            pods.insert(i, pods.pop())
 
     def positions(self, keys: set[str]) -> dict[str, int]:
         """The positions in store order (in state().pods) of the `keys` that are pods, looked
