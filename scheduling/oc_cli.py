@@ -128,12 +128,16 @@ def write_actions(cluster: Cluster, store: Store, actions: Sequence[Any]) -> Non
     through the services, each with a compare-and-swap on the version it was read at."""
     after = store.copy()
     changed: list[tuple[str, str, str]] = []
+    updated: set[tuple[str, str, str]] = set()  # replaced by the user (oc replace/apply): the API server's update rules
     events: list[A.RecordEvent] = []
     for action in actions:
         if isinstance(action, A.RecordEvent):
             events.append(action)
         else:
-            changed.extend(after.apply(action))
+            refs = after.apply(action)
+            changed.extend(refs)
+            if isinstance(action, A.ReplaceObject):
+                updated.update(refs)
     try:
         with transaction.atomic():
             for kind, ns, name in dict.fromkeys(changed):
@@ -152,12 +156,16 @@ def write_actions(cluster: Cluster, store: Store, actions: Sequence[Any]) -> Non
                     doc = {**doc, "metadata": {k: v for k, v in (doc.get("metadata") or {}).items() if k != "resourceVersion"}}
                     if before.get("spec") != doc.get("spec") or before.get("metadata", {}).get("labels") != doc["metadata"].get("labels"):
                         doc = kube.check_documents([doc], f"{kind} {name}", extra_kinds=())[0]
+                    if (kind, ns, name) in updated:
+                        doc = services.updated_document(cluster, doc, before)
                     services.replace_object(cluster, doc, expected_version=expected)
             for e in events:
                 services.record_event(cluster, reason=e.reason, message=e.message, kind=e.kind, name=e.name,
                                       namespace=e.namespace, type=e.type, source=e.source, time=e.time)
     except services.Conflict as exc:
         raise WriteError(f"Error from server (Conflict): {exc}") from exc
+    except services.Invalid as exc:
+        raise WriteError(exc.error.cli_message()) from exc
     except services.StoreError as exc:
         raise WriteError(f"Error from server: {exc}") from exc
     except kube.DocumentError as exc:
