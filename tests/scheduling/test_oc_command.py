@@ -260,3 +260,12 @@ def test_objects_are_stamped_with_the_clusters_clock_when_created(db):
     assert Node.objects.get(cluster=cluster, name="late").metadata["creationTimestamp"] == 120
     assert oc("--cluster", "stamped", "--now", "2026-01-01T00:10:00Z", "get", "nodes") == (
         "NAME   STATUS    ROLES    AGE   VERSION\nlate   Unknown   <none>   8m    \n", "", 0)
+
+
+def test_oc_without_a_command_prints_ocs_help(cluster):
+    out, err, code = oc("--cluster", "demo")
+    assert (err, code) == ("", 0)
+    assert out.startswith("OpenShift Client\n\n") and "\nApplication Management Commands:\n  create " in out
+    out, err, code = oc("--cluster", "demo", "adm")
+    assert (out, code) == ("", 1)
+    assert err.startswith("Administrative Commands\n") and "\nAvailable Commands:\n  cordon " in err
