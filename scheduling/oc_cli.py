@@ -172,6 +172,26 @@ def write_actions(cluster: Cluster, store: Store, actions: Sequence[Any]) -> Non
         raise WriteError("\n".join(p.split(": ", 1)[1] if ": " in p else p for p in exc.problems)) from exc
 
 
+def check_updates(cluster: Cluster, store: Store, actions: Sequence[Any]) -> None:
+    """A server dry run's update checks: the user's replaced pods (oc replace/apply) through
+    the API server's update admission and validation (services.updated_document), nothing
+    written; WriteError when it refuses one."""
+    after = store.copy()
+    for action in actions:
+        if isinstance(action, A.RecordEvent):
+            continue
+        refs = after.apply(action)
+        if not isinstance(action, A.ReplaceObject):
+            continue
+        for kind, ns, name in refs:
+            before, doc = store.get(kind, ns, name), after.get(kind, ns, name)
+            if kind == "Pod" and before is not None and doc is not None:
+                try:
+                    services.updated_document(cluster, doc, before)
+                except services.Invalid as exc:
+                    raise WriteError(exc.error.cli_message()) from exc
+
+
 # --- permissions ---------------------------------------------------------------------------------------------
 
 
@@ -288,6 +308,8 @@ def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: fl
     try:
         if result.actions:
             write_actions(cluster, store, result.actions)
+        elif result.would:
+            check_updates(cluster, store, result.would)
     except WriteError as exc:
         emit("stderr", f"{exc}\n")
         return OcResult(stderr=f"{exc}\n", exit_code=1)

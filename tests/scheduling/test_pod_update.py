@@ -11,7 +11,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from scheduling import services
+from scheduling import kube, services
 from scheduling.management.commands.oc import Command
 from scheduling.models import Pod
 
@@ -136,3 +136,24 @@ def test_the_editor_refuses_a_forbidden_pod_change_and_writes_nothing(editor_cli
     text = response.content.decode()
     assert "spec: Forbidden: pod updates may not change fields other than" in text
     assert stored(cluster).resource_version == pod.resource_version
+
+
+def test_a_server_dry_run_is_refused_alike_and_writes_nothing(cluster, tmp_path):
+    version = stored(cluster).resource_version
+    out, err, code = oc("--cluster", "upd", "replace", "-f", pod_file(tmp_path, disk="hdd"), "--dry-run=server")
+    assert (out, code) == ("", 1)
+    assert err.startswith(FORBIDDEN)
+    out, err, code = oc("--cluster", "upd", "replace", "-f", pod_file(tmp_path), "--dry-run=server")
+    assert (out, err, code) == ("pod/p replaced (server dry run)\n", "", 0)
+    assert stored(cluster).resource_version == version
+
+
+def test_an_import_over_the_pod_is_checked_as_an_update(cluster):
+    version = stored(cluster).resource_version
+    with pytest.raises(kube.DocumentError) as refused:
+        services.import_documents(cluster, POD.format(disk="hdd", image="nginx:1"), "pod.yaml")
+    assert 'Pod "p" is invalid: spec: Forbidden: pod updates may not change fields other than' in str(refused.value)
+    assert stored(cluster).resource_version == version
+    services.import_documents(cluster, POD.format(disk="ssd", image="nginx:2"), "pod.yaml")
+    assert stored(cluster).spec["containers"][0]["image"] == "nginx:2"
+    assert tolerations(cluster) == DEFAULTS
