@@ -29,7 +29,7 @@ from scheduling.engine.scheduler.scheduler import TOTAL, last_results, run_queue
 from scheduling.engine.simulate import build_state
 from scheduling.engine.store import Store
 
-from . import explain, forms, kube, whatif
+from . import explain, forms, kube, services, whatif
 from .models import Cluster, Node
 from .state import cluster_documents, cluster_state, eviction_timers
 
@@ -369,8 +369,15 @@ def preview_edit(cluster: Cluster, obj, op: str, data) -> EditPreview:
         targets.append((original, Target(check(doc), original.resource_version, verb)))
     first = targets[0][1]
     preview = preview_documents(cluster, [(o, t.doc) for o, t in targets])
-    if edited.notes:
-        preview = dataclasses.replace(preview, notes=[*preview.notes, *edited.notes])
+    notes = list(edited.notes)
+    for original, target in targets:  # a pod's update: what the API server's update rules answer
+        if original.KIND == "Pod":
+            try:
+                services.updated_document(cluster, target.doc, original.document)
+            except services.Invalid as exc:
+                notes.append("Apply will be refused: " + exc.error.cli_message().split("\n", 1)[0])
+    if notes:
+        preview = dataclasses.replace(preview, notes=[*preview.notes, *notes])
     diffs = "\n".join(
         (f"# {t.ref}\n" if len(targets) > 1 else "") + diff(o.document, t.doc) for o, t in targets
     )

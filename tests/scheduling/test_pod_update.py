@@ -157,3 +157,13 @@ def test_an_import_over_the_pod_is_checked_as_an_update(cluster):
     services.import_documents(cluster, POD.format(disk="ssd", image="nginx:2"), "pod.yaml")
     assert stored(cluster).spec["containers"][0]["image"] == "nginx:2"
     assert tolerations(cluster) == DEFAULTS
+
+
+def test_the_editors_preview_of_a_pod_says_apply_will_be_refused(editor_client, cluster):
+    url = reverse("pod-preview", args=[cluster.pk, "default", "p"])
+    refused = editor_client.post(url, {"op": "selector-set", "key": "disk", "value": "hdd"}, HTTP_HX_REQUEST="true")
+    assert ("Apply will be refused: The Pod &quot;p&quot; is invalid: spec: Forbidden: pod updates may not change "
+            "fields other than") in refused.content.decode()
+    added = editor_client.post(url, {"op": "toleration-add", "key": "k", "operator": "Equal", "value": "v",
+                                     "effect": "NoSchedule"}, HTTP_HX_REQUEST="true")
+    assert "Apply will be refused" not in added.content.decode()
