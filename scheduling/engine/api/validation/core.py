@@ -394,8 +394,9 @@ def validate_pod_update(new: dict, old: dict, errs: Errors) -> None:
     store keeps name, namespace and uid). The Forbidden message ends, as upstream, with
     ``diff.ObjectDiff`` of the changed and the stored spec: the common prefix of their
     JSON, then ``A:`` the rest of the update and ``B:`` the rest of the stored spec.
-    Departure: the JSON is the v1 document's (its field names and order), where Go
-    marshals the internal ``core.PodSpec`` (Go field names, every field, nulls included).
+    Departure: the JSON is the v1 document's (its field names, the fields it sets, in the
+    v1 structs' order), where Go marshals the internal ``core.PodSpec`` (Go field names,
+    every field, nulls included).
     """
     spec, old_spec = dict_at(new, "spec"), dict_at(old, "spec")
     for field_name in ("containers", "initContainers"):
@@ -475,9 +476,40 @@ def _semantic(value: object, key: str = "") -> object:
     return value
 
 
+# Field order of the structs json.Marshal walks (k8s.io/api core/v1 types.go); every other
+# object, and every map (Go sorts map keys), is written with sorted keys.
+_POD_SPEC_FIELDS = (
+    "volumes", "initContainers", "containers", "restartPolicy", "terminationGracePeriodSeconds",
+    "activeDeadlineSeconds", "dnsPolicy", "nodeSelector", "serviceAccountName", "serviceAccount",
+    "automountServiceAccountToken", "nodeName", "hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace",
+    "securityContext", "imagePullSecrets", "hostname", "subdomain", "affinity", "schedulerName", "tolerations",
+    "hostAliases", "priorityClassName", "priority", "dnsConfig", "readinessGates",
+)
+_CONTAINER_FIELDS = (
+    "name", "image", "command", "args", "workingDir", "ports", "envFrom", "env", "resources", "volumeMounts",
+    "volumeDevices", "livenessProbe", "readinessProbe", "lifecycle", "terminationMessagePath",
+    "terminationMessagePolicy", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty",
+)
+_TOLERATION_FIELDS = ("key", "operator", "value", "effect", "tolerationSeconds")
+_STRUCT_FIELDS = {"containers": _CONTAINER_FIELDS, "initContainers": _CONTAINER_FIELDS, "tolerations": _TOLERATION_FIELDS}
+
+
+def _go_ordered(value: object, fields: tuple = ()) -> object:
+    """`value` with its keys in the order Go marshals them: a known struct's fields in
+    declaration order (then any others, sorted), everything else sorted."""
+    if isinstance(value, list):
+        return [_go_ordered(v, fields) for v in value]
+    if not isinstance(value, dict):
+        return value
+    rank = {name: i for i, name in enumerate(fields)}
+    keys = sorted(value, key=lambda k: (rank.get(k, len(rank)), str(k)))
+    return {k: _go_ordered(value[k], _STRUCT_FIELDS.get(k, ()) if fields is _POD_SPEC_FIELDS else ()) for k in keys}
+
+
 def _go_json(value: object) -> str:
-    """``json.Marshal`` of a decoded document: compact, HTML characters escaped."""
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """``json.Marshal`` of a decoded pod spec: compact, fields in Go's order, HTML
+    characters escaped."""
+    text = json.dumps(_go_ordered(value, _POD_SPEC_FIELDS), separators=(",", ":"), ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
