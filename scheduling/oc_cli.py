@@ -156,12 +156,16 @@ def write_actions(cluster: Cluster, store: Store, actions: Sequence[Any],
     text, naming the object's file from `sources` ((kind, name) -> file)."""
     after = store.copy()
     changed: list[tuple[str, str, str]] = []
+    updated: set[tuple[str, str, str]] = set()  # replaced by the user (oc replace/apply): the API server's update rules
     events: list[A.RecordEvent] = []
     for action in actions:
         if isinstance(action, A.RecordEvent):
             events.append(action)
         else:
-            changed.extend(after.apply(action))
+            refs = after.apply(action)
+            changed.extend(refs)
+            if isinstance(action, A.ReplaceObject):
+                updated.update(refs)
     try:
         with transaction.atomic():
             for kind, ns, name in dict.fromkeys(changed):
@@ -184,16 +188,40 @@ def write_actions(cluster: Cluster, store: Store, actions: Sequence[Any],
                     doc = {**doc, "metadata": {k: v for k, v in (doc.get("metadata") or {}).items() if k != "resourceVersion"}}
                     if before.get("spec") != doc.get("spec") or before.get("metadata", {}).get("labels") != doc["metadata"].get("labels"):
                         doc = kube.check_documents([doc], f"{kind} {name}", extra_kinds=())[0]
+                    if (kind, ns, name) in updated:
+                        doc = services.updated_document(cluster, doc, before)
                     services.replace_object(cluster, doc, expected_version=expected)
             for e in events:
                 services.record_event(cluster, reason=e.reason, message=e.message, kind=e.kind, name=e.name,
                                       namespace=e.namespace, type=e.type, source=e.source, time=e.time)
     except services.Conflict as exc:
         raise WriteError(f"Error from server (Conflict): {exc}") from exc
+    except services.Invalid as exc:
+        raise WriteError(exc.error.cli_message()) from exc
     except services.StoreError as exc:
         raise WriteError(f"Error from server: {exc}") from exc
     except kube.DocumentError as exc:
         raise WriteError("\n".join(p.split(": ", 1)[1] if ": " in p else p for p in exc.problems)) from exc
+
+
+def check_updates(cluster: Cluster, store: Store, actions: Sequence[Any]) -> None:
+    """A server dry run's update checks: the user's replaced pods (oc replace/apply) through
+    the API server's update admission and validation (services.updated_document), nothing
+    written; WriteError when it refuses one."""
+    after = store.copy()
+    for action in actions:
+        if isinstance(action, A.RecordEvent):
+            continue
+        refs = after.apply(action)
+        if not isinstance(action, A.ReplaceObject):
+            continue
+        for kind, ns, name in refs:
+            before, doc = store.get(kind, ns, name), after.get(kind, ns, name)
+            if kind == "Pod" and before is not None and doc is not None:
+                try:
+                    services.updated_document(cluster, doc, before)
+                except services.Invalid as exc:
+                    raise WriteError(exc.error.cli_message()) from exc
 
 
 # --- permissions ---------------------------------------------------------------------------------------------
@@ -312,6 +340,8 @@ def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: fl
     try:
         if result.actions:
             write_actions(cluster, store, result.actions, sources_of(files))
+        elif result.would:
+            check_updates(cluster, store, result.would)
     except WriteError as exc:
         emit("stderr", f"{exc}\n")
         return OcResult(stderr=f"{exc}\n", exit_code=1)

@@ -369,12 +369,19 @@ def preview_edit(cluster: Cluster, obj, op: str, data) -> EditPreview:
     for doc, verb in changed:
         original = stored.get(doc["metadata"]["name"], obj) if stored else obj
         checked = check(doc)
-        services.admit_update(cluster, checked)
+        services.check_update_admission(cluster, checked)
         targets.append((original, Target(checked, original.resource_version, verb)))
     first = targets[0][1]
     preview = preview_documents(cluster, [(o, t.doc) for o, t in targets])
-    if edited.notes:
-        preview = dataclasses.replace(preview, notes=[*preview.notes, *edited.notes])
+    notes = list(edited.notes)
+    for original, target in targets:  # a pod's update: what the API server's update rules answer
+        if original.KIND == "Pod":
+            try:
+                services.updated_document(cluster, target.doc, original.document)
+            except services.Invalid as exc:
+                notes.append("Apply will be refused: " + exc.error.cli_message().split("\n", 1)[0])
+    if notes:
+        preview = dataclasses.replace(preview, notes=[*preview.notes, *notes])
     diffs = "\n".join(
         (f"# {t.ref}\n" if len(targets) > 1 else "") + diff(o.document, t.doc) for o, t in targets
     )

@@ -21,10 +21,10 @@ from django.db.models import F
 
 from clusterui.celery import app as celery_app
 from scheduling.engine import scenarios
-from scheduling.engine.api.admission import PLUGIN_NAMES, admit
-from scheduling.engine.api.admission import admit_update as admit_update_plugins
+from scheduling.engine.api.admission import PLUGIN_NAMES, admit, admit_update, admit_update_node_selection
 from scheduling.engine.api.objects import DEFAULT_SCHEDULER, PriorityClass
 from scheduling.engine.api.priority import AdmissionError
+from scheduling.engine.api.validation import InvalidError, validate_update
 from scheduling.engine.scheduler.policy import PolicyError, load_policy
 from scheduling.engine.store import time_value
 from scheduling.engine.timeline import TimelineError, load_timeline
@@ -84,6 +84,14 @@ class AlreadyExists(StoreError):
 class NotFound(StoreError):
     def __init__(self, kind: str, name: str):
         super().__init__(f'{RESOURCES[kind]} "{name}" not found')
+
+
+class Invalid(StoreError):
+    """The API server's 422 Invalid answer to an update (`error` holds the causes)."""
+
+    def __init__(self, error: InvalidError):
+        self.error = error
+        super().__init__(str(error))
 
 
 @dataclass(frozen=True)
@@ -219,6 +227,34 @@ def replace_object(cluster: Cluster, doc: dict, expected_version: int | None = N
             raise Conflict(kind, fields["name"])
         _changed(cluster.pk, kind, fields["name"], fields["namespace"], _nodes_showing(kind, fields["name"], current.document, doc))
     return model.objects.get(pk=current.pk)
+
+
+def updated_document(cluster: Cluster, doc: dict, old: dict) -> dict:
+    """`doc` as the API server stores it when a user updates the stored `old` with it: for
+    a Pod, the admission plugins that handle Update (engine.api.admission.admit_update,
+    with the cluster's switches), the stored status kept (the pod strategy's
+    PrepareForUpdate: status is written through pods/status only), then ValidatePod and
+    ValidatePodUpdate against `old`. Raises Invalid when the update is refused. Other
+    kinds are returned as they are (their update rules are not simulated)."""
+    if doc.get("kind") != "Pod":
+        return doc
+    admitted = admit_update(doc, old, cluster.admission or None)
+    admitted["status"] = copy.deepcopy(old.get("status") or {})
+    errors = validate_update(admitted, old)
+    if errors:
+        raise Invalid(InvalidError(doc["kind"], (doc.get("metadata") or {}).get("name") or "", errors))
+    return admitted
+
+
+def update_object(cluster: Cluster, doc: dict, expected_version: int | None = None) -> KubeObject:
+    """A user's update (`oc replace`, `oc apply`, the editor): replace_object after the
+    API server's update admission and validation (updated_document); nothing is written
+    when they refuse it."""
+    with transaction.atomic():
+        current = get_object(cluster, doc["kind"], doc["metadata"]["name"], doc["metadata"].get("namespace", ""))
+        if expected_version is None and not (doc.get("metadata") or {}).get("resourceVersion"):
+            expected_version = current.resource_version
+        return replace_object(cluster, updated_document(cluster, doc, current.document), expected_version)
 
 
 def delete_object(cluster: Cluster, kind: str, name: str, namespace: str = "", expected_version: int | None = None) -> None:
@@ -383,11 +419,11 @@ def admit_documents(cluster: Cluster, docs: list[dict]) -> list[dict]:
     return admitted
 
 
-def admit_update(cluster: Cluster, doc: dict) -> None:
+def check_update_admission(cluster: Cluster, doc: dict) -> None:
     """The admission plugins that check an update of `doc` too (PodNodeConstraints, on the
     objects with a pod template it lists), as the web user. Raises kube.DocumentError."""
     try:
-        admit_update_plugins(doc, cluster.admission or None, node_selection.context_for(cluster))
+        admit_update_node_selection(doc, cluster.admission or None, node_selection.context_for(cluster))
     except AdmissionError as exc:
         raise kube.DocumentError([str(exc)]) from exc
 
@@ -425,6 +461,10 @@ def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
             if key[1:] in stored[doc["kind"]]:
                 current = get_object(cluster, doc["kind"], meta["name"], meta.get("namespace", ""))
                 doc = {**doc, "metadata": {k: v for k, v in meta.items() if k != "resourceVersion"}}
+                try:
+                    doc = updated_document(cluster, doc, current.document)
+                except Invalid as exc:
+                    raise kube.DocumentError([str(exc)]) from None
                 writes.append(("replace", current.document, doc))
                 replaced += 1
             else:
@@ -441,7 +481,10 @@ def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
                 meta = doc["metadata"]
                 model = KIND_MODELS[doc["kind"]]
                 if model.objects.filter(cluster=cluster, namespace=meta.get("namespace", ""), name=meta["name"]).exists():
-                    replace_object(cluster, {**doc, "metadata": {k: v for k, v in meta.items() if k != "resourceVersion"}})
+                    try:
+                        update_object(cluster, {**doc, "metadata": {k: v for k, v in meta.items() if k != "resourceVersion"}})
+                    except Invalid as exc:
+                        raise kube.DocumentError([str(exc)]) from None
                     replaced += 1
                 else:
                     create_object(cluster, admit_documents(cluster, [doc])[0])

@@ -227,7 +227,7 @@ def apply_question(question: Question) -> str:
     if action.get("kind") == "edit":
         doc = action["document"]
         try:
-            services.replace_object(cluster, doc, expected_version=action["resource_version"])
+            services.update_object(cluster, doc, expected_version=action["resource_version"])
         except services.StoreError as exc:
             raise TrainingError(str(exc)) from exc
         done = f"{doc['kind'].lower()}/{doc['metadata']['name']} replaced"

@@ -88,12 +88,14 @@ def apply_edit(request, pk: int):
             raise ValueError
         docs = [previews.check(d) for d in docs]
         for d in docs:
-            services.admit_update(cluster, d)
+            services.check_update_admission(cluster, d)
     except (ValueError, kube.DocumentError) as exc:
         return refused(str(exc) or "not a document", 422)
     try:
         with transaction.atomic():  # all the previewed objects or none
-            objs = [services.replace_object(cluster, d, expected_version=v) for d, v in zip(docs, versions)]
+            objs = [services.update_object(cluster, d, expected_version=v) for d, v in zip(docs, versions)]
+    except services.Invalid as exc:
+        return refused(str(exc), 422)
     except services.StoreError as exc:
         return refused(str(exc), 409, conflict=isinstance(exc, services.Conflict))
     message = "\n".join(f"{d['kind'].lower()}/{d['metadata']['name']} {verb or 'replaced'}" for d, verb in zip(docs, verbs))

@@ -288,3 +288,12 @@ def test_create_of_an_existing_object_from_stdin_names_stdin(cluster):
     web = "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: nginx}]}\n"
     assert oc("--cluster", "demo", "create", "-f", "-", stdin=web) == (
         "", 'Error from server (AlreadyExists): error when creating "STDIN": pods "web" already exists\n', 1)
+
+
+def test_oc_without_a_command_prints_ocs_help(cluster):
+    out, err, code = oc("--cluster", "demo")
+    assert (err, code) == ("", 0)
+    assert out.startswith("OpenShift Client\n\n") and "\nApplication Management Commands:\n  create " in out
+    out, err, code = oc("--cluster", "demo", "adm")
+    assert (out, code) == ("", 1)
+    assert err.startswith("Administrative Commands\n") and "\nAvailable Commands:\n  cordon " in err

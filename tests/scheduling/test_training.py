@@ -443,3 +443,16 @@ def test_a_viewer_of_a_cluster_without_a_script_sees_no_empty_training_box(viewe
     section = editor_page[editor_page.index('<section id="training-script"'):]
     assert " hidden" not in section[: section.index(">")]
     assert "Start a training session" in section[: section.index("</section>")]
+
+
+def test_applying_an_edit_of_a_pod_follows_the_api_servers_update_rules(editor):
+    cluster = services.import_new_cluster("upd", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+                                          "spec: {containers: [{name: c, image: nginx:1}]}\n", "pod.yaml")
+    pod = services.get_object(cluster, "Pod", "p", "default")
+    doc = pod.document
+    doc["spec"]["nodeSelector"] = {"disk": "ssd"}
+    question = training.ask_about_edit(training.start_session(cluster, editor), doc, pod.resource_version)
+    training.reveal(question)
+    with pytest.raises(training.TrainingError, match=r'^Pod "p" is invalid: spec: Forbidden: pod updates may not change'):
+        training.apply_question(question)
+    assert services.get_object(cluster, "Pod", "p", "default").resource_version == pod.resource_version

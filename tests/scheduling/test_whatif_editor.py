@@ -118,7 +118,9 @@ def test_exists_without_values_previews(editor_client, demo):
     url = reverse("pod-preview", args=[demo.pk, "default", "ssd-cache"])
     body = editor_client.post(url, {"op": "node-affinity-add", "key": "zone", "operator": "Exists", "values": ""},
                               HTTP_HX_REQUEST="true").content.decode()
-    assert "require node label zone Exists" in body and "Forbidden" not in body
+    assert "require node label zone Exists" in body and "values: Forbidden" not in body
+    # a pod's affinity is not among what a pod update may change: the preview says so
+    assert "Apply will be refused: The Pod &quot;ssd-cache&quot; is invalid: spec: Forbidden:" in body
 
 
 def test_score_changes_name_only_best_nodes_that_have_a_row_and_show_avoid_pods_apart(editor_client, demo):

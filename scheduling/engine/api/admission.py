@@ -26,6 +26,19 @@ Before them, when a NodeSelectionContext is given, the node-selection plugins of
 engine.api.node_selection_admission: PodNodeConstraints, OriginPodNodeEnvironment (the
 project node selector) and PodNodeSelector.
 
+`admit_update(doc, old, enabled)` is the chain on UPDATE of a stored object (a user's
+`oc replace`/`oc apply`, the editor, an import over an existing object). In 1.11 the plugins
+that handle Update (`admission.NewHandler(admission.Create, admission.Update)`) and mutate an
+update of a pod are PodTolerationRestriction (the memory-pressure toleration again; the
+namespace defaults only on Create), Priority (an update without spec.priority keeps the
+stored one) and DefaultTolerationSeconds (the 300 s not-ready/unreachable tolerations
+again). The others do nothing on a pod update: PodNodeConstraints checks only Create of
+pods, OriginPodNodeEnvironment handles only Create, PodNodeSelector handles Update but its
+Admit returns at once for an initialized pod and its Validate (the namespace conflict and
+whitelist check) is not simulated on update (ValidatePodUpdate already forbids changing
+spec.nodeSelector); DaemonSetTolerations is the DaemonSet controller's, not an admission
+plugin; ControlPlaneTaint (nodes) runs on create only.
+
 `admit_documents(docs, enabled)` runs them over a list; `enabled` maps plugin names to
 booleans (missing names are on). Priority always runs in engine.simulate (see there).
 """
@@ -364,8 +377,36 @@ def admit(doc: Mapping[str, Any], classes: Sequence[PriorityClass] = (), enabled
     return out
 
 
-def admit_update(doc: Mapping[str, Any], enabled: Mapping[str, bool] | None = None,
-                 context: node_selection.NodeSelectionContext | None = None) -> None:
+def _keep_priority(doc: dict, old: Mapping[str, Any]) -> dict:
+    """Priority on Update (plugin/pkg/admission/priority admitPod, 1.11): "Ensure the
+    existing priority is preserved on update"."""
+    out = spec_copy(doc)
+    spec = out.setdefault("spec", {})
+    old_priority = (old.get("spec") or {}).get("priority")
+    if spec.get("priority") is None and old_priority is not None:
+        spec["priority"] = old_priority
+    return out
+
+
+def admit_update(doc: Mapping[str, Any], old: Mapping[str, Any], enabled: Mapping[str, bool] | None = None) -> dict:
+    """One update of the stored `old` through the plugins that handle Update in 1.11 (see
+    the module docstring), in the API server's order. Other kinds than Pod pass unchanged."""
+    out = document_copy(dict(doc))
+    if out.get("kind") != "Pod":
+        return out
+    enabled_plugins(enabled)  # unknown names are refused as on create
+    on = enabled or {}
+    if on.get("PodTolerationRestriction", True):
+        out = pod_toleration_restriction(out)
+    if on.get("Priority", True):
+        out = _keep_priority(out, old)
+    if on.get("DefaultTolerationSeconds", True):
+        out = default_toleration_seconds(out)
+    return out
+
+
+def admit_update_node_selection(doc: Mapping[str, Any], enabled: Mapping[str, bool] | None = None,
+                                context: node_selection.NodeSelectionContext | None = None) -> None:
     """An update of `doc` through the plugins that check updates: PodNodeConstraints (on
     Create and Update; pods on Create only). Raises engine.priority.AdmissionError."""
     if context is None or doc.get("kind") == "Pod":

@@ -121,6 +121,69 @@ SUGGEST_FOR = {"get": ("list", "ps"), "wait": ("list", "ps"), "delete": ("rm",),
 
 READ_ONLY = frozenset({("get",), ("describe",), ("adm", "upgrade", "status"), ("adm", "upgrade", "recommend")})
 
+# `oc` and `oc adm` without a command print their help (openshift/oc pkg/cli/cli.go: the
+# root's Run is runHelp; pkg/cli/admin/admin.go: adm's is kcmdutil.DefaultSubCommandRun,
+# which prints the help on stderr and exits 1), rendered by kubectl's templates
+# (k8s.io/kubectl pkg/util/templates: Long, the command groups, Usage, the tips). Only the
+# commands the simulator implements are listed, each in oc's group with its Short; names
+# are padded as cobra pads them, to the longest name among ALL the parent's commands
+# (`serviceaccounts` under oc, `create-provider-selection-template` under oc adm), so each
+# line reads as oc prints it.
+OC_LONG = """OpenShift Client
+
+This client helps you develop, build, deploy, and run your applications on any
+OpenShift or Kubernetes cluster. It also includes the administrative
+commands for managing a cluster under the 'adm' subcommand."""
+OC_HELP_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("Application Management Commands:", (
+        ("create", "Create a resource from a file or from stdin"),
+        ("apply", "Apply a configuration to a resource by file name or stdin"),
+        ("get", "Display one or many resources"),
+        ("describe", "Show details of a specific resource or group of resources"),
+        ("label", "Update the labels on a resource"),
+        ("annotate", "Update the annotations on a resource"),
+        ("delete", "Delete resources by file names, stdin, resources and names, or by resources and label selector"),
+        ("scale", "Set a new size for a deployment, replica set, or replication controller"),
+    )),
+    ("Advanced Commands:", (
+        ("adm", "Tools for managing a cluster"),
+        ("replace", "Replace a resource by file name or stdin"),
+    )),
+)
+OC_NAME_PADDING = len("serviceaccounts")
+ADM_LONG = """Administrative Commands
+
+ Actions for administering an OpenShift cluster are exposed here."""
+# not the root: kubectl's templater lists a subcommand's commands as "Available Commands:", sorted
+ADM_COMMANDS = (
+    ("cordon", "Mark node as unschedulable"),
+    ("drain", "Drain node in preparation for maintenance"),
+    ("taint", "Update the taints on one or more nodes"),
+    ("uncordon", "Mark node as schedulable"),
+    ("upgrade", "Upgrade a cluster or adjust the upgrade channel"),
+)
+ADM_NAME_PADDING = len("create-provider-selection-template")
+
+
+def _command_lines(commands: Sequence[tuple[str, str]], padding: int) -> list[str]:
+    return [f"  {name.ljust(padding)} {short}" for name, short in commands]
+
+
+def root_help() -> str:
+    """`oc` / `oc --help`."""
+    groups = ["\n".join([title, *_command_lines(commands, OC_NAME_PADDING)]) for title, commands in OC_HELP_GROUPS]
+    return (f"{OC_LONG}\n\n" + "\n\n".join(groups) + "\n\nUsage:\n  oc [flags] [options]\n\n"
+            'Use "oc <command> --help" for more information about a given command.\n'
+            'Use "oc options" for a list of global command-line options (applies to all commands).\n')
+
+
+def adm_help() -> str:
+    """`oc adm` / `oc adm --help`."""
+    lines = "\n".join(["Available Commands:", *_command_lines(ADM_COMMANDS, ADM_NAME_PADDING)])
+    return (f"{ADM_LONG}\n\n{lines}\n\nUsage:\n  oc adm [flags] [options]\n\n"
+            'Use "oc <command> --help" for more information about a given command.\n'
+            'Use "oc options" for a list of global command-line options (applies to all commands).\n')
+
 
 def split(command: str | Sequence[str]) -> list[str]:
     return shlex.split(command) if isinstance(command, str) else list(command)
@@ -150,6 +213,9 @@ def _unknown(tool: str, words: Sequence[str]) -> OcResult:
     if tool == "kubectl":
         names = [n for n in names if n != "adm"]
     path = " ".join((tool, *parent))
+    rest = words[len(parent):]
+    if tool == "oc" and rest and all(w in ("-h", "--help") for w in rest):
+        return OcResult(stdout=adm_help() if parent else root_help())  # the help flag: on stdout
     if parent and word:
         # `oc adm` is not the root: cobra hands the words to its Run,
         # kcmdutil.DefaultSubCommandRun -> RequireNoArguments (no suggestions)
@@ -159,6 +225,11 @@ def _unknown(tool: str, words: Sequence[str]) -> OcResult:
             return OcResult(stderr=f"{error_line(exc.message)}\nSee '{path} --help' for usage.\n", exit_code=1)
         return OcResult(stderr=f'error: unknown command "{" ".join(args)}"\nSee \'{path} -h\' for help and examples\n',
                         exit_code=1)
+    if not word and tool == "oc":
+        if not parent:
+            return OcResult(stdout=root_help())  # runHelp
+        # DefaultSubCommandRun: the help on stderr, then CheckErr(ErrExit): exit 1, no message
+        return OcResult(stderr=adm_help(), exit_code=1)
     if not word:
         return OcResult(stderr=f"error: you must specify a command: {', '.join(names)}\nSee '{path} -h' for help and examples\n",
                         exit_code=1)

@@ -96,6 +96,7 @@ from scheduling.engine.api.validation.core import (
     validate_persistent_volume,
     validate_persistent_volume_claim,
     validate_pod,
+    validate_pod_update,
     validate_replication_controller,
     validate_service,
 )
@@ -163,6 +164,7 @@ __all__ = [
     "invalid_object_message",
     "validate",
     "validate_or_raise",
+    "validate_update",
     "validate_taint_effect",
     "validate_taints",
     "validate_tolerations",
@@ -219,6 +221,25 @@ def validate(doc: dict) -> list[FieldError]:
     Kinds outside :data:`SUPPORTED_KINDS` have no rules here and return ``[]``.
     """
     return decode_and_validate(doc)[1]
+
+
+# ValidateUpdate of the kinds whose update rules are simulated: fn(new, old, errs), run after
+# the create rules (the 1.11 pod strategy's ValidateUpdate: ValidatePod, then ValidatePodUpdate).
+_UPDATE_KINDS: dict[str, Callable[[dict, dict, Errors], None]] = {
+    "Pod": validate_pod_update,
+}
+
+
+def validate_update(doc: dict, old: dict) -> list[FieldError]:
+    """Validate `doc` as the API server would on an update of the stored `old` (both
+    defaulted and admitted): the create rules, then the kind's update rules (pods only;
+    other kinds are checked as on create)."""
+    errs = validate(doc)
+    update = _UPDATE_KINDS.get(as_str(get_at(doc, "kind")))
+    if update is None or any(e.type == DECODE_ERROR for e in errs):
+        return errs
+    update(doc, old, errs)
+    return errs
 
 
 def decode_and_validate(doc: dict) -> tuple[dict, list[FieldError]]:

@@ -5,6 +5,7 @@ PersistentVolume and PersistentVolumeClaim (pkg/apis/core/validation).
 from __future__ import annotations
 
 import ipaddress
+import json
 
 from scheduling.engine.api import quantity
 from scheduling.engine.api.validation.field import (
@@ -373,3 +374,150 @@ def validate_persistent_volume_claim(doc: dict, errs: Errors) -> None:
     if storage_class:
         for msg in dns1123_subdomain_errors(storage_class):
             errs.append(invalid("spec.storageClassName", storage_class, msg))
+
+
+# --- updates (ValidatePodUpdate, 1.11) --------------------------------------------------------
+
+MAX_INT32 = 2**31 - 1
+POD_UPDATE_FORBIDDEN = (
+    "pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, "
+    "`spec.activeDeadlineSeconds` or `spec.tolerations` (only additions to existing tolerations)"
+)
+
+
+def validate_pod_update(new: dict, old: dict, errs: Errors) -> None:
+    """``ValidatePodUpdate`` (pkg/apis/core/validation, Kubernetes 1.11): what a user's
+    update of a pod may change (images, a shorter activeDeadlineSeconds, added tolerations
+    and tolerationSeconds), in the Go order, each check stopping where Go returns.
+
+    ``ValidateObjectMetaUpdate`` and the pod annotation rules are not simulated (the
+    store keeps name, namespace and uid). The Forbidden message ends, as upstream, with
+    ``diff.ObjectDiff`` of the changed and the stored spec: the common prefix of their
+    JSON, then ``A:`` the rest of the update and ``B:`` the rest of the stored spec.
+    Departure: the JSON is the v1 document's (its field names, the fields it sets, in the
+    v1 structs' order), where Go marshals the internal ``core.PodSpec`` (Go field names,
+    every field, nulls included).
+    """
+    spec, old_spec = dict_at(new, "spec"), dict_at(old, "spec")
+    for field_name in ("containers", "initContainers"):
+        containers, old_containers = list_at(spec, field_name), list_at(old_spec, field_name)
+        path = f"spec.{field_name}"
+        if len(containers) != len(old_containers):
+            errs.append(forbidden(path, "pod updates may not add or remove containers"))
+            return
+        for i, container in enumerate(containers):
+            if not str_at(container, "image"):
+                errs.append(required_value(f"{index_path(path, i)}.image", ""))
+    deadline, old_deadline = spec.get("activeDeadlineSeconds"), old_spec.get("activeDeadlineSeconds")
+    if deadline is not None:
+        value = as_int(deadline)
+        if value is not None and (value < 0 or value > MAX_INT32):
+            errs.append(invalid("spec.activeDeadlineSeconds", value, f"must be between 0 and {MAX_INT32}, inclusive"))
+            return
+        if old_deadline is not None and value is not None and as_int(old_deadline) < value:
+            errs.append(invalid("spec.activeDeadlineSeconds", value, "must be less than or equal to previous value"))
+            return
+    elif old_deadline is not None:
+        errs.append(invalid("spec.activeDeadlineSeconds", None, "must not update from a positive integer to nil value"))
+    munged = dict(spec)
+    for field_name in ("containers", "initContainers"):
+        if field_name in spec or field_name in old_spec:
+            old_containers = list_at(old_spec, field_name)
+            munged[field_name] = [
+                {**c, "image": old_containers[i].get("image")} if isinstance(c, dict) else c
+                for i, c in enumerate(list_at(spec, field_name))
+            ]
+    for field_name in ("activeDeadlineSeconds", "tolerations"):  # the stored ones, in the update's place
+        if field_name in old_spec:
+            munged[field_name] = old_spec[field_name]
+        else:
+            munged.pop(field_name, None)
+    _only_added_tolerations(list_at(spec, "tolerations"), list_at(old_spec, "tolerations"), errs)
+    if _semantic(munged) != _semantic(old_spec):
+        errs.append(forbidden("spec", f"{POD_UPDATE_FORBIDDEN}\n{object_diff(munged, old_spec)}"))
+
+
+def _only_added_tolerations(tolerations: list, old_tolerations: list, errs: Errors) -> None:
+    """``validateOnlyAddedTolerations``: every stored toleration is still there, only its
+    tolerationSeconds may differ (then ``ValidateTolerations`` of the new list, which
+    ``ValidatePod`` has already reported for a pod: not repeated here)."""
+    def without_seconds(t: object) -> object:
+        return {k: v for k, v in t.items() if k != "tolerationSeconds"} if isinstance(t, dict) else t
+
+    new = [_semantic(without_seconds(t)) for t in tolerations]
+    for old in old_tolerations:
+        if _semantic(without_seconds(old)) not in new:
+            errs.append(forbidden("spec.tolerations", "existing toleration can not be modified except its tolerationSeconds"))
+            return
+
+
+_RESOURCE_KEYS = frozenset({"limits", "requests", "capacity"})
+
+
+def _semantic(value: object, key: str = "") -> object:
+    """What ``apiequality.Semantic.DeepEqual`` compares: quantities by value, zero and
+    absent fields alike (both decode to Go's zero value), empty and missing lists and maps
+    alike."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if key in _RESOURCE_KEYS and isinstance(v, (str, int, float)):
+                try:
+                    out[k] = quantity.stored_milli_value(v)
+                    continue
+                except (ValueError, ArithmeticError):
+                    pass
+            s = _semantic(v, k)
+            if s not in (None, "", False, (), frozenset()):
+                out[k] = s
+        return frozenset(out.items()) if out else frozenset()
+    if isinstance(value, list):
+        return tuple(_semantic(v) for v in value)
+    return value
+
+
+# Field order of the structs json.Marshal walks (k8s.io/api core/v1 types.go); every other
+# object, and every map (Go sorts map keys), is written with sorted keys.
+_POD_SPEC_FIELDS = (
+    "volumes", "initContainers", "containers", "restartPolicy", "terminationGracePeriodSeconds",
+    "activeDeadlineSeconds", "dnsPolicy", "nodeSelector", "serviceAccountName", "serviceAccount",
+    "automountServiceAccountToken", "nodeName", "hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace",
+    "securityContext", "imagePullSecrets", "hostname", "subdomain", "affinity", "schedulerName", "tolerations",
+    "hostAliases", "priorityClassName", "priority", "dnsConfig", "readinessGates",
+)
+_CONTAINER_FIELDS = (
+    "name", "image", "command", "args", "workingDir", "ports", "envFrom", "env", "resources", "volumeMounts",
+    "volumeDevices", "livenessProbe", "readinessProbe", "lifecycle", "terminationMessagePath",
+    "terminationMessagePolicy", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty",
+)
+_TOLERATION_FIELDS = ("key", "operator", "value", "effect", "tolerationSeconds")
+_STRUCT_FIELDS = {"containers": _CONTAINER_FIELDS, "initContainers": _CONTAINER_FIELDS, "tolerations": _TOLERATION_FIELDS}
+
+
+def _go_ordered(value: object, fields: tuple = ()) -> object:
+    """`value` with its keys in the order Go marshals them: a known struct's fields in
+    declaration order (then any others, sorted), everything else sorted."""
+    if isinstance(value, list):
+        return [_go_ordered(v, fields) for v in value]
+    if not isinstance(value, dict):
+        return value
+    rank = {name: i for i, name in enumerate(fields)}
+    keys = sorted(value, key=lambda k: (rank.get(k, len(rank)), str(k)))
+    return {k: _go_ordered(value[k], _STRUCT_FIELDS.get(k, ()) if fields is _POD_SPEC_FIELDS else ()) for k in keys}
+
+
+def _go_json(value: object) -> str:
+    """``json.Marshal`` of a decoded pod spec: compact, fields in Go's order, HTML
+    characters escaped."""
+    text = json.dumps(_go_ordered(value, _POD_SPEC_FIELDS), separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def object_diff(a: object, b: object) -> str:
+    """``diff.ObjectDiff`` (apimachinery pkg/util/diff, 1.11): both marshalled to JSON,
+    the common prefix, then ``A: `` the rest of a and ``B: `` the rest of b."""
+    ja, jb = _go_json(a), _go_json(b)
+    i = 0
+    while i < len(ja) and i < len(jb) and ja[i] == jb[i]:
+        i += 1
+    return f"{ja[:i]}\n\nA: {ja[i:]}\n\nB: {jb[i:]}\n\n"
