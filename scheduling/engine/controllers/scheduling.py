@@ -132,6 +132,7 @@ class SchedulerController:
         self.results: list[ScheduleResult] = []
         self._bound: set[str] | None = None  # pods seen bound at the last run (to notice a bound pod removed)
         self._snapshot: Snapshot | None = None  # the cluster as the last pass left it, brought up to date
+        self._held: dict[str, tuple[Pod, Pod]] = {}  # pod key -> (its Pod, the copy held in the unschedulable queue)
 
     def scheduler_names(self, settings: Mapping[str, Any]) -> set[str]:
         return {name for name, _ in settings.get("schedulers") or ()}
@@ -195,6 +196,7 @@ class SchedulerController:
             state, infos = snapshot.state(store)
             position = snapshot.positions(snapshot.pending | unschedulable)
             held: dict[int, Pod] = {}
+            copies: dict[str, tuple[Pod, Pod]] = {}
             for key in sorted(unschedulable, key=lambda k: position.get(k, -1)):
                 i = position.get(key)
                 if i is None:
@@ -202,7 +204,12 @@ class SchedulerController:
                 pod = state.pods[i]
                 if not pod.nominated_node_name and not pod.node_name:
                     held[i] = pod
-                    state.pods[i] = dataclasses.replace(pod, scheduler_name=_HELD)
+                    copy = self._held.get(key)
+                    if copy is None or copy[0] is not pod:
+                        copy = (pod, dataclasses.replace(pod, scheduler_name=_HELD))
+                    copies[key] = copy
+                    state.pods[i] = copy[1]
+            self._held = copies
             before = list(state.pods)
             pending = [position[key] for key in snapshot.pending]
 
@@ -449,11 +456,11 @@ class Snapshot:
             if kind in ("Pod", "Node"):
                 continue
             entry = _OTHER_KINDS.get(kind)
-            docs = store.list(kind)
             if entry is None:
-                if kind in KINDS or kind == ZONE_KIND or not docs:
+                if kind in KINDS or kind == ZONE_KIND or not store.list(kind):
                     continue  # the other controllers' kinds (ClusterVersion, Machine, ...); legacy Zone documents
                 raise SimulationError(f"cannot simulate a {kind!r} document")
+            docs = store.list(kind)
             field, build = entry
             target = getattr(state, field)
             for doc in docs:
