@@ -43,7 +43,7 @@ from scheduling.engine.api.objects import (
 from scheduling.engine.controller import Context, rng_for
 from scheduling.engine.scheduler.cache import SchedulerCache
 from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
-from scheduling.engine.scheduler.scheduler import ScheduleResult, run_queue, scheduler_not_running_message
+from scheduling.engine.scheduler.scheduler import ScheduleResult, replace_status, run_queue, scheduler_not_running_message
 from scheduling.engine.store import Store, is_terminating, meta, time_value
 
 NAME = "scheduler"
@@ -478,14 +478,18 @@ class Snapshot:
             for name in self.dirty_nodes:
                 self._rebuild(store, name)
             cache = self._cache
-            if cache is not None:
-                cache.attach()  # it follows what the pods' moves change in the NodeInfos it has
+            moving: list[NodeInfo] = []
+            if cache is not None:  # it follows what the pods' moves change in the NodeInfos it has
+                names = {b[0] for b in before.values() if b is not None}
+                names.update(self.pod(key).node_name for key in self.dirty_pods if key in self.pods)
+                moving = [self.infos[name] for name in names if name in self.infos]
+                cache.attach(moving)
             try:
                 for key in self.dirty_pods:
                     self._move(store, key, before[key])
             finally:
                 if cache is not None:
-                    cache.detach()
+                    cache.detach(moving)
             for name in self.renode - self.dirty_nodes:
                 info = self.infos.get(name)
                 if info is not None and name in self.nodes:
@@ -591,7 +595,7 @@ def derived_pod(last_doc: Mapping[str, Any], last: Pod, doc: Mapping[str, Any]) 
     if not (_same_but(meta, last_meta, _DERIVED_METADATA) and _same_but(spec, last_spec, _DERIVED_SPEC)):
         return None
     status = doc.get("status") or {}
-    return dataclasses.replace(
+    return replace_status(
         last,
         node_name=spec.get("nodeName") or "",
         phase=status.get("phase") or ("Running" if spec.get("nodeName") else "Pending"),

@@ -371,12 +371,13 @@ class SchedulerCache:
         self._read_node(i, info)
         self.changes.append(i)
 
-    def attach(self) -> None:
-        for info in self.infos:
+    def attach(self, infos: Iterable[NodeInfo] | None = None) -> None:
+        """Observe the NodeInfos (every one, or `infos`: the ones about to change)."""
+        for info in self.infos if infos is None else infos:
             info.observer = self
 
-    def detach(self) -> None:
-        for info in self.infos:
+    def detach(self, infos: Iterable[NodeInfo] | None = None) -> None:
+        for info in self.infos if infos is None else infos:
             if info.observer is self:
                 info.observer = None
 
