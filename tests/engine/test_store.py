@@ -144,3 +144,7 @@ def test_a_scratch_view_changes_documents_and_answers_from_the_base(initial, whi
     assert [(namespace_of(d), name_of(d)) for d in scratch.list("Pod")] == list(docs_before)
     for ns, name in docs_before:
         assert scratch.get("Pod", ns, name) is [d for d in scratch.list("Pod") if (namespace_of(d), name_of(d)) == (ns, name)][0]
+    # a copy of the view: a store of its own with the view's documents, its indexes filed anew
+    copied = scratch.copy()
+    assert copied.list("Pod") == scratch.list("Pod") and copied.controller_state == scratch.controller_state
+    check(copied)
