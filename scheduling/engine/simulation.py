@@ -42,7 +42,7 @@ from scheduling.engine.api.node_selection_admission import NodeSelectionContext,
 from scheduling.engine.api.objects import Pod, PriorityClass
 from scheduling.engine.api.priority import AdmissionError
 from scheduling.engine.api.validation import go_quote
-from scheduling.engine.controller import Context, Controller, is_watched
+from scheduling.engine.controller import ANY_KIND, Context, Controller
 from scheduling.engine.controllers import garbage_collector, kubelet, legacy
 from scheduling.engine.controllers.node_lifecycle import DEFAULT_CONFIG, NodeLifecycleConfig
 from scheduling.engine.controllers.scheduling import NAME as SCHEDULER, SimulationError, build_state
@@ -360,7 +360,7 @@ class Simulation:
                 pending = self._changes[c.name]
                 if pending is None:
                     continue
-                watched = {kind for kind in kinds if is_watched(c.watches, kind)}
+                watched = kinds if ANY_KIND in c.watches else kinds & c.watches  # is_watched
                 if watched == kinds:
                     pending.extend(refs)
                 elif watched:
