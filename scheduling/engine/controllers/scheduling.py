@@ -216,10 +216,13 @@ class SchedulerController:
             def rng_for_attempt(pod: Pod, n: int):
                 return tie_break_rng(ctx.seed, pod.key, attempts.get(pod.key, 0) + n)
 
+            marks: list[tuple[SchedulerCache, int]] = []  # each run's cache and where its log of changes stood
             for name, policy in settings.get("schedulers") or ():
+                cache = snapshot.cache(infos, state)
+                marks.append((cache, len(cache.changes)))
                 results += run_queue(state, policy, None, bool(settings.get("preemption", True)), scheduler_name=name,
                                      now=now, explain=bool(settings.get("explain", True)), node_infos=infos,
-                                     rng_for_attempt=rng_for_attempt, pending=pending, cache=snapshot.cache(infos, state))
+                                     rng_for_attempt=rng_for_attempt, pending=pending, cache=cache)
             for i, pod in held.items():
                 state.pods[i] = pod
                 before[i] = pod
@@ -235,7 +238,7 @@ class SchedulerController:
                 if new.deletion_timestamp is not None and old.deletion_timestamp is None:
                     actions.append(A.SetPodDeletion(new.namespace, new.name, now, old.termination_grace_period_seconds, "Preempted"))
                     touched.setdefault(new.key, new.node_name)
-            snapshot.passed(infos, touched, set(bound))
+            snapshot.passed(touched, set(bound), marks)
         actions += self._no_scheduler(store, snapshot.pending_pods(store), settings, now)
         tried: dict[str, int] = {}
         for r in results:
@@ -311,7 +314,7 @@ class Snapshot:
     a NodeInfo whose Node changed is built again; a pod that came, went or changed is
     taken out of its NodeInfo and put in its place in another (pods in store order, as
     node_infos() has them), with the SchedulerCache (`cache`) told as NodeInfos tell it.
-    `passed(infos)` after a pass: the NodeInfos it changed (pods bound, victims) are built
+    `passed(...)` after a pass: the NodeInfos it changed (pods bound, victims) are built
     again next time (the actions that changed them change their pods in the store too)."""
 
     def __init__(self, store: Store) -> None:
@@ -323,7 +326,6 @@ class Snapshot:
         self.node_order: dict[str, int] = {}
         self.infos: dict[str, NodeInfo] | None = None  # None: build them all
         self.on: dict[str, tuple[str, int]] = {}  # key -> (the NodeInfo it is in, its order then)
-        self.generations: dict[str, int] = {}  # each NodeInfo's generation as a pass got it
         self._cache: SchedulerCache | None = None
         self.dirty_nodes: set[str] = set()  # NodeInfos to build again
         self.renode: set[str] = set()  # NodeInfos whose Node changed (their pods did not)
@@ -431,15 +433,19 @@ class Snapshot:
             self._cache = SchedulerCache(infos, state)
         return self._cache
 
-    def passed(self, infos: Mapping[str, NodeInfo], touched: Mapping[str, str], bound: set[str]) -> None:
+    def passed(self, touched: Mapping[str, str], bound: set[str], marks: Iterable[tuple[SchedulerCache, int]]) -> None:
         """After a pass that changed the NodeInfos: the pods it put on nodes (`bound`) and
         its victims (`touched`: pod key -> node) are the pass's objects, to be swapped for
         the store's when the actions that made them have changed the pods (any other
-        NodeInfo the pass changed is built again)."""
+        NodeInfo the pass changed is built again). The NodeInfos it changed are the ones its
+        caches were told of (`marks`: each cache and the length of its log of changes when
+        its run started; a run observes every NodeInfo it schedules on)."""
         explained = set(touched.values())
-        for name, info in infos.items():
-            if info.generation != self.generations.get(name) and name not in explained:
-                self.dirty_nodes.add(name)
+        for cache, start in marks:
+            for i in set(cache.changes[start:]):
+                name = cache.names[i]
+                if name not in explained:
+                    self.dirty_nodes.add(name)
         for key in bound:
             self.on[key] = (touched[key], -1)  # not the store's object, maybe not in its place
 
@@ -496,7 +502,6 @@ class Snapshot:
                     info = self.infos[name] = info.clone()  # the same pods, the new Node
                     info.node = self.nodes[name]
         self.dirty_nodes, self.dirty_pods, self.renode = set(), set(), set()
-        self.generations = {name: info.generation for name, info in self.infos.items()}
         return state, self.infos
 
     def _controller(self, doc: Mapping[str, Any]) -> Controller:
