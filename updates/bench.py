@@ -19,6 +19,7 @@ command works. Needs no database.
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import time
 
@@ -27,6 +28,8 @@ from scheduling.engine.simulation import Simulation
 from updates.engine import progress
 
 FROM, TO = "4.13.19", "4.13.30"
+WALL_TARGET_S = 30  # issue 10 item 8: the 1,000-node update simulated end to end
+VIEW_TARGET_MS = 300  # ... and its progress page
 CAPACITY = {"cpu": "32", "memory": "128Gi", "pods": "250"}
 
 
@@ -109,6 +112,9 @@ def run(nodes: int, pods: int, seed: int, limit: float) -> dict:
                 for p in pools):
             done_at = t
             break
+    # The run's garbage is the run's: the loop defers the cyclic collector (simulation.
+    # fewer_collections), so the full collection it owes is counted here, not in the view below.
+    gc.collect()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     evicted = sum(1 for e in sim.events if e.reason == "Killing")
     figures = {"wall_s": wall, "cpu_s": cpu, "done_by_simulated_s": done_at, "instants": len(sim.instants),
@@ -129,11 +135,13 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     nodes, pods = (30, 300) if args.quick else (args.nodes, args.pods)
     f = run(nodes, pods, args.seed, limit=48 * 3600)
-    print(f"update of {nodes} nodes / {pods} pods with PDBs: {f['wall_s']:.1f} s wall, {f['cpu_s']:.1f} s CPU "
-          f"(target < 30 s); every pool updated by simulated {f['done_by_simulated_s']} s; {f['instants']} instants, "
-          f"{f['events']} events, {f['nodes_done']} node updates, {f['killing_events']} Killing events")
-    print(f"progress view of {f['progress_nodes']} nodes: {f['progress_view_ms']:.0f} ms (target < 300 ms)")
-
+    print(f"update of {nodes} nodes / {pods} pods with PDBs, simulated end to end  "
+          f"{f['wall_s']:6.1f} s wall  {f['cpu_s']:6.1f} s CPU  target < {WALL_TARGET_S:g} s wall  "
+          f"{'ok' if f['wall_s'] < WALL_TARGET_S and f['done_by_simulated_s'] is not None else 'SLOW'}")
+    print(f"  every pool updated by simulated {f['done_by_simulated_s']} s; {f['instants']} instants, {f['events']} events, "
+          f"{f['nodes_done']} node updates, {f['killing_events']} Killing events")
+    print(f"progress view of {f['progress_nodes']} nodes  {f['progress_view_ms']:6.0f} ms  target < {VIEW_TARGET_MS} ms  "
+          f"{'ok' if f['progress_view_ms'] < VIEW_TARGET_MS else 'SLOW'}")
 
 if __name__ == "__main__":
     main()

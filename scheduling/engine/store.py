@@ -280,7 +280,7 @@ class Scratch(Store):
         for docs in self._docs.values():
             for doc in docs.values():
                 other.put(doc)
-        other.controller_state = copy.deepcopy(self.controller_state)
+        other.controller_state = _copy.deepcopy(self.controller_state)
         other.events = list(self.base.events) + self.events
         return other
 

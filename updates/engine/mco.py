@@ -417,6 +417,7 @@ class MCONodeController:
         result = A.Result()
         store, now = ctx.store, ctx.now
         if not store.names("Node", ""):
+            self._membership = None  # the nodes that went meanwhile: every node looked at when nodes come back
             return result
         if self._membership is None or ctx.changed is None:
             self._membership, self._pools = _Membership(), {}

@@ -210,7 +210,10 @@ def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, An
         read: tuple = ("containers", *((p.get("spec") or {}).get("containers") for p in others))
     else:
         read = ("full", len(others) + 1 > node_object.allocatable_resource.allowed_pods)
-    inputs = (template_read, (node_object.name, node_object.labels, node_object.taints, node_object.allocatable), read)
+    # A daemon pod that tolerates every taint (an empty key with Exists and no effect: what
+    # the taint predicates check it against) does not read the Node's taints.
+    taints = None if any(t.operator == "Exists" and not t.key and not t.effect for t in daemon.tolerations) else node_object.taints
+    inputs = (template_read, (node_object.name, node_object.labels, taints, node_object.allocatable), read)
     if previous is not None and (_same(previous[1], inputs) or previous[2] == (True, True, True) and _fewer(previous[1], inputs)):
         # the same inputs; or the node fit it with more pods: with fewer it still does (those
         # predicates only fail with more)

@@ -23,7 +23,9 @@ condition with the kubelet's reason and message, and the kubelet's event;
 
 from __future__ import annotations
 
+import bisect
 import copy
+import itertools
 from typing import Any, Iterable, Mapping
 
 from scheduling.engine import actions as A
@@ -195,36 +197,51 @@ class Kubelet:
     def __init__(self) -> None:
         # the terminating pods, as of the last run: (namespace, name) -> (node, end of grace)
         self._terminating: dict[tuple[str, str], tuple[str, float]] | None = None
+        self._deadlines: list[tuple[float, tuple[str, str]]] = []  # (end of grace, pod) of those, sorted
+
+    def _set(self, key: tuple[str, str], doc: Mapping[str, Any] | None) -> None:
+        assert self._terminating is not None
+        old = self._terminating.pop(key, None)
+        if old is not None:
+            del self._deadlines[bisect.bisect_left(self._deadlines, (old[1], key))]
+        if doc is not None and is_terminating(doc):
+            self._terminating[key] = ((doc.get("spec") or {}).get("nodeName") or "", _grace_done(doc))
+            bisect.insort(self._deadlines, (self._terminating[key][1], key))
 
     def reconcile(self, ctx: Context) -> A.Result:
         store, now = ctx.store, ctx.now
         if ctx.changed is None or self._terminating is None:
             self._terminating = {(namespace_of(p), name_of(p)): ((p.get("spec") or {}).get("nodeName") or "", _grace_done(p))
                                  for p in store.list("Pod") if is_terminating(p)}
+            self._deadlines = sorted((deadline, key) for key, (_, deadline) in self._terminating.items())
             return reconcile(store, now)
         nodes: set[str] = set()
         pods: set[tuple[str, str]] = set()
         for kind, ns, name in ctx.changed:
             if kind == "Pod":
                 pods.add((ns, name))
-                doc = store.get("Pod", ns, name)
-                if doc is not None and is_terminating(doc):
-                    self._terminating[(ns, name)] = ((doc.get("spec") or {}).get("nodeName") or "", _grace_done(doc))
-                else:
-                    self._terminating.pop((ns, name), None)
+                self._set((ns, name), store.get("Pod", ns, name))
             elif kind == "Node":
                 nodes.add(name)
         for node in nodes:
             pods.update(store.pods_on_node(node))
-        pods.update(key for key, (_, deadline) in self._terminating.items() if now + 1e-9 >= deadline)
+        up = bisect.bisect_right(self._deadlines, now + 1e-9, key=_first)  # the pods whose time is up
+        pods.update(key for _, key in self._deadlines[:up])
         result = reconcile(store, now, nodes=nodes, pods=pods)
+        # what reconcile would say of the others: the earliest end of grace on a reporting node
         reporting: dict[str, bool] = {}
-        for key, (node, deadline) in self._terminating.items():
+        for deadline, key in itertools.islice(self._deadlines, up, None):
             if key in pods:
                 continue
+            node = self._terminating[key][0]
             if node not in reporting:
                 doc = store.get("Node", "", node) if node else None
                 reporting[node] = doc is not None and is_reporting(doc)
             if reporting[node]:
-                result.due(deadline)  # what reconcile would say of it
+                result.due(deadline)
+                break
         return result
+
+
+def _first(item: tuple) -> Any:
+    return item[0]

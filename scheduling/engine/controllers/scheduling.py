@@ -43,7 +43,7 @@ from scheduling.engine.api.objects import (
 from scheduling.engine.controller import Context, rng_for
 from scheduling.engine.scheduler.cache import SchedulerCache
 from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
-from scheduling.engine.scheduler.scheduler import ScheduleResult, run_queue, scheduler_not_running_message
+from scheduling.engine.scheduler.scheduler import ScheduleResult, replace_status, run_queue, scheduler_not_running_message
 from scheduling.engine.store import Store, is_terminating, meta, time_value
 
 NAME = "scheduler"
@@ -132,6 +132,7 @@ class SchedulerController:
         self.results: list[ScheduleResult] = []
         self._bound: set[str] | None = None  # pods seen bound at the last run (to notice a bound pod removed)
         self._snapshot: Snapshot | None = None  # the cluster as the last pass left it, brought up to date
+        self._held: dict[str, tuple[Pod, Pod]] = {}  # pod key -> (its Pod, the copy held in the unschedulable queue)
 
     def scheduler_names(self, settings: Mapping[str, Any]) -> set[str]:
         return {name for name, _ in settings.get("schedulers") or ()}
@@ -195,6 +196,7 @@ class SchedulerController:
             state, infos = snapshot.state(store)
             position = snapshot.positions(snapshot.pending | unschedulable)
             held: dict[int, Pod] = {}
+            copies: dict[str, tuple[Pod, Pod]] = {}
             for key in sorted(unschedulable, key=lambda k: position.get(k, -1)):
                 i = position.get(key)
                 if i is None:
@@ -202,17 +204,25 @@ class SchedulerController:
                 pod = state.pods[i]
                 if not pod.nominated_node_name and not pod.node_name:
                     held[i] = pod
-                    state.pods[i] = dataclasses.replace(pod, scheduler_name=_HELD)
+                    copy = self._held.get(key)
+                    if copy is None or copy[0] is not pod:
+                        copy = (pod, dataclasses.replace(pod, scheduler_name=_HELD))
+                    copies[key] = copy
+                    state.pods[i] = copy[1]
+            self._held = copies
             before = list(state.pods)
             pending = [position[key] for key in snapshot.pending]
 
             def rng_for_attempt(pod: Pod, n: int):
                 return tie_break_rng(ctx.seed, pod.key, attempts.get(pod.key, 0) + n)
 
+            marks: list[tuple[SchedulerCache, int]] = []  # each run's cache and where its log of changes stood
             for name, policy in settings.get("schedulers") or ():
+                cache = snapshot.cache(infos, state)
+                marks.append((cache, len(cache.changes)))
                 results += run_queue(state, policy, None, bool(settings.get("preemption", True)), scheduler_name=name,
                                      now=now, explain=bool(settings.get("explain", True)), node_infos=infos,
-                                     rng_for_attempt=rng_for_attempt, pending=pending, cache=snapshot.cache(infos, state))
+                                     rng_for_attempt=rng_for_attempt, pending=pending, cache=cache)
             for i, pod in held.items():
                 state.pods[i] = pod
                 before[i] = pod
@@ -228,7 +238,7 @@ class SchedulerController:
                 if new.deletion_timestamp is not None and old.deletion_timestamp is None:
                     actions.append(A.SetPodDeletion(new.namespace, new.name, now, old.termination_grace_period_seconds, "Preempted"))
                     touched.setdefault(new.key, new.node_name)
-            snapshot.passed(infos, touched, set(bound))
+            snapshot.passed(touched, set(bound), marks)
         actions += self._no_scheduler(store, snapshot.pending_pods(store), settings, now)
         tried: dict[str, int] = {}
         for r in results:
@@ -304,7 +314,7 @@ class Snapshot:
     a NodeInfo whose Node changed is built again; a pod that came, went or changed is
     taken out of its NodeInfo and put in its place in another (pods in store order, as
     node_infos() has them), with the SchedulerCache (`cache`) told as NodeInfos tell it.
-    `passed(infos)` after a pass: the NodeInfos it changed (pods bound, victims) are built
+    `passed(...)` after a pass: the NodeInfos it changed (pods bound, victims) are built
     again next time (the actions that changed them change their pods in the store too)."""
 
     def __init__(self, store: Store) -> None:
@@ -316,7 +326,6 @@ class Snapshot:
         self.node_order: dict[str, int] = {}
         self.infos: dict[str, NodeInfo] | None = None  # None: build them all
         self.on: dict[str, tuple[str, int]] = {}  # key -> (the NodeInfo it is in, its order then)
-        self.generations: dict[str, int] = {}  # each NodeInfo's generation as a pass got it
         self._cache: SchedulerCache | None = None
         self.dirty_nodes: set[str] = set()  # NodeInfos to build again
         self.renode: set[str] = set()  # NodeInfos whose Node changed (their pods did not)
@@ -424,15 +433,19 @@ class Snapshot:
             self._cache = SchedulerCache(infos, state)
         return self._cache
 
-    def passed(self, infos: Mapping[str, NodeInfo], touched: Mapping[str, str], bound: set[str]) -> None:
+    def passed(self, touched: Mapping[str, str], bound: set[str], marks: Iterable[tuple[SchedulerCache, int]]) -> None:
         """After a pass that changed the NodeInfos: the pods it put on nodes (`bound`) and
         its victims (`touched`: pod key -> node) are the pass's objects, to be swapped for
         the store's when the actions that made them have changed the pods (any other
-        NodeInfo the pass changed is built again)."""
+        NodeInfo the pass changed is built again). The NodeInfos it changed are the ones its
+        caches were told of (`marks`: each cache and the length of its log of changes when
+        its run started; a run observes every NodeInfo it schedules on)."""
         explained = set(touched.values())
-        for name, info in infos.items():
-            if info.generation != self.generations.get(name) and name not in explained:
-                self.dirty_nodes.add(name)
+        for cache, start in marks:
+            for i in set(cache.changes[start:]):
+                name = cache.names[i]
+                if name not in explained:
+                    self.dirty_nodes.add(name)
         for key in bound:
             self.on[key] = (touched[key], -1)  # not the store's object, maybe not in its place
 
@@ -449,11 +462,11 @@ class Snapshot:
             if kind in ("Pod", "Node"):
                 continue
             entry = _OTHER_KINDS.get(kind)
-            docs = store.list(kind)
             if entry is None:
-                if kind in KINDS or kind == ZONE_KIND or not docs:
+                if kind in KINDS or kind == ZONE_KIND or not store.list(kind):
                     continue  # the other controllers' kinds (ClusterVersion, Machine, ...); legacy Zone documents
                 raise SimulationError(f"cannot simulate a {kind!r} document")
+            docs = store.list(kind)
             field, build = entry
             target = getattr(state, field)
             for doc in docs:
@@ -471,8 +484,12 @@ class Snapshot:
             for name in self.dirty_nodes:
                 self._rebuild(store, name)
             cache = self._cache
-            if cache is not None:
-                cache.attach()  # it follows what the pods' moves change in the NodeInfos it has
+            moving: list[NodeInfo] = []
+            if cache is not None:  # it follows what the pods' moves change in the NodeInfos it has
+                names = {b[0] for b in before.values() if b is not None}
+                names.update(self.pod(key).node_name for key in self.dirty_pods if key in self.pods)
+                moving = [self.infos[name] for name in names if name in self.infos]
+                cache.attach(moving)
             try:
                 # Every pod out of where it was before any goes in where it is now: a pod put
                 # in its node's list in store order must not meet one that is gone (no order).
@@ -481,14 +498,13 @@ class Snapshot:
                     self._put_in(key)
             finally:
                 if cache is not None:
-                    cache.detach()
+                    cache.detach(moving)
             for name in self.renode - self.dirty_nodes:
                 info = self.infos.get(name)
                 if info is not None and name in self.nodes:
                     info = self.infos[name] = info.clone()  # the same pods, the new Node
                     info.node = self.nodes[name]
         self.dirty_nodes, self.dirty_pods, self.renode = set(), set(), set()
-        self.generations = {name: info.generation for name, info in self.infos.items()}
         return state, self.infos
 
     def _controller(self, doc: Mapping[str, Any]) -> Controller:
@@ -596,7 +612,7 @@ def derived_pod(last_doc: Mapping[str, Any], last: Pod, doc: Mapping[str, Any]) 
     if not (_same_but(meta, last_meta, _DERIVED_METADATA) and _same_but(spec, last_spec, _DERIVED_SPEC)):
         return None
     status = doc.get("status") or {}
-    return dataclasses.replace(
+    return replace_status(
         last,
         node_name=spec.get("nodeName") or "",
         phase=status.get("phase") or ("Running" if spec.get("nodeName") else "Pending"),

@@ -14,6 +14,7 @@ owner does.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
@@ -57,11 +58,11 @@ class Changes:
 def reconcile(store: Store, now: float, *, seed: int = 0, admission: Mapping[str, bool] | None = None,
               state: Mapping[str, Any] | None = None, admission_context: Any = None,
               changes: Changes | None = None, daemon_memo: dict | None = None, memo: dict | None = None,
-              groups: PodGroups | None = None) -> A.Result:
+              groups: PodGroups | None = None, disrupted: Mapping[tuple[str, str], list[float]] | None = None) -> A.Result:
     """Every workload controller over every object, or (`changes`) over what changed.
     Kept by the caller between runs: `daemon_memo`, what each DaemonSet found on each node;
     `memo`, what was read of each pod (WorkloadContext.memo); `groups`, the pods counted
-    (WorkloadContext.groups)."""
+    (WorkloadContext.groups); `disrupted`, the PDBs' disruption deadlines (disrupted_times)."""
     state = store.state_of(NAME) if state is None else state
     ctx = WorkloadContext.build(store, now, seed, admission, state, admission_context, memo, groups)
     result = A.Result()
@@ -93,7 +94,7 @@ def reconcile(store: Store, now: float, *, seed: int = 0, admission: Mapping[str
     pdbs = store.list("PodDisruptionBudget") if changes is None else store.in_order("PodDisruptionBudget", changes.pdbs)
     for pdb in pdbs:
         result.actions += reconcile_pdb(store, pdb, now, ctx.facts, groups)
-    result.due(pdb_recheck(store, now))
+    result.due(pdb_recheck(store, now) if disrupted is None else _recheck(disrupted, now))
     # the name counters: the ones drawn from in this run (every one, when an owner went)
     counters = ctx.counters if changes is None or changes.owners_gone else {k: ctx.counters[k] for k in ctx.drawn}
     for key, n in sorted(counters.items()):
@@ -107,6 +108,23 @@ def reconcile(store: Store, now: float, *, seed: int = 0, admission: Mapping[str
         if key.startswith(NAMES_PREFIX) and key not in ctx.counters:
             result.actions.append(A.SetControllerState(NAME, key, None))
     return result
+
+
+def disrupted_times(pdb: Mapping[str, Any] | None) -> list[float]:
+    """When each disrupted pod of the PDB stops counting as disrupted (its time plus
+    DELETION_TIMEOUT), sorted: what pdb_recheck and a run's changes read of a PDB."""
+    return sorted((sim_time(when) or 0.0) + DELETION_TIMEOUT
+                  for when in (((pdb or {}).get("status") or {}).get("disruptedPods") or {}).values())
+
+
+def _recheck(disrupted: Mapping[tuple[str, str], list[float]], now: float) -> float | None:
+    """pdb_recheck from the PDBs' disrupted_times."""
+    due = None
+    for times in disrupted.values():
+        i = bisect.bisect_right(times, now)
+        if i < len(times) and (due is None or times[i] < due):
+            due = times[i]
+    return due
 
 
 def _node_of(doc: Mapping[str, Any]) -> str:
@@ -146,6 +164,7 @@ class WorkloadControllers:
         self._memo: dict = {}
         self._selectors: dict = {}  # PDB -> (its spec.selector, the LabelSelector)
         self._matching: dict = {}  # (namespace, label set) -> (the PDBs and selectors then, the matching ones)
+        self._disrupted: dict[tuple[str, str], list[float]] = {}  # PDB -> disrupted_times (PDBs with some)
 
     def reconcile(self, ctx: Context) -> A.Result:
         store = ctx.store
@@ -159,9 +178,19 @@ class WorkloadControllers:
             self._scales = {(kind, namespace_of(d), name_of(d)): _scale_facts(d) for kind in WORKLOAD_KINDS for d in store.list(kind)}
             self._daemon_memo = {}
             self._memo = {}
+            self._disrupted = {}
+            for pdb in store.list("PodDisruptionBudget"):
+                self._set_disrupted(store, namespace_of(pdb), name_of(pdb))
         return reconcile(store, ctx.now, seed=ctx.seed, admission=ctx.settings.get("admission"), state=ctx.state,
                          admission_context=controller_admission_context(ctx), changes=changes,
-                         daemon_memo=self._daemon_memo, memo=self._memo, groups=self._groups)
+                         daemon_memo=self._daemon_memo, memo=self._memo, groups=self._groups, disrupted=self._disrupted)
+
+    def _set_disrupted(self, store: Store, ns: str, name: str) -> None:
+        times = disrupted_times(store.get("PodDisruptionBudget", ns, name))
+        if times:
+            self._disrupted[(ns, name)] = times
+        else:
+            self._disrupted.pop((ns, name), None)
 
     def _changes(self, store: Store, changed: Iterable[tuple[str, str, str]], now: float) -> Changes | None:
         assert self._pods is not None
@@ -215,6 +244,7 @@ class WorkloadControllers:
                         self._scales[(kind, ns, name)] = facts
             elif kind == "PodDisruptionBudget":
                 out.pdbs.add((ns, name))
+                self._set_disrupted(store, ns, name)
             elif kind in ("PriorityClass", "Namespace"):
                 return None  # what admission reads: every workload may create differently
         for ns in every_owner:
@@ -223,13 +253,13 @@ class WorkloadControllers:
             out.owners.update(("Deployment", ns, name) for name in store.names("Deployment", ns))
         for ns in every_pdb:
             out.pdbs.update((ns, name) for name in store.names("PodDisruptionBudget", ns))
+        looked: set[tuple[str, frozenset]] = set()  # (namespace, label set): pods share them
         for ns, pod_labels in labels:
-            out.pdbs.update((ns, name) for name in self._pdbs_for(store, ns, pod_labels))
-        for pdb in store.list("PodDisruptionBudget"):
-            for when in ((pdb.get("status") or {}).get("disruptedPods") or {}).values():
-                if (sim_time(when) or 0.0) + DELETION_TIMEOUT < now:
-                    out.pdbs.add((namespace_of(pdb), name_of(pdb)))
-                    break
+            label_set = (ns, frozenset(pod_labels.items()))
+            if label_set not in looked:
+                looked.add(label_set)
+                out.pdbs.update((ns, name) for name in self._pdbs_for(store, ns, pod_labels))
+        out.pdbs.update(key for key, times in self._disrupted.items() if times[0] < now)  # a disrupted pod's time is up
         return out
 
     def _pdbs_for(self, store: Store, ns: str, labels: Mapping[str, str]) -> tuple[str, ...]:

@@ -234,6 +234,7 @@ class SchedulerCache:
         self._label_codes: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
         self._label_masks: dict[tuple, np.ndarray] = {}
         self.memo: dict[Hashable, Any] = {}  # per-run look-ups of the vector forms, by their own keys
+        self.by_labels: dict[Hashable, Any] = {}  # the vector forms' results that read only the nodes' labels
 
         self._index_all()
 
@@ -285,6 +286,7 @@ class SchedulerCache:
         self.node_infos = node_infos
         self.state = state
         moved: list[int] = []  # nodes whose Node changed
+        relabelled = False  # and whether the labels of one of them changed
         for i, info in enumerate(node_infos.values()):
             old = self.infos[i]
             if old is info:
@@ -297,6 +299,7 @@ class SchedulerCache:
             self.infos[i] = info
             if info.node is not old.node and info.node != old.node:
                 moved.append(i)
+                relabelled = relabelled or info.node.labels != old.node.labels
                 a = info.allocatable
                 values = (a.milli_cpu, a.memory, a.ephemeral_storage, a.allowed_pods)
                 if any(not -SAFE_MAGNITUDE < v < SAFE_MAGNITUDE for v in values):
@@ -309,8 +312,10 @@ class SchedulerCache:
             for values, one in self._static.values():
                 for i in moved:
                     values[i] = one(self.infos[i])
-            self._label_codes.clear()
-            self._label_masks.clear()
+            if relabelled:  # (what they hold reads the nodes' labels only)
+                self._label_codes.clear()
+                self._label_masks.clear()
+                self.by_labels.clear()
         self.memo.clear()
         return True
 
@@ -366,12 +371,13 @@ class SchedulerCache:
         self._read_node(i, info)
         self.changes.append(i)
 
-    def attach(self) -> None:
-        for info in self.infos:
+    def attach(self, infos: Iterable[NodeInfo] | None = None) -> None:
+        """Observe the NodeInfos (every one, or `infos`: the ones about to change)."""
+        for info in self.infos if infos is None else infos:
             info.observer = self
 
-    def detach(self) -> None:
-        for info in self.infos:
+    def detach(self, infos: Iterable[NodeInfo] | None = None) -> None:
+        for info in self.infos if infos is None else infos:
             if info.observer is self:
                 info.observer = None
 

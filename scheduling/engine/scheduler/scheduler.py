@@ -458,7 +458,7 @@ _DERIVED = ("request", "container_request", "non_zero_request", "host_ports", "q
 _POD_FIELDS = tuple(f.name for f in dataclasses.fields(Pod))
 
 
-def _replace(pod: Pod, **changes) -> Pod:
+def replace_status(pod: Pod, **changes) -> Pod:
     """dataclasses.replace for status-like fields (nodeName, phase, nomination, deletion):
     the copy keeps what the pod already computed from its unchanged spec, instead of
     parsing its quantities again (a Pod is a frozen dataclass: its fields are set the way
@@ -475,6 +475,9 @@ def _replace(pod: Pod, **changes) -> Pod:
         if name in current:
             fields[name] = current[name]
     return new
+
+
+_replace = replace_status
 
 
 def _nothing_to_preempt(pod: Pod, infos: Mapping[str, NodeInfo], filters: Mapping[str, Sequence[str]]) -> bool:

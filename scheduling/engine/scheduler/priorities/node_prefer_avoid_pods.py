@@ -142,15 +142,18 @@ def _prefer_avoid_vector(pod, ctx, cache, idx):
     scores = cache.memo.get(key)
     if scores is None:
         annotated = cache.memo.get((NAME, "annotated"))
-        if annotated is None:
-            annotated = cache.memo[(NAME, "annotated")] = [
-                i for i, info in enumerate(cache.infos) if info.node.annotations.get(PREFER_AVOID_PODS_ANNOTATION)
-            ]
+        if annotated is None:  # (per node, kept while its Node is the same)
+            annotated = cache.memo[(NAME, "annotated")] = np.flatnonzero(
+                cache.per_node((NAME, "annotated"), _annotated, dtype=bool)).tolist()
         scores = np.full(cache.n, 10, dtype=np.int64)
         if annotated:
             scores[annotated] = node_prefer_avoid_pods_priority(pod, ctx, [cache.infos[i] for i in annotated])
         cache.memo[key] = scores
     return scores[idx]
+
+
+def _annotated(info) -> bool:
+    return bool(info.node.annotations.get(PREFER_AVOID_PODS_ANNOTATION))
 
 
 node_prefer_avoid_pods_priority.vector = _prefer_avoid_vector

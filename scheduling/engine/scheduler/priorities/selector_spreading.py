@@ -136,13 +136,14 @@ def service_spreading_priority(pod, ctx, infos) -> list[int]:
 
 
 def _zone_ids(cache) -> tuple[np.ndarray, int]:
-    """Per node a number for its zone key (-1 without one), and how many zone keys there are."""
-    entry = cache.memo.get("selector_spreading:zones")
+    """Per node a number for its zone key (-1 without one), and how many zone keys there are
+    (kept while no node's labels change)."""
+    entry = cache.by_labels.get("selector_spreading:zones")
     if entry is None:
         numbers: dict[str, int] = {}
         keys = (zone_key(info.node.labels) for info in cache.infos)
         ids = np.fromiter((numbers.setdefault(k, len(numbers)) if k else -1 for k in keys), dtype=np.int64, count=cache.n)
-        entry = cache.memo["selector_spreading:zones"] = (ids, len(numbers))
+        entry = cache.by_labels["selector_spreading:zones"] = (ids, len(numbers))
     return entry
 
 
