@@ -539,7 +539,9 @@ class Snapshot:
             info = self.infos[now[0]]
             info.add_pod(pod)
             pods, i = info.pods, len(info.pods) - 1
-            while i > 0 and self.order[pods[i - 1].key] > now[1]:
+            # past the pods after it in store order, and past pods already dropped from the
+            # store whose own move (out of this NodeInfo) comes later in this loop
+            while i > 0 and self.order.get(pods[i - 1].key, now[1] + 1) > now[1]:
                 i -= 1
             if i != len(pods) - 1:
                 pods.insert(i, pods.pop())  # in store order, as node_infos() puts it
