@@ -251,6 +251,11 @@ def _top(go_type: str, **fields) -> tuple:
     return _struct(go_type, apiVersion=_STR, kind=_STR, metadata=_META, **fields)
 
 
+def metadata_schema(kind: str, pkg: str) -> tuple:
+    """The decode schema of a kind known only by its ObjectMeta (the rest is not read here)."""
+    return _top(f"{pkg}.{kind}")
+
+
 def schema_for(kind: str, pkg: str) -> tuple:
     """The decode schema of a kind; ``pkg`` is the Go package name (the version)."""
     if kind == "Pod":
