@@ -52,6 +52,8 @@ EXPECTED = {
     "clusterversion_labels_string.yaml": "json: cannot unmarshal string into Go struct field ObjectMeta.metadata.labels of type map[string]string",
     # the Machine API kinds are custom resources: their CRD's schema checks the fields the engine reads
     "machineset_match_labels_string.yaml": 'MachineSet "ms" is invalid: spec.selector.matchLabels: Invalid value: "string": spec.selector.matchLabels in body must be of type object: "string"',
+    "clusterversion_desired_update_number.yaml": 'ClusterVersion "version" is invalid: spec.desiredUpdate: Invalid value: "integer": spec.desiredUpdate in body must be of type object: "integer"',
+    "machineconfigpool_selector_number.yaml": 'MachineConfigPool "worker" is invalid: spec.machineConfigSelector: Invalid value: "integer": spec.machineConfigSelector in body must be of type object: "integer"',
     "machine_hooks_number.yaml": 'Machine "m" is invalid: spec.lifecycleHooks.preTerminate: Invalid value: "number": spec.lifecycleHooks.preTerminate in body must be of type array: "number"',
 }
 # Refused while parsing (before any kind is known): the editor and the policy page see them too.

@@ -1,7 +1,7 @@
-"""The Machine API kinds (machine.openshift.io/v1beta1) are custom resources: the API server
-checks them against their CRD's OpenAPI schema, not with Go types. This is the part of those
-schemas (openshift/api machine/v1beta1, the types the CRDs are generated from) that covers
-every field the engine reads, with the server's messages::
+"""The OpenShift kinds (machine.openshift.io, config.openshift.io, machineconfiguration.openshift.io)
+are custom resources: the API server checks them against their CRD's OpenAPI schema, not with
+Go types. This is the part of those schemas (openshift/api, the types the CRDs are generated
+from) that covers every field the engine reads, with the server's messages::
 
     spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 from scheduling.engine.api.validation.field import Errors, invalid
 
 # A schema node: "string" | "integer" | "boolean" | "int-or-string" | "object" (any object)
+# | "time" (a date-time string, or clusterui's seconds on the simulated clock)
 # | ("object", {field: node}) | ("map", node) | ("array", node)
 _STR_MAP = ("map", "string")
 _LABEL_SELECTOR = ("object", {
@@ -69,6 +70,56 @@ SCHEMAS: dict[str, dict] = {
 }
 
 
+_CONDITIONS = ("array", ("object", {
+    "type": "string", "status": "string", "lastTransitionTime": "time", "reason": "string", "message": "string",
+}))
+_RELEASE = ("object", {"version": "string", "image": "string", "url": "string", "channels": ("array", "string")})
+_POOL_CONFIGURATION = ("object", {
+    "name": "string", "source": ("array", ("object", {"apiVersion": "string", "kind": "string", "name": "string"})),
+})
+SCHEMAS.update({
+    "ClusterVersion": {
+        "spec": ("object", {
+            "clusterID": "string", "channel": "string", "upstream": "string",
+            "desiredUpdate": ("object", {"version": "string", "image": "string", "force": "boolean", "architecture": "string"}),
+            "overrides": ("array", ("object", {"kind": "string", "group": "string", "namespace": "string", "name": "string",
+                                               "unmanaged": "boolean"})),
+        }),
+        "status": ("object", {
+            "desired": _RELEASE,
+            "history": ("array", ("object", {"state": "string", "startedTime": "time", "completionTime": "time",
+                                             "version": "string", "image": "string", "verified": "boolean"})),
+            "observedGeneration": "integer", "versionHash": "string", "conditions": _CONDITIONS,
+            "availableUpdates": ("array", _RELEASE),
+            "conditionalUpdates": ("array", ("object", {"release": _RELEASE, "conditions": _CONDITIONS})),
+        }),
+    },
+    "ClusterOperator": {
+        "status": ("object", {
+            "conditions": _CONDITIONS,
+            "versions": ("array", ("object", {"name": "string", "version": "string"})),
+        }),
+    },
+    "MachineConfigPool": {
+        "spec": ("object", {
+            "machineConfigSelector": _LABEL_SELECTOR, "nodeSelector": _LABEL_SELECTOR, "paused": "boolean",
+            "maxUnavailable": "int-or-string", "configuration": _POOL_CONFIGURATION,
+        }),
+        "status": ("object", {
+            "observedGeneration": "integer", "machineCount": "integer", "updatedMachineCount": "integer",
+            "readyMachineCount": "integer", "unavailableMachineCount": "integer", "degradedMachineCount": "integer",
+            "configuration": _POOL_CONFIGURATION, "conditions": _CONDITIONS,
+        }),
+    },
+    "MachineConfig": {
+        "spec": ("object", {
+            "config": "object", "osImageURL": "string", "kernelType": "string", "fips": "boolean",
+            "kernelArguments": ("array", "string"), "extensions": ("array", "string"),
+        }),
+    },
+})
+
+
 def _json_type(value: object) -> str:
     if value is None:
         return "null"
@@ -88,14 +139,15 @@ def _json_type(value: object) -> str:
 def _wants(node) -> str:
     if isinstance(node, tuple):
         return "object" if node[0] in ("object", "map") else "array"
-    return "integer,string" if node == "int-or-string" else node
+    return {"int-or-string": "integer,string", "time": "string,integer,number"}.get(node, node)
 
 
 def _walk(value, node, path: str, errs: Errors):
     """`value` with the nulls of object fields pruned; a wrong type appended to `errs`."""
     got, want = _json_type(value), _wants(node)
     if got not in want.split(","):
-        errs.append(invalid(path, got, f'{path} in body must be of type {want}: "{got}"'))
+        shown = "string" if node == "time" else want  # date-time strings (clusterui also takes seconds)
+        errs.append(invalid(path, got, f'{path} in body must be of type {shown}: "{got}"'))
         return value
     if not isinstance(node, tuple):
         return value
