@@ -568,10 +568,11 @@ def check_documents(
                 f'{where}: no matches for kind "{kind}" in version "{api_version}" (use {" or ".join(info.api_versions)})'
             )
             continue
-        doc, errors = decode_and_validate(doc)
+        doc, errors = decode_and_validate(doc, info.namespaced)
         if errors:
             name = (doc.get("metadata") or {}).get("name") if isinstance(doc.get("metadata"), dict) else None
-            problems.append(f"{where}: {InvalidError(kind, name or '', errors)}")
+            version = (api_version or info.api_versions[0]).rpartition("/")[2]
+            problems.append(f"{where}: {InvalidError(kind, name or '', errors, version=version)}")
             continue
         doc = apply_defaults(doc, in_place=owned)
         key = (kind, doc["metadata"].get("namespace", ""), doc["metadata"]["name"])

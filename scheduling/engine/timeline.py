@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from scheduling.engine.api.defaults import CLUSTERUI_API_VERSION, KINDS, apply_defaults
-from scheduling.engine.api.validation import InvalidError, go_quote, validate
+from scheduling.engine.api.validation import InvalidError, decode_and_validate, go_quote
 
 TIMELINE_KIND = "Timeline"
 STEP_ACTIONS = ("apply", "delete", "run")
@@ -162,7 +162,8 @@ def _apply_step(value: Any, path: str, at: float, index: int, errors: list[str])
         supported = ", ".join(go_quote(v) for v in info.api_versions)
         errors.append(f"{path}.apiVersion: Unsupported value: {_quote(api_version)}: supported values: {supported}")
         return None
-    problems = validate(doc)
+    # as an import decodes it: nulls as Go leaves them, the OpenShift kinds' metadata and CRD types
+    doc, problems = decode_and_validate(doc, info.namespaced)
     if problems:
         obj_name = (doc.get("metadata") or {}).get("name") if isinstance(doc.get("metadata"), Mapping) else None
         errors.append(f"{path}: {InvalidError(kind, obj_name or '', problems)}")

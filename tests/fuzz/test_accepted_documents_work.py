@@ -54,7 +54,26 @@ PDB = {
     "metadata": {"name": "db", "namespace": "default"},
     "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "db"}}},
 }
-BASE = [NODE, POD, STATEFUL_SET, PDB]
+MACHINE_SET = {
+    "apiVersion": "machine.openshift.io/v1beta1", "kind": "MachineSet",
+    "metadata": {"name": "workers", "namespace": "openshift-machine-api"},
+    "spec": {
+        "replicas": 1, "deletePolicy": "Oldest",
+        "selector": {"matchLabels": {"machine.openshift.io/cluster-api-machineset": "workers"}},
+        "template": {
+            "metadata": {"labels": {"machine.openshift.io/cluster-api-machineset": "workers"}},
+            "spec": {"providerSpec": {"value": {"instanceType": "m6i.xlarge",
+                                                "placement": {"region": "us-east-1", "availabilityZone": "us-east-1a"}}},
+                     "lifecycleHooks": {"preDrain": [{"name": "hook", "owner": "me"}]}},
+        },
+    },
+}
+CLUSTER_VERSION = {
+    "apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion", "metadata": {"name": "version"},
+    "spec": {"channel": "stable-4.14", "clusterID": "00000000-0000-4000-8000-000000000000"},
+    "status": {"desired": {"version": "4.14.1"}, "history": [{"state": "Completed", "version": "4.14.1", "startedTime": 0}]},
+}
+BASE = [NODE, POD, STATEFUL_SET, PDB, MACHINE_SET, CLUSTER_VERSION]
 
 HOSTILE = [
     True, False, 1.5, 0, -1, 5, 2**70, None, "", "x" * 300, "1e1000", "1e18", "-1", "NoExcute",

@@ -54,10 +54,16 @@ CLOUD_SOURCE = "aws-controller"  # the actuator's event recorder
 
 def _placement(machine: Mapping[str, Any]) -> tuple[str, str]:
     value = ((machine.get("spec") or {}).get("providerSpec") or {}).get("value") or {}
-    placement = value.get("placement") or {}
-    region = placement.get("region") or M.labels_of(machine).get(M.REGION_LABEL) or "us-east-1"
-    zone = placement.get("availabilityZone") or M.labels_of(machine).get(M.ZONE_LABEL) or f"{region}a"
+    placement = value.get("placement") if isinstance(value, Mapping) else None
+    if not isinstance(placement, Mapping):
+        placement = {}  # the CRD keeps providerSpec.value as written; what is not a Placement is none
+    region = _text(placement.get("region")) or M.labels_of(machine).get(M.REGION_LABEL) or "us-east-1"
+    zone = _text(placement.get("availabilityZone")) or M.labels_of(machine).get(M.ZONE_LABEL) or f"{region}a"
     return region, zone
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _node_name(ip: str, region: str) -> str:

@@ -199,13 +199,19 @@ def is_node_unavailable(node: Mapping[str, Any]) -> bool:
 
 
 def max_unavailable(pool: Mapping[str, Any], count: int) -> int:
+    """maxUnavailable (GetScaledValueFromIntOrPercent), at least 1; 0 when the value is not an
+    integer or a percentage (the CRD takes any int-or-string): upstream the node controller's
+    sync then fails before it targets any node, and only the pool's status is kept up."""
     value = (pool.get("spec") or {}).get("maxUnavailable")
-    if value is None:
-        n = 1
-    elif isinstance(value, str) and value.endswith("%"):
-        n = math.floor(int(value[:-1]) * count / 100)
-    else:
-        n = int(value)
+    try:
+        if value is None:
+            n = 1
+        elif isinstance(value, str) and value.endswith("%"):
+            n = math.floor(int(value[:-1]) * count / 100)
+        else:
+            n = int(value)
+    except (TypeError, ValueError):
+        return 0
     return n if n > 0 else 1
 
 

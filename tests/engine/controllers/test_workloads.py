@@ -406,3 +406,25 @@ def test_simulate_lists_controller_pods_after_the_input_pods():
     result = simulate([node_doc("node1"), pod_doc("first"), workload("ReplicaSet", "fe", 1), pod_doc("second")], until=1)
     assert [p["pod"] for p in result["pods"]][:2] == ["default/first", "default/second"]
     assert re.fullmatch(f"default/fe-{SUFFIX}", result["pods"][2]["pod"])
+
+
+def test_a_rollout_that_deletes_pods_beside_the_ones_it_places_keeps_the_scheduler_in_step():
+    """The demo's frontend ReplicaSet with a template its Deployment no longer has (a container
+    renamed): the rollout places new pods on nodes whose old pods are deleted in the same pass.
+    The scheduler's kept NodeInfos once sorted a new pod past a pod already dropped from the
+    store and raised KeyError (found by fuzzing accepted documents, issue 13)."""
+    import yaml
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / "scheduling" / "demo" / "demo-cluster.yaml").read_text()
+    raw = [d for d in yaml.safe_load_all(text) if d]
+    [rs] = [d for d in raw if d["kind"] == "ReplicaSet"]
+    rs["spec"]["template"]["spec"]["containers"][0]["name"] = "x"
+    # keys sorted (as a YAML dump writes them): the template hash, so the new pods' names
+    # and their store order, are those of the file that failed
+    docs = [apply_defaults(d) for d in yaml.safe_load_all(yaml.safe_dump_all(raw))]
+    out = simulate(docs, until=60)
+    phases = {p["pod"]: p["phase"] for p in out["pods"] if p["pod"].startswith("shop/frontend-")}
+    old = rs["metadata"]["name"]
+    assert sorted(v for k, v in phases.items() if k.startswith(f"shop/{old}-")) == ["Deleted"] * 3
+    assert sorted(v for k, v in phases.items() if not k.startswith(f"shop/{old}-")) == ["Running"] * 3

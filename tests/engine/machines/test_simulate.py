@@ -82,3 +82,13 @@ spec:
     assert (mhc["spec"]["maxUnhealthy"], mhc["spec"]["nodeStartupTimeout"]) == ("100%", "10m")
     out = oc.run(Store([mhc]), f"oc get mhc -n {NS}", 0).stdout
     assert out.splitlines()[1].split()[:2] == ["workers", "100%"]
+
+
+def test_a_provider_spec_placement_that_is_not_an_object_is_no_placement():
+    """The CRD keeps providerSpec.value as written (preserved unknown fields), so an import
+    accepts `placement: x`; the machine is provisioned as without one, in the default region
+    (it once raised AttributeError in every pass; found by fuzzing accepted documents)."""
+    machine = lone_machine()
+    machine["spec"]["providerSpec"] = {"value": {"instanceType": "m6i.xlarge", "placement": "1e18"}}
+    out = simulate([machine], until=60, objects=True)
+    assert machine_of(out)["spec"]["providerID"].startswith("aws:///us-east-1a/")

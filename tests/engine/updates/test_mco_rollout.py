@@ -103,6 +103,8 @@ def test_a_paused_pool_does_not_update_and_says_so():
         pytest.param(3, 10, 3, id="a number is taken as is"),
         pytest.param("25%", 10, 2, id="a percentage of the pool's nodes rounds down"),
         pytest.param("5%", 10, 1, id="a percentage that rounds to zero still lets one node update"),
+        pytest.param("1e18", 10, 0, id="a string that is neither (the CRD takes it) lets no node update"),
+        pytest.param("x%", 10, 0, id="a percentage that is not a number lets no node update"),
     ],
 )
 def test_max_unavailable(value, count, expected):

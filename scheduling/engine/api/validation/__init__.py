@@ -74,18 +74,22 @@ from scheduling.engine.api.validation.field import (
     get_at,
     index_path,
     key_path,
+    name_is_dns_subdomain,
 )
+from scheduling.engine.api.validation import crd
 from scheduling.engine.api.validation.decode import (
     Decoder,
     RESOURCE_LIST,
     TAINTS,
     TOLERATIONS,
+    metadata_schema,
     normalize,
     schema_for,
     zero_nulls,
 )
 from scheduling.engine.api.validation.common import (
     parse_resource,
+    validate_object_meta,
     validate_taint_effect_into,
     validate_taints_into,
     validate_tolerations_into,
@@ -242,18 +246,27 @@ def validate_update(doc: dict, old: dict) -> list[FieldError]:
     return errs
 
 
-def decode_and_validate(doc: dict) -> tuple[dict, list[FieldError]]:
+def decode_and_validate(doc: dict, namespaced: bool | None = None) -> tuple[dict, list[FieldError]]:
     """:func:`validate`, also returning the document as Go's decoder leaves it:
     null items of typed lists and maps hold their zero value, dates are strings
-    and map keys are strings. Store that document, not the one passed in."""
+    and map keys are strings. Store that document, not the one passed in.
+
+    `namespaced`: given for a kind the engine stores but has no rules for here (the
+    OpenShift kinds: Machine, MachineSet, ClusterVersion, ...), its ObjectMeta is still
+    decoded and validated (``ValidateObjectMeta``, names as DNS-1123 subdomains), as
+    the API server does for every object; without it such a kind returns ``[]``."""
     if not isinstance(doc, dict):
         raise TypeError("validate() expects a document parsed into a dict")
     kind = get_at(doc, "kind")
     validator = _KINDS.get(kind) if isinstance(kind, str) else None
-    if validator is None:
+    if validator is None and (namespaced is None or not isinstance(kind, str)):
         return doc, []
     _, version = _group_version(doc)
-    schema = schema_for(kind, version)
+    if validator is None:
+        validator = _object_meta_only(namespaced)
+        schema = metadata_schema(kind, version)
+    else:
+        schema = schema_for(kind, version)
     decoder = Decoder()
     decoder.walk(doc, schema, "", [])
     if decoder.error is not None:
@@ -265,7 +278,17 @@ def decode_and_validate(doc: dict) -> tuple[dict, list[FieldError]]:
         doc = normalize(doc)
     errs: list[FieldError] = []
     validator(doc, errs)
+    if kind in crd.SCHEMAS and namespaced is not None:
+        doc = crd.check_custom_resource(doc, errs)
     return doc, errs
+
+
+def _object_meta_only(namespaced: bool) -> Callable[[dict, Errors], None]:
+    def validate_meta(doc: dict, errs: Errors) -> None:
+        meta = get_at(doc, "metadata")
+        validate_object_meta(meta if isinstance(meta, dict) else {}, namespaced, name_is_dns_subdomain, errs)
+
+    return validate_meta
 
 
 # --- what the engine can use --------------------------------------------------------------

@@ -251,6 +251,11 @@ def _top(go_type: str, **fields) -> tuple:
     return _struct(go_type, apiVersion=_STR, kind=_STR, metadata=_META, **fields)
 
 
+def metadata_schema(kind: str, pkg: str) -> tuple:
+    """The decode schema of a kind known only by its ObjectMeta (the rest is not read here)."""
+    return _top(f"{pkg}.{kind}")
+
+
 def schema_for(kind: str, pkg: str) -> tuple:
     """The decode schema of a kind; ``pkg`` is the Go package name (the version)."""
     if kind == "Pod":
@@ -461,7 +466,9 @@ class Decoder:
                 if not isinstance(key, str):
                     self.needs_normalizing = True
                 child = fields.get(key)
-                if child is not None and item is not None:
+                if child is not None and item is None:
+                    self.has_null_items = True  # dropped: Go leaves the field as if absent
+                elif child is not None:
                     stack.append(key)
                     self.walk(item, child, name, stack)
                     stack.pop()
@@ -536,11 +543,15 @@ def _zero_value(node: tuple) -> object:
 
 def zero_nulls(value: object, node: tuple) -> object:
     """A copy where null items of typed lists and maps hold their zero value
-    (``containers: [null]`` decodes to one empty Container in Go)."""
+    (``containers: [null]`` decodes to one empty Container in Go) and null fields of
+    structs are gone (``template: {spec: null}`` leaves the zero PodSpec, as if absent)."""
     shape = node[0]
     if shape == "struct" and isinstance(value, dict):
         fields = node[2]
-        return {k: (zero_nulls(v, fields[k]) if k in fields else v) for k, v in value.items()}
+        return {
+            k: (zero_nulls(v, fields[k]) if k in fields else v)
+            for k, v in value.items() if not (v is None and k in fields)
+        }
     if shape == "map" and isinstance(value, dict):
         return {k: (_zero_value(node[1]) if v is None else zero_nulls(v, node[1])) for k, v in value.items()}
     if shape == "list" and isinstance(value, list):
