@@ -31,7 +31,7 @@ Figures, per scenario (each scenario runs in its own process so memory figures a
   allocations during `run_queue` (tracing slows Python down, so the timing of such a run is
   not the benchmark figure).
 
-Speed and memory are figures, not tests (STYLE 18); `--quick` runs small sizes so a test
+Speed and memory are figures, not tests; `--quick` runs small sizes so a test
 can check the command works. Needs no database and no Django settings.
 """
 

@@ -25,7 +25,7 @@ deleted afterwards), and prints:
   response time, then the time until the last viewer has the pushed card; the fan-out runs
   after the response (broadcast's delivery thread); target < 100 ms for the response.
 
-Figures, not tests (STYLE 18). The imports of Django and of the app sit inside the
+Figures, not tests. The imports of Django and of the app sit inside the
 functions on purpose: this script configures the settings (a throw-away database) before
 Django may be imported.
 """

@@ -23,7 +23,7 @@ wall seconds beside it):
   >= 1,500.
 
 The board rows (render at 2,000 nodes / 40,000 pods, apply with 300 viewers) are printed by
-scheduling.bench_board. Figures, not tests (STYLE 18); `--quick` runs small sizes so a test
+scheduling.bench_board. Figures, not tests; `--quick` runs small sizes so a test
 can check the command works. The imports of Django and of the app sit inside the functions
 on purpose: this script configures the settings (a throw-away database) before Django may
 be imported.

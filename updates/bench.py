@@ -12,7 +12,7 @@ already running (bound, Running) spread over the workers and infra nodes, each w
 z-stream at t=0 and runs until every pool is updated. Figures: wall and CPU seconds of the
 run (target < 30 s), simulated duration, instants, events, nodes updated, pods evicted;
 then the progress page's view model built from the final documents (target < 300 ms).
-Figures, not tests (STYLE 18); `--quick` runs a small cluster so a test can check the
+Figures, not tests; `--quick` runs a small cluster so a test can check the
 command works. Needs no database.
 """
 

@@ -11,7 +11,7 @@ of adding key1=value1:NoExecute to its template, without a database: what scalin
 to 0 and back would do (updates.engine.template_rollout) and where every pod of its nodes
 would go (machine_previews.rollout_preview: two what-if previews and the explainer of the
 pods left Pending). Figures in CPU seconds of this process (`time.process_time`, the
-steady figure on a shared machine), wall seconds beside. Figures, not tests (STYLE 18);
+steady figure on a shared machine), wall seconds beside. Figures, not tests;
 `--quick` runs a small cluster so a test can check the command works.
 """
 

@@ -1,5 +1,5 @@
 """`make bench` runs: `python -m scheduling.bench --quick` prints its figures for both
-scenarios. The figures themselves are not asserted (STYLE 18: benchmarks are not tests)."""
+scenarios. The figures themselves are not asserted (benchmarks are not tests)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`make bench` (updates): `python -m updates.bench --quick` runs the update end to end and
-prints each figure beside its target. The figures are not asserted (STYLE 18: benchmarks
+prints each figure beside its target. The figures are not asserted (benchmarks
 are not tests); that every pool was updated is."""
 
 from __future__ import annotations

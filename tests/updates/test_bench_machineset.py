@@ -1,5 +1,5 @@
 """`make bench` (machines): `python -m updates.bench_machineset --quick` prints its figures
-without a database. The figures are not asserted (STYLE 18: benchmarks are not tests)."""
+without a database. The figures are not asserted (benchmarks are not tests)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """OpenShift 4.10-4.14 update channels, build suggestions and risks (blocked edges),
-trimmed from shared/data/ocp-update-graph.json (openshift/cincinnati-graph-data,
+trimmed from the data bundle's ocp-update-graph.json (openshift/cincinnati-graph-data,
 Apache-2.0; see updates/engine/data/README.md). Generated data: do not edit by hand."""
 
 GRAPH = {'source': {'repo': 'https://github.com/openshift/cincinnati-graph-data',

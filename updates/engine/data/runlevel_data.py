@@ -1,6 +1,6 @@
 """Release payload layout of OpenShift 4.12-4.14: [runlevel, component, ClusterOperators,
 manifest names] (self-managed-HA profile, no TechPreview-only or delete manifests), trimmed
-from shared/data/ocp-runlevels.json (reconstructed from the payload repos, Apache-2.0;
+from the data bundle's ocp-runlevels.json (reconstructed from the payload repos, Apache-2.0;
 see updates/engine/data/README.md). Generated data: do not edit by hand."""
 
 RELEASES = {'4.12': [['00',
