@@ -314,6 +314,8 @@ def engine_problem(doc: dict) -> FieldError | None:
     (types of every field the engine reads) and every quantity of every resource list.
     A reconcile uses it to skip such an object and report it instead of failing whole."""
     kind = get_at(doc, "kind") if isinstance(doc, dict) else None
+    if isinstance(kind, str) and kind in crd.SCHEMAS:
+        return _custom_resource_problem(doc, kind)
     if not isinstance(kind, str) or kind not in _KINDS:
         return None
     _, version = _group_version(doc)
@@ -324,6 +326,19 @@ def engine_problem(doc: dict) -> FieldError | None:
         return FieldError(DECODE_ERROR, decoder.error[0], None, decoder.error[1])
     errs: list[FieldError] = []
     _check_quantities(doc, schema, "", errs)
+    return errs[0] if errs else None
+
+
+def _custom_resource_problem(doc: dict, kind: str) -> FieldError | None:
+    """engine_problem of an OpenShift kind: its ObjectMeta as Go decodes it, then the types of
+    its CRD's schema (validation.crd: every field the engine reads)."""
+    _, version = _group_version(doc)
+    decoder = Decoder()
+    decoder.walk(doc, metadata_schema(kind, version), "", [])
+    if decoder.error is not None:
+        return FieldError(DECODE_ERROR, decoder.error[0], None, decoder.error[1])
+    errs: list[FieldError] = []
+    crd.check_custom_resource(doc, errs)
     return errs[0] if errs else None
 
 
