@@ -297,3 +297,28 @@ def test_oc_without_a_command_prints_ocs_help(cluster):
     out, err, code = oc("--cluster", "demo", "adm")
     assert (out, code) == ("", 1)
     assert err.startswith("Administrative Commands\n") and "\nAvailable Commands:\n  cordon " in err
+
+
+NOT_SEMVER = """\
+apiVersion: config.openshift.io/v1
+kind: ClusterVersion
+metadata: {name: version}
+spec: {channel: stable-4.14, clusterID: 00000000-0000-4000-8000-000000000000, desiredUpdate: {version: 4.14.2}}
+status:
+  desired: {version: v4.14.1}
+  history: [{state: Completed, version: v4.14.1, startedTime: 0}, {state: Completed, version: "4.14", startedTime: 0}]
+  conditions: [{type: Progressing, status: "False", message: Cluster version is v4.14.1}]
+"""
+
+
+def test_a_clusterversion_whose_versions_are_not_semver_prints_as_oc_prints_it(tmp_path):
+    """oc parses versions with blang/semver: a version it cannot parse is named with Parse's
+    own message (exit 1), and the commands that only show it show it as it is."""
+    path = tmp_path / "cv.yaml"
+    path.write_text(NOT_SEMVER)
+    assert oc("-f", str(path), "adm", "upgrade", "rollback") == (
+        "", 'error: invalid ClusterVersion status.desired.version: Invalid character(s) found in major number "v4"\n', 1)
+    stdout, stderr, code = oc("-f", str(path), "adm", "upgrade")
+    assert code == 0 and stdout.startswith("Cluster version is v4.14.1\n\n") and "Traceback" not in stderr
+    stdout, stderr, code = oc("-f", str(path), "get", "clusterversion")
+    assert code == 0 and stdout.splitlines()[1].split()[:2] == ["version", "v4.14.1"]
