@@ -322,3 +322,18 @@ def test_a_clusterversion_whose_versions_are_not_semver_prints_as_oc_prints_it(t
     assert code == 0 and stdout.startswith("Cluster version is v4.14.1\n\n") and "Traceback" not in stderr
     stdout, stderr, code = oc("-f", str(path), "get", "clusterversion")
     assert code == 0 and stdout.splitlines()[1].split()[:2] == ["version", "v4.14.1"]
+
+
+def test_apply_of_a_custom_resource_past_its_crd_schema_is_refused_as_oc_prints_it(cluster, tmp_path):
+    """The API server's message names MachineSet.machine.openshift.io; oc's checkErr prints the
+    status details' kind: `The MachineSet "ms" is invalid: ...`, and nothing is written."""
+    from scheduling.models import MachineSet
+
+    path = tmp_path / "ms.yaml"
+    path.write_text("apiVersion: machine.openshift.io/v1beta1\nkind: MachineSet\n"
+                    "metadata: {name: ms, namespace: openshift-machine-api}\nspec: {replicas: many}\n")
+    for verb in ("apply", "create"):
+        assert oc("--cluster", "demo", verb, "-f", str(path)) == (
+            "", 'The MachineSet "ms" is invalid: spec.replicas: Invalid value: "string": '
+                'spec.replicas in body must be of type integer: "string"\n', 1)
+    assert not MachineSet.objects.exists()
