@@ -58,7 +58,7 @@ from yaml.events import (
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from scheduling.engine.api.defaults import KINDS, apply_defaults
-from scheduling.engine.api.validation import InvalidError, decode_and_validate, excerpt
+from scheduling.engine.api.validation import decode_and_validate, excerpt, invalid_error
 
 
 # Documents that are not cluster objects but are accepted beside them.
@@ -570,9 +570,7 @@ def check_documents(
             continue
         doc, errors = decode_and_validate(doc, info.namespaced)
         if errors:
-            name = (doc.get("metadata") or {}).get("name") if isinstance(doc.get("metadata"), dict) else None
-            version = (api_version or info.api_versions[0]).rpartition("/")[2]
-            problems.append(f"{where}: {InvalidError(kind, name or '', errors, version=version)}")
+            problems.append(f"{where}: {invalid_error({**doc, 'apiVersion': api_version or info.api_versions[0]}, errors)}")
             continue
         doc = apply_defaults(doc, in_place=owned)
         key = (kind, doc["metadata"].get("namespace", ""), doc["metadata"]["name"])

@@ -24,7 +24,7 @@ from scheduling.engine import scenarios
 from scheduling.engine.api.admission import PLUGIN_NAMES, admit, admit_update, admit_update_node_selection
 from scheduling.engine.api.objects import DEFAULT_SCHEDULER, PriorityClass
 from scheduling.engine.api.priority import AdmissionError
-from scheduling.engine.api.validation import InvalidError, validate_update
+from scheduling.engine.api.validation import InvalidError, invalid_error, validate_update
 from scheduling.engine.scheduler.policy import PolicyError, load_policy
 from scheduling.engine.store import time_value
 from scheduling.engine.timeline import TimelineError, load_timeline
@@ -242,7 +242,7 @@ def updated_document(cluster: Cluster, doc: dict, old: dict) -> dict:
     admitted["status"] = copy.deepcopy(old.get("status") or {})
     errors = validate_update(admitted, old)
     if errors:
-        raise Invalid(InvalidError(doc["kind"], (doc.get("metadata") or {}).get("name") or "", errors))
+        raise Invalid(invalid_error(doc, errors))
     return admitted
 
 

@@ -18,6 +18,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from scheduling import board
+from scheduling.engine.api.validation import engine_problem, invalid_object_message
+from scheduling.engine.api.validation.crd import SCHEMAS as CUSTOM_KINDS
 from scheduling.engine.store import Store
 from scheduling.models import ClusterVersion, Event, Pod
 from scheduling.permissions import can_edit, get_cluster_for_user
@@ -37,17 +39,24 @@ DRAIN_KINDS = ("PodDisruptionBudget", "DaemonSet")
 CHART_W, CHART_H = 600, 160
 
 
-def _store(cluster, kinds) -> Store:
+def _store(cluster, kinds, skipped: list[str] | None = None) -> Store:
+    """The cluster's objects of `kinds`; an OpenShift object stored with a field the engine
+    cannot read (validation.engine_problem: before its CRD rules, or written around the API)
+    is left out, as the reconcile leaves it out, and its reason added to `skipped`."""
     store = Store()
     for doc in cluster_documents(cluster, kinds):  # fresh documents: no copy needed
-        store.put(doc)
+        problem = engine_problem(doc) if doc.get("kind") in CUSTOM_KINDS else None
+        if problem is None:
+            store.put(doc)
+        elif skipped is not None:
+            skipped.append(invalid_object_message(doc, problem))
     return store
 
 
-def _progress_store(cluster, state: dict) -> Store:
+def _progress_store(cluster, state: dict, skipped: list[str] | None = None) -> Store:
     """The documents the progress view reads: the update's kinds, and while drains run the
     pods on the drained nodes with the PDBs and DaemonSets that decide whether they go."""
-    store = _store(cluster, PROGRESS_KINDS)
+    store = _store(cluster, PROGRESS_KINDS, skipped)
     drains = (state.get(NODE_CONTROLLER) or {}).get("drains") or {}
     if drains:
         for doc in cluster_documents(cluster, DRAIN_KINDS):
@@ -105,7 +114,8 @@ def _recommend_text(store: Store, cluster) -> str:
 
 
 def settings_context(request, cluster, **extra) -> dict:
-    store = _store(cluster, ALERT_KINDS)
+    skipped: list[str] = []
+    store = _store(cluster, ALERT_KINDS, skipped)
     cv = store.get("ClusterVersion", "", "version")
     status = (cv or {}).get("status") or {}
     include = request.GET.get("known_issues") == "1" or request.POST.get("known_issues") == "1"
@@ -133,6 +143,7 @@ def settings_context(request, cluster, **extra) -> dict:
         "alert_names": sorted((set(AL.PRESETS) | set(oc_recommend.KNOWN_ALERTS)) - set(AL.DERIVED)),
         "severities": AL.SEVERITIES,
         "recommend_text": _recommend_text(store, cluster) if cv else "",
+        "invalid_objects": skipped,
         **extra,
     }
 
@@ -237,7 +248,8 @@ def live_context(cluster) -> dict:
     rendered once per change and pushed to every open page), so nothing here depends on
     the request; the editor buttons in it are shown by the page (data-can-edit)."""
     state = (cluster.controller_state or {}).get("controllers") or {}
-    store = _progress_store(cluster, state)
+    skipped: list[str] = []
+    store = _progress_store(cluster, state, skipped)
     events = [{"time": e.last_time, "reason": e.reason, "kind": e.involved_kind, "name": e.involved_name, "message": e.message}
               for e in Event.objects.filter(cluster=cluster, involved_kind="Node",
                                             reason__in=list(progress.PHASE_EVENTS)).order_by("first_time", "id")]
@@ -254,7 +266,7 @@ def live_context(cluster) -> dict:
         for pod in stuck["pods"]:
             pod["url"] = f"{pod_base}{pod['namespace']}/{pod['name']}/"
     return {"cluster": cluster, "view": view, "chart_points": _chart(view["updated_points"], view["since"], view["now"], total),
-            "chart_total": total, "chart_w": CHART_W, "chart_h": CHART_H}
+            "chart_total": total, "chart_w": CHART_W, "chart_h": CHART_H, "invalid_objects": skipped}
 
 
 def progress_context(request, cluster) -> dict:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from scheduling.engine.api.defaults import CLUSTERUI_API_VERSION, KINDS, apply_defaults
-from scheduling.engine.api.validation import InvalidError, decode_and_validate, go_quote
+from scheduling.engine.api.validation import decode_and_validate, go_quote, invalid_error
 
 TIMELINE_KIND = "Timeline"
 STEP_ACTIONS = ("apply", "delete", "run")
@@ -165,8 +165,7 @@ def _apply_step(value: Any, path: str, at: float, index: int, errors: list[str])
     # as an import decodes it: nulls as Go leaves them, the OpenShift kinds' metadata and CRD types
     doc, problems = decode_and_validate(doc, info.namespaced)
     if problems:
-        obj_name = (doc.get("metadata") or {}).get("name") if isinstance(doc.get("metadata"), Mapping) else None
-        errors.append(f"{path}: {InvalidError(kind, obj_name or '', problems)}")
+        errors.append(f"{path}: {invalid_error({**doc, 'apiVersion': api_version or info.api_versions[0]}, problems)}")
         return None
     return Step(at, index, "apply", object=apply_defaults(doc), has_status="status" in doc)
 

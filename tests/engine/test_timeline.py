@@ -65,7 +65,7 @@ def timeline(*steps, name: str = "t", api_version: str = "clusterui.io/v1alpha1"
         pytest.param(timeline({"at": 0, "apply": {"apiVersion": "machine.openshift.io/v1beta1", "kind": "MachineSet",
                                                   "metadata": {"name": "ms", "namespace": "openshift-machine-api"},
                                                   "spec": {"selector": {"matchLabels": "oops"}}}}),
-                     'Timeline "t" is invalid: steps[0].apply: MachineSet "ms" is invalid: spec.selector.matchLabels: '
+                     'Timeline "t" is invalid: steps[0].apply: MachineSet.machine.openshift.io "ms" is invalid: spec.selector.matchLabels: '
                      'Invalid value: "string": spec.selector.matchLabels in body must be of type object: "string"',
                      id="a custom resource is checked against its CRD's types as an import checks it"),
         pytest.param(timeline({"at": 0, "delete": {"kind": "Pod"}}), 'Timeline "t" is invalid: steps[0].delete.name: Required value',

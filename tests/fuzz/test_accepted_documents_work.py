@@ -1,6 +1,7 @@
 """Property: any document the import accepts reconciles without an exception (at once and
 two simulated minutes later) and then renders on the board, node, pod, workload, pending,
-events and policy pages (200, or 404 when a mutation renamed or dropped the object).
+events, policy, Cluster Settings, update progress, machines and MachineSet pages (200, or
+404 when a mutation renamed or dropped the object).
 Hypothesis plants hostile values (wrong types, nulls, huge and odd quantities, long
 strings) at random places of a small valid cluster."""
 
@@ -76,8 +77,8 @@ CLUSTER_VERSION = {
 BASE = [NODE, POD, STATEFUL_SET, PDB, MACHINE_SET, CLUSTER_VERSION]
 
 HOSTILE = [
-    True, False, 1.5, 0, -1, 5, 2**70, None, "", "x" * 300, "1e1000", "1e18", "-1", "NoExcute",
-    [], [None], [{"type": {"a": 1}}], [5], {}, {"a": 1}, {"": None}, "0.0001m", "1Ei",
+    True, False, 1.5, 0, -1, 5, 2**70, None, "", "x" * 300, "1e1000", "1e18", "-1", "NoExcute", "x", "v4.14.1", "4.14",
+    [], [None], [{"type": {"a": 1}}], [5], {}, {"a": 1}, {"": None}, "0.0001m", "1Ei", {"version": "4.14.2"},
 ]
 
 
@@ -98,6 +99,8 @@ EXTRA = [
     (1, ("metadata", "ownerReferences")), (1, ("status",)), (1, ("status", "phase")), (1, ("spec", "priority")),
     (1, ("spec", "volumes")), (1, ("metadata", "deletionTimestamp")), (3, ("status",)), (2, ("status",)),
     (1, ("spec", "affinity")), (1, ("spec", "containers", 0, "ports")), (0, ("metadata", "annotations")),
+    # an update asked for by version only: the CVO's preconditions then parse the versions
+    (5, ("spec", "desiredUpdate")), (5, ("spec", "desiredUpdate", "version")),
 ]
 
 
@@ -149,6 +152,10 @@ def test_every_accepted_document_renders_and_reconciles(client, mutations):
         reverse("pending-section", args=[cluster.pk]),
         reverse("events-section", args=[cluster.pk]),
         reverse("policy", args=[cluster.pk]),
+        reverse("update-settings", args=[cluster.pk]),
+        reverse("update-progress", args=[cluster.pk]),
+        reverse("machines", args=[cluster.pk]),
+        reverse("machineset-detail", args=[cluster.pk, "openshift-machine-api", "workers"]),
     ]
     pages.append(reverse("pod-detail", args=[cluster.pk, "default", "web"]))
     pages.append(reverse("controller-detail", args=[cluster.pk, "StatefulSet", "default", "db"]))

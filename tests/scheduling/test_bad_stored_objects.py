@@ -4,11 +4,13 @@ Warning InvalidObject event, and goes on with the rest; the pages still answer."
 
 from __future__ import annotations
 
+import html
+
 import pytest
 from django.urls import reverse
 
 from scheduling import reconcile, services
-from scheduling.models import Event, Node, Pod
+from scheduling.models import ClusterVersion, Event, MachineSet, Node, Pod
 
 pytestmark = pytest.mark.django_db
 
@@ -45,3 +47,59 @@ def test_a_node_stored_with_an_allocatable_past_any_quantity_does_not_stop_the_c
     assert reconcile.reconcile(demo.pk, force=True).ran
     for url in (reverse("cluster-detail", args=[demo.pk]), reverse("node-detail", args=[demo.pk, "node3"])):
         assert editor_client.get(url).status_code == 200
+
+
+# --- the OpenShift kinds: their CRD schemas (validation.crd) are the safety net ---------------------
+
+def _openshift_cluster():
+    from tests.fuzz.test_accepted_documents_work import CLUSTER_VERSION, MACHINE_SET
+    from tests.scheduling.pages import DEMO
+    from scheduling import kube
+    return services.import_new_cluster("openshift", DEMO.read_text() + "\n---\n" + kube.dump_documents([MACHINE_SET, CLUSTER_VERSION]),
+                                       "openshift.yaml")
+
+
+BROKEN_OPENSHIFT_OBJECTS = [
+    pytest.param(MachineSet, "workers", {"spec": {"replicas": "many"}},
+                 'MachineSet "workers" is skipped by the controllers: spec.replicas: Invalid value: "string": '
+                 'spec.replicas in body must be of type integer: "string"', id="a MachineSet whose replicas is a string"),
+    pytest.param(MachineSet, "workers", {"spec": {"replicas": 1, "selector": "all"}},
+                 'MachineSet "workers" is skipped by the controllers: spec.selector: Invalid value: "string": '
+                 'spec.selector in body must be of type object: "string"', id="a MachineSet whose selector is a string"),
+    pytest.param(ClusterVersion, "version", {"status": {"desired": {"version": "4.14.1"}, "conditions": True}},
+                 'ClusterVersion "version" is skipped by the controllers: status.conditions: Invalid value: "boolean": '
+                 'status.conditions in body must be of type array: "boolean"', id="a ClusterVersion whose conditions is a boolean"),
+    pytest.param(ClusterVersion, "version", {"status": {"desired": {"version": 5}}},
+                 'ClusterVersion "version" is skipped by the controllers: status.desired.version: Invalid value: "integer": '
+                 'status.desired.version in body must be of type string: "integer"', id="a ClusterVersion whose version is a number"),
+    pytest.param(ClusterVersion, "version", {"spec": {"channel": "stable-4.14", "desiredUpdate": 5}},
+                 'ClusterVersion "version" is skipped by the controllers: spec.desiredUpdate: Invalid value: "integer": '
+                 'spec.desiredUpdate in body must be of type object: "integer"', id="a ClusterVersion whose desiredUpdate is a number"),
+]
+
+
+@pytest.mark.parametrize("model, name, fields, message", BROKEN_OPENSHIFT_OBJECTS)
+def test_an_openshift_object_stored_past_its_crd_schema_is_skipped_reported_and_the_rest_reconciles(editor_client, model, name,
+                                                                                                   fields, message):
+    cluster = _openshift_cluster()
+    model.objects.filter(cluster=cluster, name=name).update(**fields)  # written around the API
+    services.create_object(cluster, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "late", "namespace": "default"},
+                                     "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+    cluster.refresh_from_db()
+
+    outcome = reconcile.reconcile(cluster.pk, force=True)
+
+    assert outcome.ran and not outcome.conflict
+    warning = Event.objects.get(cluster=cluster, reason="InvalidObject")
+    assert (warning.type, warning.involved_kind, warning.involved_name, warning.message) == ("Warning", model.KIND, name, message)
+    assert Pod.objects.get(cluster=cluster, name="late").node_name  # the rest of the cluster still schedules
+    stored = model.objects.get(cluster=cluster, name=name)
+    assert all(getattr(stored, field) == value for field, value in fields.items())  # left as it was
+    for url in (reverse("cluster-detail", args=[cluster.pk]), reverse("update-settings", args=[cluster.pk]),
+                reverse("update-progress", args=[cluster.pk]), reverse("machines", args=[cluster.pk]),
+                reverse("machineset-detail", args=[cluster.pk, "openshift-machine-api", "workers"])):
+        response = editor_client.get(url)
+        assert response.status_code == 200, url
+    if model is ClusterVersion:  # the update pages say why they show no ClusterVersion
+        for url in (reverse("update-settings", args=[cluster.pk]), reverse("update-progress", args=[cluster.pk])):
+            assert html.escape(message) in editor_client.get(url).content.decode(), url

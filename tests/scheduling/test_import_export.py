@@ -190,3 +190,28 @@ def test_a_must_gather_imports_with_unknown_kinds_skipped_and_noted():
 def test_a_strict_load_still_refuses_unknown_kinds():
     with pytest.raises(kube.DocumentError, match='no matches for kind "Route"'):
         kube.load_documents(MUST_GATHER, "must-gather.yaml")
+
+
+@pytest.mark.parametrize("document, prefix", [
+    pytest.param("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}], priority: -1, "
+                 "tolerations: [{key: k, operator: Exists, value: v}]}\n",
+                 'in.yaml: Pod "p" is invalid: spec.tolerations[0].operator: ', id="a core kind: no group"),
+    pytest.param("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n"
+                 "spec: {selector: {matchLabels: {app: a}}, template: {metadata: {labels: {app: b}}, spec: {containers: [{name: c, image: i}]}}}\n",
+                 'in.yaml: Deployment.apps "d" is invalid: spec.template.metadata.labels: ', id="an apps kind"),
+    pytest.param("kind: StatefulSet\nmetadata: {name: s}\nspec: {replicas: -1, selector: {matchLabels: {app: a}}, "
+                 "template: {metadata: {labels: {app: a}}}}\n",
+                 'in.yaml: StatefulSet.apps "s" is invalid: spec.replicas: ', id="an apps kind without apiVersion"),
+    pytest.param("apiVersion: machine.openshift.io/v1beta1\nkind: MachineSet\nmetadata: {name: ms, namespace: openshift-machine-api}\n"
+                 "spec: {replicas: many}\n",
+                 'in.yaml: MachineSet.machine.openshift.io "ms" is invalid: spec.replicas: Invalid value: "string": '
+                 'spec.replicas in body must be of type integer: "string"', id="an OpenShift custom resource"),
+    pytest.param("apiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata: {name: version}\nspec: {channel: 4}\n",
+                 'in.yaml: ClusterVersion.config.openshift.io "version" is invalid: spec.channel: ', id="a config.openshift.io kind"),
+])
+def test_a_refusal_names_the_object_by_kind_and_group_as_the_api_server_does(document, prefix):
+    """errors.NewInvalid: `<qualifiedKind.String()> "<name>" is invalid: ...` (Kind.group, the group
+    left out for the core API)."""
+    with pytest.raises(kube.DocumentError) as err:
+        kube.load_documents(document, "in.yaml")
+    assert str(err.value).startswith(prefix), str(err.value)

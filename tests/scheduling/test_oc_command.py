@@ -297,3 +297,43 @@ def test_oc_without_a_command_prints_ocs_help(cluster):
     out, err, code = oc("--cluster", "demo", "adm")
     assert (out, code) == ("", 1)
     assert err.startswith("Administrative Commands\n") and "\nAvailable Commands:\n  cordon " in err
+
+
+NOT_SEMVER = """\
+apiVersion: config.openshift.io/v1
+kind: ClusterVersion
+metadata: {name: version}
+spec: {channel: stable-4.14, clusterID: 00000000-0000-4000-8000-000000000000, desiredUpdate: {version: 4.14.2}}
+status:
+  desired: {version: v4.14.1}
+  history: [{state: Completed, version: v4.14.1, startedTime: 0}, {state: Completed, version: "4.14", startedTime: 0}]
+  conditions: [{type: Progressing, status: "False", message: Cluster version is v4.14.1}]
+"""
+
+
+def test_a_clusterversion_whose_versions_are_not_semver_prints_as_oc_prints_it(tmp_path):
+    """oc parses versions with blang/semver: a version it cannot parse is named with Parse's
+    own message (exit 1), and the commands that only show it show it as it is."""
+    path = tmp_path / "cv.yaml"
+    path.write_text(NOT_SEMVER)
+    assert oc("-f", str(path), "adm", "upgrade", "rollback") == (
+        "", 'error: invalid ClusterVersion status.desired.version: Invalid character(s) found in major number "v4"\n', 1)
+    stdout, stderr, code = oc("-f", str(path), "adm", "upgrade")
+    assert code == 0 and stdout.startswith("Cluster version is v4.14.1\n\n") and "Traceback" not in stderr
+    stdout, stderr, code = oc("-f", str(path), "get", "clusterversion")
+    assert code == 0 and stdout.splitlines()[1].split()[:2] == ["version", "v4.14.1"]
+
+
+def test_apply_of_a_custom_resource_past_its_crd_schema_is_refused_as_oc_prints_it(cluster, tmp_path):
+    """The API server's message names MachineSet.machine.openshift.io; oc's checkErr prints the
+    status details' kind: `The MachineSet "ms" is invalid: ...`, and nothing is written."""
+    from scheduling.models import MachineSet
+
+    path = tmp_path / "ms.yaml"
+    path.write_text("apiVersion: machine.openshift.io/v1beta1\nkind: MachineSet\n"
+                    "metadata: {name: ms, namespace: openshift-machine-api}\nspec: {replicas: many}\n")
+    for verb in ("apply", "create"):
+        assert oc("--cluster", "demo", verb, "-f", str(path)) == (
+            "", 'The MachineSet "ms" is invalid: spec.replicas: Invalid value: "string": '
+                'spec.replicas in body must be of type integer: "string"\n', 1)
+    assert not MachineSet.objects.exists()

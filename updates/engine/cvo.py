@@ -41,7 +41,8 @@ from . import facts as F
 from . import graph as G
 from . import promql
 from .payload import CVO_COMPONENT, MCO_OPERATOR, Payload, payload, version_of_image
-from .versions import Version, is_version
+from .versions import Version, VersionError, is_version, semver_error
+from .versions import parse as parse_version
 
 NAME = "cvo"
 # pkg/cvo/cvo.go: the operator's event recorder is named after its namespace, and the sync
@@ -107,6 +108,20 @@ def job_name(version: str, image: str) -> str:
 
 def os_image(version: str) -> str:
     return f"{MCO_OS_IMAGE}@sha256:{hashlib.sha256(('rhcos-' + version).encode()).hexdigest()}"
+
+
+def _history_version(history: list) -> str:
+    """upgradeable.go GetCurrentVersion: the first Completed entry's version, else the oldest entry's."""
+    for h in history:
+        if h.get("state") == "Completed":
+            return h.get("version") or ""
+    return (history[-1].get("version") or "") if history else ""
+
+
+def _effective_minor(version: str) -> str:
+    """upgradeable.go GetEffectiveMinor: the second dot-separated field, "" when there is none."""
+    parts = version.split(".")
+    return parts[1] if len(parts) >= 2 else ""
 
 
 def _list_names(names: list[str]) -> str:
@@ -312,12 +327,17 @@ class ClusterVersionOperator:
             state.update(phase="Preconditions", since=now)
             phase = "Preconditions"
         if phase in ("Preconditions", "Blocked"):
-            failure = self._precondition_failure(state, conds, status, history)
-            if failure and state.get("force"):  # precondition.Summarize with force: a warning
-                result.actions.append(A.RecordEvent(now, "Warning", "PreconditionWarn", "ClusterVersion", NAMESPACE, "version",
-                                                    f'precondition warning for payload loaded version="{version}" image="{image}": '
-                                                    f"Forced through blocking failures: {failure}", SOURCE))
-                failure = None
+            failure = None
+            found = self._precondition_failure(state, conds, status, history)
+            if found:
+                failure, blocking = found
+                if blocking and state.get("force"):  # precondition.Summarize with force: a warning
+                    failure, blocking = f"Forced through blocking failures: {failure}", False
+                if not blocking:  # sync_worker: a warning is an event, and the update goes on
+                    result.actions.append(A.RecordEvent(now, "Warning", "PreconditionWarn", "ClusterVersion", NAMESPACE, "version",
+                                                        f'precondition warning for payload loaded version="{version}" image="{image}": '
+                                                        f"{failure}", SOURCE))
+                    failure = None
             if failure:
                 if phase != "Blocked":
                     result.actions.append(A.RecordEvent(now, "Warning", "PreconditionBlock", "ClusterVersion", NAMESPACE, "version",
@@ -370,39 +390,60 @@ class ClusterVersionOperator:
             self._upgradeable(conds, operators, now)
 
     def _precondition_failure(self, state: Mapping[str, Any], conds: list, status: Mapping[str, Any],
-                              history: list) -> str | None:
+                              history: list) -> tuple[str, bool] | None:
         """The failed preconditions, worded as precondition.Summarize words them (the
         ClusterVersionRollback and ClusterVersionUpgradeable checks of
-        pkg/payload/precondition/clusterversion), or None."""
-        failures = []
-        old, new = Version(state["from"]), Version(state["version"])
-        if new < old:  # rollback.go: only back to the previous version, within a z-stream
-            desired = status.get("desired") or {}
-            previous = next((h for h in history if h.get("version") != state["from"] or h.get("image") != desired.get("image")), None)
-            if previous is None or not is_version(previous.get("version") or ""):
-                reason, message = "LowDesiredVersion", (f"{state['version']} is less than the current target {state['from']}, and the "
-                                                        "cluster has no previous Semantic Version")
-            elif Version(previous["version"]) != new:
-                reason, message = "LowDesiredVersion", (f"{state['version']} is less than the current target {state['from']}, and the "
-                                                        f"only supported rollback is to the cluster's previous version "
-                                                        f"{previous['version']} ({previous.get('image') or ''})")
-            elif (new.major, new.minor) != (old.major, old.minor):
-                reason, message = "LowDesiredVersion", (f"{state['version']} is less than the current target {state['from']} and "
-                                                        "matches the cluster's previous version, but rollbacks that change major "
-                                                        "or minor versions are not recommended")
+        pkg/payload/precondition/clusterversion), and whether they block (False: only
+        non-blocking warnings), or None. A version that is not a Semantic Version is a
+        failure of the check that parses it, never an exception: the current version
+        (status.desired) is InvalidCurrentVersion, a warning ("do not block on issues that
+        require an update to fix"); the target InvalidDesiredVersion, which blocks; a
+        previous version in the history is skipped (the cluster then has no previous
+        Semantic Version)."""
+        failures: list[tuple[str, str, str, bool]] = []  # (check, reason, message, blocking)
+        rollback = "ClusterVersionRollback"
+        try:
+            old = parse_version(state["from"])
+        except VersionError as exc:
+            failures.append((rollback, "InvalidCurrentVersion", semver_error(state["from"], exc), False))
+        else:
+            try:
+                new = parse_version(state["version"])
+            except VersionError as exc:
+                failures.append((rollback, "InvalidDesiredVersion", semver_error(state["version"], exc), True))
             else:
-                reason = message = ""
-            if reason:
-                failures.append(f'Precondition "ClusterVersionRollback" failed because of "{reason}": {message}')
+                failure = self._rollback_failure(old, new, status, history)
+                if failure:
+                    failures.append((rollback, "LowDesiredVersion", failure, True))
         c = C.find(conds, "Upgradeable")
-        # Upgradeable=False only blocks minor-version updates
-        if c is not None and c.get("status") == "False" and (old.major, old.minor) != (new.major, new.minor):
-            failures.append(f'Precondition "ClusterVersionUpgradeable" failed because of "{c.get("reason")}": {c.get("message")}')
+        # upgradeable.go: Upgradeable=False blocks an update to another minor version, the minors
+        # compared as text (GetEffectiveMinor: "" when the version has no second field), the
+        # current version the history's (GetCurrentVersion); no history, no block
+        if c is not None and c.get("status") == "False" and history:
+            if _effective_minor(_history_version(history)) != _effective_minor(state["version"]):
+                failures.append(("ClusterVersionUpgradeable", c.get("reason") or "", c.get("message") or "", True))
         if not failures:
             return None
-        if len(failures) == 1:
-            return failures[0]
-        return "Multiple precondition checks failed:\n* " + "\n* ".join(failures)
+        msgs = [f'Precondition "{name}" failed because of "{reason}": {message}' for name, reason, message, _ in failures]
+        text = msgs[0] if len(msgs) == 1 else "Multiple precondition checks failed:\n* " + "\n* ".join(msgs)
+        return text, any(blocking for *_, blocking in failures)
+
+    @staticmethod
+    def _rollback_failure(old: Version, new: Version, status: Mapping[str, Any], history: list) -> str:
+        """rollback.go: only back to the previous version, within a z-stream ("" when allowed)."""
+        if not new < old:
+            return ""
+        desired = status.get("desired") or {}
+        previous = next((h for h in history if h.get("version") != old.text or h.get("image") != desired.get("image")), None)
+        if previous is None or not is_version(previous.get("version") or ""):
+            return f"{new.text} is less than the current target {old.text}, and the cluster has no previous Semantic Version"
+        if parse_version(previous["version"]) != new:
+            return (f"{new.text} is less than the current target {old.text}, and the only supported rollback is to the "
+                    f"cluster's previous version {previous['version']} ({previous.get('image') or ''})")
+        if (new.major, new.minor) != (old.major, old.minor):
+            return (f"{new.text} is less than the current target {old.text} and matches the cluster's previous version, "
+                    "but rollbacks that change major or minor versions are not recommended")
+        return ""
 
     def _apply(self, ctx: Context, state: dict, target: Payload, conds: list, history: list,
                operators: dict, result: A.Result) -> None:

@@ -21,7 +21,7 @@ from scheduling.engine.oc.output import tabwriter
 from scheduling.engine.store import Store
 
 from .conditions import find
-from .versions import Version, VersionError, is_version
+from .versions import Version, VersionError, is_version, semver_error
 
 NO_CV = ("No cluster version information available - you must be connected to an OpenShift version 4 server to fetch "
          "the current version")
@@ -437,7 +437,7 @@ def rollback(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     try:
         target = Version(desired.get("version") or "")
     except VersionError as exc:
-        raise OcError(f"invalid ClusterVersion status.desired.version: {_semver_error(desired.get('version') or '', exc)}") from None
+        raise OcError(f"invalid ClusterVersion status.desired.version: {semver_error(desired.get('version') or '', exc)}") from None
     image = desired.get("image") or ""
     previous: Version | None = None
     previous_image = ""
@@ -447,7 +447,7 @@ def rollback(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
                 previous = Version(entry.get("version") or "")
             except VersionError as exc:
                 raise OcError(f'previous version "{entry.get("version") or ""}" invalid SemVer: '
-                              f"{_semver_error(entry.get('version') or '', exc)}") from None
+                              f"{semver_error(entry.get('version') or '', exc)}") from None
             previous_image = entry.get("image") or ""
             break
     if previous is None:
@@ -468,13 +468,6 @@ def rollback(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     update = {**((cv.get("spec") or {}).get("desiredUpdate") or {}),
               "architecture": "", "version": previous.text, "image": previous_image, "force": False}
     return OcResult(stdout=f"Requested rollback from {target.text} to {previous.text}\n", actions=[_patch_desired(cv, update)])
-
-
-def _semver_error(text: str, exc: VersionError) -> str:
-    """blang/semver's Parse error for `text` (the ones a version in a ClusterVersion can have)."""
-    if not text:
-        return "Version string empty"
-    return str(exc)
 
 
 channel.refused = _refusal(lambda args: "unable to set channel")

@@ -10,7 +10,7 @@ from typing import Any, Mapping, Sequence
 
 from scheduling.engine import actions as A
 from scheduling.engine.api.defaults import apply_defaults
-from scheduling.engine.api.validation import InvalidError, validate
+from scheduling.engine.api.validation import decode_and_validate, invalid_error
 from scheduling.engine.store import Store
 
 from .core import BY_KIND, DRY_RUN, FILENAME, OUTPUT, OcError, OcResult, dry_run_strategy, finish, meta, parse_flags
@@ -68,9 +68,10 @@ def _run(store: Store, args: Sequence[str], now: float, files, verb: str) -> OcR
             doc.setdefault("metadata", {}).setdefault("namespace", namespace)
         ns = (meta(doc).get("namespace") or "default") if r.namespaced else ""
         current = store.get(kind, ns, name)
-        problems = validate(doc)
+        # as the API server judges it: a custom resource (the OpenShift kinds) by its CRD's schema
+        _, problems = decode_and_validate(doc, r.namespaced)
         if problems:
-            errors.append(OcError(InvalidError(kind, name, problems).cli_message(), raw=True))
+            errors.append(OcError(invalid_error(doc, problems).cli_message(), raw=True))
             continue
         gerund = {"create": "creating", "apply": "creating" if current is None else "patching", "replace": "replacing"}[verb]
         if verb == "create" and current is not None:

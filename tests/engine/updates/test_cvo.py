@@ -13,8 +13,8 @@ from .driver import Driver
 TARGET = "4.14.1"
 
 
-def cluster(version: str = "4.13.19", workers: int = 2) -> Driver:
-    docs = [cluster_version(version)] + [node(f"master-{i}", "master", created=i) for i in range(3)] + \
+def cluster(version: str = "4.13.19", workers: int = 2, **status) -> Driver:
+    docs = [cluster_version(version, **status)] + [node(f"master-{i}", "master", created=i) for i in range(3)] + \
         [node(f"worker-{i}", "worker", created=10 + i) for i in range(workers)]
     d = Driver(docs)
     d.run_until(0)
@@ -168,3 +168,58 @@ def test_the_update_plays_the_same_however_the_clock_is_stepped():
     once = run([3 * 3600])
     assert run([600.0 * i for i in range(1, 19)]) == once
     assert run([1234.5, 5000, 3 * 3600]) == once
+
+
+# --- versions that are not Semantic Versions (a ClusterVersion as a user imported it) --------------
+
+
+def test_a_current_version_that_is_not_semver_is_a_precondition_warning_and_the_update_goes_on():
+    """rollback.go: an unparsable status.desired.version is InvalidCurrentVersion, a
+    NonBlockingWarning ("do not block on issues that require an update to fix"): the CVO
+    records PreconditionWarn and applies the update, it never stops reconciling."""
+    d = cluster("x")
+    request(d, TARGET)
+    d.run_until(600)
+    warn = [e for e in d.events if e.reason == "PreconditionWarn"]
+    assert [e.message for e in warn] == [
+        f'precondition warning for payload loaded version="{TARGET}" image="{pull_spec(TARGET)}": '
+        'Precondition "ClusterVersionRollback" failed because of "InvalidCurrentVersion": No Major.Minor.Patch elements found']
+    assert cv(d)["status"]["desired"]["version"] == TARGET
+    assert condition(cv(d), "ReleaseAccepted")["reason"] == "PayloadLoaded"
+    assert not [e for e in d.events if e.reason == "PreconditionBlock"]
+
+
+def test_a_current_version_that_is_not_semver_still_blocks_on_upgradeable_false_as_upstream():
+    """upgradeable.go compares the minors as text (GetEffectiveMinor): "v4.13.19" against 4.14.1
+    is a minor update, blocked by Upgradeable=False; both failures are listed."""
+    d = cluster("v4.13.19")
+    co = d.store.get("ClusterOperator", "", "cloud-credential")
+    conds = [c if c["type"] != "Upgradeable" else {**c, "status": "False", "reason": "Blocked", "message": "no"}
+             for c in co["status"]["conditions"]]
+    d.apply([A.PatchStatus("ClusterOperator", "", "cloud-credential", {"conditions": conds})])
+    d.run_until(1)
+    request(d, TARGET)
+    d.run_until(600)
+    accepted = condition(cv(d), "ReleaseAccepted")
+    assert (accepted["status"], accepted["reason"]) == ("False", "PreconditionChecks")
+    assert accepted["message"] == (
+        f'Preconditions failed for payload loaded version="{TARGET}" image="{pull_spec(TARGET)}": Multiple precondition checks failed:\n'
+        '* Precondition "ClusterVersionRollback" failed because of "InvalidCurrentVersion": '
+        'Invalid character(s) found in major number "v4"\n'
+        '* Precondition "ClusterVersionUpgradeable" failed because of "Blocked": '
+        "Cluster operator cloud-credential should not be upgraded between minor versions: no")
+    assert cv(d)["status"]["desired"]["version"] == "v4.13.19"
+
+
+def test_a_previous_version_that_is_not_semver_is_no_previous_version():
+    """rollback.go skips a history version that does not parse (klog.Errorf): a rollback then
+    finds no previous Semantic Version."""
+    d = cluster("4.14.1", history=[{"state": "Completed", "version": "4.14.1", "image": pull_spec("4.14.1")},
+                                   {"state": "Completed", "version": "x"}])
+    request(d, "4.14.0")
+    d.run_until(600)
+    accepted = condition(cv(d), "ReleaseAccepted")
+    assert (accepted["status"], accepted["reason"]) == ("False", "PreconditionChecks")
+    assert accepted["message"].endswith(
+        'Precondition "ClusterVersionRollback" failed because of "LowDesiredVersion": '
+        "4.14.0 is less than the current target 4.14.1, and the cluster has no previous Semantic Version")

@@ -23,7 +23,7 @@ def clusterversion(desired: str, history: list[tuple[str, str]], progressing=("F
     return {"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion", "metadata": {"name": "version"},
             "spec": {"channel": "stable-4.13", **spec},
             "status": {"desired": {"version": desired, "image": image or IMAGE[desired]},
-                       "history": [{"state": s, "version": v, "image": IMAGE[v]} for s, v in history],
+                       "history": [{"state": s, "version": v, "image": IMAGE.get(v, "")} for s, v in history],
                        "conditions": conditions}}
 
 
@@ -58,6 +58,9 @@ def run(doc: dict, command: str = "oc adm upgrade rollback") -> oc.OcResult:
         pytest.param(clusterversion("4.13", [("Completed", "4.13.19")], image=IMAGE["4.13.19"]),
                      "error: invalid ClusterVersion status.desired.version: No Major.Minor.Patch elements found\n",
                      id="a desired version that is no SemVer"),
+        pytest.param(clusterversion("4.13.30", [("Completed", "4.13.30"), ("Completed", "4.13.x")]),
+                     'error: previous version "4.13.x" invalid SemVer: Invalid character(s) found in patch number "x"\n',
+                     id="a previous version that is no SemVer"),
     ],
 )
 def test_rollback_refuses(doc, stderr):

@@ -107,6 +107,12 @@ def test_upgrade_lists_updates(command, stdout):
         pytest.param("oc adm upgrade --to 4.10", 1, "",
                      "error: --to must be a semantic version (e.g. 4.0.1 or 4.1.0-nightly-20181104): No Major.Minor.Patch "
                      "elements found\n", None, id="not a version"),
+        pytest.param("oc adm upgrade --to v4.10.25", 1, "",
+                     "error: --to must be a semantic version (e.g. 4.0.1 or 4.1.0-nightly-20181104): Invalid character(s) found in "
+                     'major number "v4"\n', None, id="a version with a v (blang/semver's own message)"),
+        pytest.param("oc adm upgrade --to 4.10.025", 1, "",
+                     "error: --to must be a semantic version (e.g. 4.0.1 or 4.1.0-nightly-20181104): Patch number must not contain "
+                     'leading zeroes "025"\n', None, id="a leading zero"),
         pytest.param("oc adm upgrade --to-image quay.io/openshift-release-dev/ocp-release:4.10.25-x86_64", 1, "",
                      "error: --to-image must be a by-digest pull spec, unless --force is also set, because release images that "
                      "are not accessed via digest cannot be verified by the cluster.  Even when --force is set, using tags is "

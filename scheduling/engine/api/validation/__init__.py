@@ -165,6 +165,7 @@ __all__ = [
     "INVALID_OBJECT_REASON",
     "decode_and_validate",
     "engine_problem",
+    "invalid_error",
     "invalid_object_message",
     "validate",
     "validate_or_raise",
@@ -201,6 +202,14 @@ _DEFAULT_API_VERSIONS = {
     "DaemonSet": "apps/v1",
     "PodDisruptionBudget": "policy/v1beta1",
     "StorageClass": "storage.k8s.io/v1",
+    # the OpenShift kinds (custom resources of their CRDs' groups)
+    "ClusterVersion": "config.openshift.io/v1",
+    "ClusterOperator": "config.openshift.io/v1",
+    "MachineConfigPool": "machineconfiguration.openshift.io/v1",
+    "MachineConfig": "machineconfiguration.openshift.io/v1",
+    "Machine": "machine.openshift.io/v1beta1",
+    "MachineSet": "machine.openshift.io/v1beta1",
+    "MachineHealthCheck": "machine.openshift.io/v1beta1",
 }
 
 
@@ -305,6 +314,8 @@ def engine_problem(doc: dict) -> FieldError | None:
     (types of every field the engine reads) and every quantity of every resource list.
     A reconcile uses it to skip such an object and report it instead of failing whole."""
     kind = get_at(doc, "kind") if isinstance(doc, dict) else None
+    if isinstance(kind, str) and kind in crd.SCHEMAS:
+        return _custom_resource_problem(doc, kind)
     if not isinstance(kind, str) or kind not in _KINDS:
         return None
     _, version = _group_version(doc)
@@ -315,6 +326,19 @@ def engine_problem(doc: dict) -> FieldError | None:
         return FieldError(DECODE_ERROR, decoder.error[0], None, decoder.error[1])
     errs: list[FieldError] = []
     _check_quantities(doc, schema, "", errs)
+    return errs[0] if errs else None
+
+
+def _custom_resource_problem(doc: dict, kind: str) -> FieldError | None:
+    """engine_problem of an OpenShift kind: its ObjectMeta as Go decodes it, then the types of
+    its CRD's schema (validation.crd: every field the engine reads)."""
+    _, version = _group_version(doc)
+    decoder = Decoder()
+    decoder.walk(doc, metadata_schema(kind, version), "", [])
+    if decoder.error is not None:
+        return FieldError(DECODE_ERROR, decoder.error[0], None, decoder.error[1])
+    errs: list[FieldError] = []
+    crd.check_custom_resource(doc, errs)
     return errs[0] if errs else None
 
 
@@ -344,14 +368,23 @@ def _check_quantities(value: object, node: tuple, path: str, errs: Errors) -> No
             _check_quantities(item, node[1], index_path(path, i), errs)
 
 
+def invalid_error(doc: dict, errors: list[FieldError]) -> InvalidError:
+    """The API server's answer refusing `doc` for `errors`: ``errors.NewInvalid`` names the
+    object by its ``qualifiedKind.String()``, the kind and the group of its ``apiVersion``
+    (``Pod "p"``, ``Deployment.apps "d"``, ``MachineSet.machine.openshift.io "ms"``); a
+    document without ``apiVersion`` is of its kind's usual group."""
+    group, version = _group_version(doc)
+    meta = get_at(doc, "metadata", {})
+    name = as_str(get_at(meta, "name", "") if isinstance(meta, dict) else "")
+    return InvalidError(as_str(doc.get("kind")), name, errors, group, version)
+
+
 def validate_or_raise(doc: dict) -> None:
     """Raise :class:`InvalidError` (with group and version from ``apiVersion``)
     when :func:`validate` finds anything."""
     errs = validate(doc)
     if errs:
-        group, version = _group_version(doc)
-        name = as_str(get_at(get_at(doc, "metadata", {}), "name", ""))
-        raise InvalidError(as_str(doc.get("kind")), name, errs, group, version)
+        raise invalid_error(doc, errs)
 
 
 def _decode_fragment(value: object, node: tuple, struct: str, path: str) -> list[FieldError]:
