@@ -32,6 +32,8 @@ from django.db import transaction
 from . import clock, kube, reconcile, services
 from .engine import actions as A
 from .engine.api.defaults import KINDS
+from .engine.api.validation import decode_only, excerpt, invalid_object_message
+from .engine.api.validation.field import as_str
 from .engine.oc import commands, drain
 from .engine.oc.core import BY_KIND, OcResult, find_resource
 from .engine.oc.create import source_name
@@ -39,7 +41,7 @@ from .engine.oc.output import EPOCH, parse_time, seconds
 from .engine.store import CONTROLLER_STATE_KIND, Store
 from .models import KIND_MODELS, Cluster, Event
 from .permissions import can_edit
-from .state import cluster_documents
+from .state import cluster_documents, with_usable_documents
 
 MAX_DRAIN_STEPS = 720  # an hour of 5 s PDB retries without --timeout
 SETTINGS_FACTS = "cluster-facts"  # the "file" that carries a stored cluster's facts to the commands
@@ -75,23 +77,55 @@ def parse_now(text: str) -> float:
 # --- reading ---------------------------------------------------------------------------------------------------
 
 
-def cluster_store(cluster: Cluster) -> Store:
-    store = Store(cluster_documents(cluster))
-    store.events = [
+def _stored_events(cluster: Cluster) -> list[StoredEvent]:
+    return [
         StoredEvent(e.last_time, e.type, e.reason, e.involved_kind, e.involved_namespace, e.involved_name, e.message, e.source,
                     e.count, e.first_time, e.last_time)
         for e in Event.objects.filter(cluster=cluster).order_by("last_time", "id")
     ]
+
+
+def cluster_store(cluster: Cluster) -> Store:
+    """The stored cluster's objects and events; an object the engine cannot use (stored before a
+    rule existed, or written around the API) is left out, as the reconcile skips it."""
+    store, _skipped = with_usable_documents(cluster_documents(cluster), Store)
+    store.events = _stored_events(cluster)
     return store
+
+
+def _run_stored(cluster: Cluster, run: Callable[[Store], OcResult], emit: Emit) -> tuple[Store, OcResult]:
+    """run(store) on the stored cluster; when it fails on an object the engine cannot use, again
+    without such objects, each named in a warning (the reconcile skips and reports them too:
+    state.with_usable_documents), so a command never dies of the cluster's data."""
+    events = _stored_events(cluster)
+
+    def attempt(docs: list[dict]) -> tuple[Store, OcResult]:
+        store = Store(docs)
+        store.events = events
+        return store, run(store)
+
+    (store, result), skipped = with_usable_documents(cluster_documents(cluster), attempt)
+    for doc, problem in skipped:
+        emit("stderr", f"Warning: {invalid_object_message(doc, problem)}\n")
+    return store, result
 
 
 def snapshot_documents(text: str, source: str) -> tuple[list[dict], list[dict], list[str]]:
     """(objects of simulated kinds, Event documents, skipped "Kind ns/name" notes) from
-    `oc get -o yaml` output or a must-gather file, exactly as given."""
+    `oc get -o yaml` output or a must-gather file, exactly as given.
+
+    Each document is decoded as a typed client decodes a file (Go's types, no defaults,
+    no validation; engine.api.validation.decode_only): a value of the wrong type, or a
+    quantity that does not parse, refuses the whole file with kubectl's
+    `unable to decode "FILE": ...` (a DocumentError), naming the object and the field."""
     objects, events, skipped = [], [], []
     for doc in kube.parse_documents(text, source):
         doc = kube.without_managed_fields(doc)
         kind = doc.get("kind")
+        if kind == "Event" or kind in KINDS:
+            doc, problem = decode_only(doc)
+            if problem is not None:
+                raise kube.DocumentError([f'unable to decode "{source_name(source)}": {_object_name(doc)}: {problem}'])
         if kind == "Event":
             events.append(doc)
         elif kind in KINDS:
@@ -101,6 +135,15 @@ def snapshot_documents(text: str, source: str) -> tuple[list[dict], list[dict], 
             where = f"{meta.get('namespace')}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
             skipped.append(f"{kind} {where}")
     return objects, events, skipped
+
+
+def _object_name(doc: Mapping[str, Any]) -> str:
+    """`Kind "name"` of a document for a message (the name cut short, as every refusal quotes
+    it; the kind alone when the name is not a string)."""
+    meta = doc.get("metadata")
+    name = meta.get("name") if isinstance(meta, Mapping) else None
+    kind = as_str(doc.get("kind"))
+    return f"{kind} {excerpt(name)}" if isinstance(name, str) else kind
 
 
 def snapshot_store(objects: Sequence[dict], events: Sequence[dict] = ()) -> Store:
@@ -321,11 +364,11 @@ def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: fl
     """Run one command against a stored cluster; `user` None = the command line's own
     administrator. With `wait`, a drain plays the cluster's clock until it ends."""
     cluster.refresh_from_db()
-    store = cluster_store(cluster)
+    facts = {**(files or {}), SETTINGS_FACTS: [dict(cluster.facts or {})]}
     if user is not None and is_mutating(argv) and not can_edit(user):
         if getattr(_function(argv), "refused", None) is not None:
             # oc reads the ClusterVersion and checks its flags first: only a patch is refused
-            result = commands.run(store, argv, cluster.now, files={**(files or {}), SETTINGS_FACTS: [dict(cluster.facts or {})]})
+            _, result = _run_stored(cluster, lambda store: commands.run(store, argv, cluster.now, files=facts), emit)
             if not result.actions:
                 _emit_result(result, emit)
                 return result
@@ -336,7 +379,7 @@ def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: fl
     at = cluster.now if now is None or is_mutating(argv) else now
     # the cluster's settings facts (what update risks and the simulated alerts read), for the
     # commands that read them (oc adm upgrade recommend)
-    result = commands.run(store, argv, at, files={**(files or {}), SETTINGS_FACTS: [dict(cluster.facts or {})]})
+    store, result = _run_stored(cluster, lambda store: commands.run(store, argv, at, files=facts), emit)
     try:
         if result.actions:
             write_actions(cluster, store, result.actions, sources_of(files))
@@ -372,8 +415,7 @@ def resume_drain(cluster: Cluster, pending: Mapping[str, Any], emit: Emit) -> Oc
     """Resume a pending drain at the cluster's current time (the console polls this as
     the clock runs)."""
     cluster.refresh_from_db()
-    store = cluster_store(cluster)
-    result = drain.resume(store, pending, cluster.now)
+    store, result = _run_stored(cluster, lambda store: drain.resume(store, pending, cluster.now), emit)
     try:
         if result.actions:
             write_actions(cluster, store, result.actions)

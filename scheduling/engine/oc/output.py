@@ -40,15 +40,29 @@ def parse_time(text: str) -> float:
     return (moment - EPOCH).total_seconds() + frac
 
 
+# The times a timestamp can show: Go's RFC 3339 formatting stops at years 0001 and 9999.
+_FIRST_SECOND = (datetime(1, 1, 1, tzinfo=timezone.utc) - EPOCH).total_seconds()
+_LAST_SECOND = (datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc) - EPOCH).total_seconds()
+
+
+def _on_the_clock(number: float) -> float | None:
+    """A number of seconds that is a time (finite, years 1-9999), else None (not a time)."""
+    return number if _FIRST_SECOND <= number <= _LAST_SECOND else None  # NaN compares False
+
+
 def seconds(value: Any) -> float | None:
-    """A time from a document (simulated seconds or RFC 3339) on the simulated scale."""
+    """A time from a document (simulated seconds or RFC 3339) on the simulated scale;
+    None for no time, or a value that is not one (a snapshot is taken as given)."""
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return float(value)
+        try:
+            return _on_the_clock(float(value))
+        except OverflowError:  # an int past float's range
+            return None
     if isinstance(value, str):
         try:
-            return float(value)
+            return _on_the_clock(float(value))
         except ValueError:
             pass
         try:

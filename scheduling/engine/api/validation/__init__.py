@@ -88,6 +88,7 @@ from scheduling.engine.api.validation.decode import (
     zero_nulls,
 )
 from scheduling.engine.api.validation.common import (
+    QUANTITY_TOO_LARGE_MSG,
     parse_resource,
     validate_object_meta,
     validate_taint_effect_into,
@@ -164,6 +165,7 @@ __all__ = [
     "is_valid_label_value",
     "INVALID_OBJECT_REASON",
     "decode_and_validate",
+    "decode_only",
     "engine_problem",
     "invalid_error",
     "invalid_object_message",
@@ -292,6 +294,53 @@ def decode_and_validate(doc: dict, namespaced: bool | None = None) -> tuple[dict
     return doc, errs
 
 
+def decode_only(doc: dict) -> tuple[dict, FieldError | None]:
+    """The decode step of :func:`decode_and_validate` alone: the document as Go's typed
+    decoder leaves it and its first decode error (None when it decodes). No validation,
+    no defaults: what a client that decodes a file into typed objects (kubectl's
+    ``unable to decode "FILE": ...``) accepts, for snapshots taken exactly as given.
+
+    Covers every kind the engine stores (the OpenShift kinds by their CRD schema's types)
+    and core Events; a quantity that does not parse is a decode error as in Go (reported,
+    as everywhere here, as an Invalid value naming the field), one that parses but is
+    huge is kept as Go keeps it. Other kinds are returned as they are."""
+    if not isinstance(doc, dict):
+        raise TypeError("decode_only() expects a document parsed into a dict")
+    kind = get_at(doc, "kind")
+    if not isinstance(kind, str):
+        return doc, None
+    _, version = _group_version(doc)
+    custom = kind in crd.SCHEMAS
+    if custom:
+        schema = metadata_schema(kind, version)
+    elif kind in _KINDS or kind == "Event":
+        schema = schema_for(kind, version)
+    else:
+        return doc, None
+    decoder = Decoder()
+    decoder.walk(doc, schema, "", [])
+    if decoder.error is not None:
+        return doc, FieldError(DECODE_ERROR, decoder.error[0], None, decoder.error[1])
+    if decoder.has_null_items:
+        doc = zero_nulls(doc, schema)
+    if decoder.needs_normalizing:
+        doc = normalize(doc)
+    errs: list[FieldError] = []
+    if custom:
+        doc = crd.check_custom_resource(doc, errs)
+    else:
+        _check_quantities(doc, schema, "", errs, _quantity_syntax)
+    return doc, (errs[0] if errs else None)
+
+
+def _quantity_syntax(raw: object, path: str, errs: Errors) -> None:
+    """A ResourceList entry as Go's Quantity.UnmarshalJSON takes it: it must parse; its
+    size is not checked (Go keeps 1e1000, see ``parse_resource``'s departure)."""
+    found: list[FieldError] = []
+    parse_resource(raw, path, found)
+    errs.extend(e for e in found if e.detail != QUANTITY_TOO_LARGE_MSG)
+
+
 def _object_meta_only(namespaced: bool) -> Callable[[dict, Errors], None]:
     def validate_meta(doc: dict, errs: Errors) -> None:
         meta = get_at(doc, "metadata")
@@ -348,24 +397,25 @@ def invalid_object_message(doc: dict, problem: FieldError) -> str:
     return f'{as_str(doc.get("kind"))} "{excerpt(name, quote=False)}" is skipped by the controllers: {problem}'
 
 
-def _check_quantities(value: object, node: tuple, path: str, errs: Errors) -> None:
+def _check_quantities(value: object, node: tuple, path: str, errs: Errors,
+                      parse: Callable[[object, str, Errors], object] = parse_resource) -> None:
     if errs or not isinstance(value, (dict, list)):
         return
     shape = node[0]
     if node is RESOURCE_LIST and isinstance(value, dict):
         for name, raw in value.items():
-            parse_resource(raw, child_path(path, as_str(name)), errs)
+            parse(raw, child_path(path, as_str(name)), errs)
     elif shape == "struct" and isinstance(value, dict):
         for key, item in value.items():
             child = node[2].get(key)
             if child is not None:
-                _check_quantities(item, child, child_path(path, key), errs)
+                _check_quantities(item, child, child_path(path, key), errs, parse)
     elif shape == "map" and isinstance(value, dict):
         for key, item in value.items():
-            _check_quantities(item, node[1], key_path(path, as_str(key)), errs)
+            _check_quantities(item, node[1], key_path(path, as_str(key)), errs, parse)
     elif shape == "list" and isinstance(value, list):
         for i, item in enumerate(value):
-            _check_quantities(item, node[1], index_path(path, i), errs)
+            _check_quantities(item, node[1], index_path(path, i), errs, parse)
 
 
 def invalid_error(doc: dict, errors: list[FieldError]) -> InvalidError:

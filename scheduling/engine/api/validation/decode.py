@@ -417,6 +417,24 @@ def schema_for(kind: str, pkg: str) -> tuple:
             allowVolumeExpansion=_BOOL,
             volumeBindingMode=_scalar("str", f"{pkg}.VolumeBindingMode"),
         )
+    if kind == "Event":  # core/v1 Event: the fields `oc describe` reads
+        return _top(
+            "v1.Event",
+            involvedObject=_struct(
+                "v1.ObjectReference", kind=_STR, namespace=_STR, name=_STR, uid=_scalar("str", "types.UID"),
+                apiVersion=_STR, resourceVersion=_STR, fieldPath=_STR,
+            ),
+            reason=_STR,
+            message=_STR,
+            source=_struct("v1.EventSource", component=_STR, host=_STR),
+            firstTimestamp=_TIME,
+            lastTimestamp=_TIME,
+            count=_INT32,
+            type=_STR,
+            eventTime=_scalar("time", "string"),
+            reportingComponent=_STR,
+            reportingInstance=_STR,
+        )
     raise KeyError(kind)
 
 
