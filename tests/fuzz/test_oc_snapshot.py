@@ -131,6 +131,12 @@ def test_the_issue_file_is_refused_naming_the_file_the_object_and_the_field(tmp_
     pytest.param("kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}\n",
                  'Pod "p": spec.containers[0].resources.requests.cpu: Invalid value: "lots": quantities must match',
                  id="a quantity that does not parse"),
+    pytest.param("kind: Node\nmetadata: {name: n}\nstatus: {nodeInfo: 5}\n",
+                 'Node "n": json: cannot unmarshal number into Go struct field NodeStatus.status.nodeInfo of type v1.NodeSystemInfo',
+                 id="nodeInfo a number (get nodes reads kubeletVersion)"),
+    pytest.param("kind: Pod\nmetadata: {name: p}\nstatus: {containerStatuses: s}\n",
+                 'Pod "p": json: cannot unmarshal string into Go struct field PodStatus.status.containerStatuses of type '
+                 "[]v1.ContainerStatus", id="containerStatuses a string (get pods counts restarts)"),
     pytest.param("kind: Event\nmetadata: {name: e}\ninvolvedObject: 5\n",
                  'Event "e": json: cannot unmarshal number into Go struct field Event.involvedObject of type v1.ObjectReference',
                  id="an Event's involvedObject a number"),

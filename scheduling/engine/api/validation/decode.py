@@ -191,6 +191,22 @@ _CONDITION_FIELDS = dict(
     message=_STR,
     lastTransitionTime=_TIME,
 )
+_CONTAINER_STATE = _struct(
+    "v1.ContainerState",
+    waiting=_struct("v1.ContainerStateWaiting", reason=_STR, message=_STR),
+    running=_struct("v1.ContainerStateRunning", startedAt=_TIME),
+    terminated=_struct(
+        "v1.ContainerStateTerminated", exitCode=_INT32, signal=_INT32, reason=_STR, message=_STR,
+        startedAt=_TIME, finishedAt=_TIME, containerID=_STR,
+    ),
+)
+_CONTAINER_STATUSES = _list(
+    _struct(
+        "v1.ContainerStatus", name=_STR, state=_CONTAINER_STATE, lastState=_CONTAINER_STATE, ready=_BOOL,
+        restartCount=_INT32, image=_STR, imageID=_STR, containerID=_STR, started=_BOOL,
+    ),
+    "[]v1.ContainerStatus",
+)
 _POD_STATUS = _struct(
     "v1.PodStatus",
     phase=_scalar("str", "v1.PodPhase"),
@@ -205,6 +221,9 @@ _POD_STATUS = _struct(
     podIP=_STR,
     startTime=_TIME,
     qosClass=_scalar("str", "v1.PodQOSClass"),
+    podIPs=_list(_struct("v1.PodIP", ip=_STR), "[]v1.PodIP"),
+    containerStatuses=_CONTAINER_STATUSES,
+    initContainerStatuses=_CONTAINER_STATUSES,
 )
 _NODE_STATUS = _struct(
     "v1.NodeStatus",
@@ -221,8 +240,20 @@ _NODE_STATUS = _struct(
         _struct("v1.NodeAddress", type=_scalar("str", "v1.NodeAddressType"), address=_STR), "[]v1.NodeAddress"
     ),
     images=_list(_struct("v1.ContainerImage", names=_STR_LIST, sizeBytes=_INT64), "[]v1.ContainerImage"),
+    nodeInfo=_struct(
+        "v1.NodeSystemInfo",
+        **{name: _STR for name in ("machineID", "systemUUID", "bootID", "kernelVersion", "osImage",
+                                   "containerRuntimeVersion", "kubeletVersion", "kubeProxyVersion",
+                                   "operatingSystem", "architecture")},
+    ),
 )
-_WORKLOAD_STATUS_COUNTS = ("replicas", "readyReplicas", "availableReplicas", "updatedReplicas", "currentReplicas")
+_WORKLOAD_STATUS_COUNTS = (
+    "replicas", "readyReplicas", "availableReplicas", "updatedReplicas", "currentReplicas", "fullyLabeledReplicas",
+)
+_DAEMON_SET_STATUS_COUNTS = (
+    "currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled", "numberReady", "updatedNumberScheduled",
+    "numberAvailable", "numberUnavailable",
+)
 _POD_SPEC = _struct(
     "v1.PodSpec",
     volumes=_list(_VOLUME, "[]v1.Volume"),
@@ -243,6 +274,10 @@ _POD_SPEC = _struct(
     tolerations=TOLERATIONS,
     priorityClassName=_STR,
     priority=_INT32,
+    preemptionPolicy=_scalar("str", "v1.PreemptionPolicy"),
+    readinessGates=_list(
+        _struct("v1.PodReadinessGate", conditionType=_scalar("str", "v1.PodConditionType")), "[]v1.PodReadinessGate"
+    ),
 )
 _POD_TEMPLATE = _struct("v1.PodTemplateSpec", metadata=_META, spec=_POD_SPEC)
 
@@ -263,13 +298,18 @@ def schema_for(kind: str, pkg: str) -> tuple:
     if kind == "Node":
         return _top(
             "v1.Node",
-            spec=_struct("v1.NodeSpec", podCIDR=_STR, providerID=_STR, unschedulable=_BOOL, taints=TAINTS),
+            spec=_struct(
+                "v1.NodeSpec", podCIDR=_STR, podCIDRs=_STR_LIST, providerID=_STR, unschedulable=_BOOL, taints=TAINTS
+            ),
             status=_NODE_STATUS,
         )
     if kind == "Namespace":
         return _top("v1.Namespace")
     if kind == "PriorityClass":
-        return _top(f"{pkg}.PriorityClass", value=_INT32, globalDefault=_BOOL, description=_STR)
+        return _top(
+            f"{pkg}.PriorityClass", value=_INT32, globalDefault=_BOOL, description=_STR,
+            preemptionPolicy=_scalar("str", "v1.PreemptionPolicy"),
+        )
     if kind == "Service":
         return _top(
             "v1.Service",
@@ -291,6 +331,7 @@ def schema_for(kind: str, pkg: str) -> tuple:
                 type=_scalar("str", "v1.ServiceType"),
                 sessionAffinity=_scalar("str", "v1.ServiceAffinity"),
                 externalName=_STR,
+                externalIPs=_STR_LIST,
             ),
         )
     if kind == "ReplicationController":
@@ -343,10 +384,19 @@ def schema_for(kind: str, pkg: str) -> tuple:
                     rollingUpdate=_struct(f"{pkg}.RollingUpdateDaemonSet", maxUnavailable=_INTSTR),
                 ),
             )
+        counts = _DAEMON_SET_STATUS_COUNTS if kind == "DaemonSet" else _WORKLOAD_STATUS_COUNTS
         status = _struct(
             f"{pkg}.{kind}Status",
             observedGeneration=_INT64,
-            **{name: _INT32 for name in _WORKLOAD_STATUS_COUNTS},
+            collisionCount=_INT32,
+            conditions=_list(
+                _struct(
+                    f"{pkg}.{kind}Condition", type=_scalar("str", f"{pkg}.{kind}ConditionType"),
+                    lastUpdateTime=_TIME, **_CONDITION_FIELDS,
+                ),
+                f"[]{pkg}.{kind}Condition",
+            ),
+            **{name: _INT32 for name in counts},
         )
         return _top(f"{pkg}.{kind}", spec=_struct(f"{pkg}.{kind}Spec", **fields), status=status)
     if kind == "PodDisruptionBudget":
@@ -378,6 +428,7 @@ def schema_for(kind: str, pkg: str) -> tuple:
                 accessModes=_list(_scalar("str", "v1.PersistentVolumeAccessMode"), "[]v1.PersistentVolumeAccessMode"),
                 persistentVolumeReclaimPolicy=_scalar("str", "v1.PersistentVolumeReclaimPolicy"),
                 storageClassName=_STR,
+                volumeMode=_scalar("str", "v1.PersistentVolumeMode"),
                 nodeAffinity=_struct("v1.VolumeNodeAffinity", required=_NODE_SELECTOR),
                 hostPath=_struct("v1.HostPathVolumeSource", path=_STR),
                 local=_struct("v1.LocalVolumeSource", path=_STR),
@@ -404,6 +455,7 @@ def schema_for(kind: str, pkg: str) -> tuple:
                 resources=_RESOURCES,
                 volumeName=_STR,
                 storageClassName=_STR,
+                volumeMode=_scalar("str", "v1.PersistentVolumeMode"),
             ),
             status=_struct("v1.PersistentVolumeClaimStatus", phase=_scalar("str", "v1.PersistentVolumeClaimPhase")),
         )
