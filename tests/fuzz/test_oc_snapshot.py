@@ -176,3 +176,13 @@ def test_oc_on_a_stored_cluster_with_an_object_written_around_the_api_does_not_r
     assert (out, code) == ("node/n1\n", 0)
     assert err == ('Warning: Pod "p" is skipped by the controllers: json: cannot unmarshal number into Go struct field '
                    "ObjectMeta.metadata.ownerReferences of type []v1.OwnerReference\n")
+
+
+def test_an_alerts_file_go_cannot_decode_is_a_failed_precheck_not_a_traceback(tmp_path):
+    alerts = tmp_path / "alerts.json"
+    alerts.write_text('{"data": {"alerts": [{"labels": {"alertname": "X", "severity": 5}}]}}')
+    snapshot = str(CORPUS / "accepted" / "clusterversion_version_not_semver.yaml")
+    out, err, code = oc("--now", NOW, "-f", snapshot, "--alerts", str(alerts), "adm", "upgrade", "recommend")
+    assert code in (0, 1), err
+    assert ("Failed to check for at least some preconditions: parsing alerts: json: cannot unmarshal number into Go "
+            "struct field AlertLabels.data.alerts.labels.severity of type string\n") in out

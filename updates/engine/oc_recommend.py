@@ -20,6 +20,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from scheduling.engine.api.validation.decode import Decoder, list_node, scalar_node, struct_node
 from scheduling.engine.oc.core import Flag, OcError, OcResult, parse_flags
 from scheduling.engine.oc.output import tabwriter
 from scheduling.engine.store import Store
@@ -58,12 +59,28 @@ def _indent(text: str) -> str:
     return (text or "").replace("\n", "\n  ")
 
 
+_S = scalar_node("str")
+# the part of oc's AlertData (pkg/cli/admin/upgrade/status) that alert_conditions reads
+_ALERT_DATA = struct_node("status.AlertData", data=struct_node("status.Data", alerts=list_node(struct_node(
+    "status.Alert",
+    labels=struct_node("status.AlertLabels", **{k: _S for k in ("alertname", "namespace", "poddisruptionbudget", "severity",
+                                                              AL.PRECHECK_LABEL)}),
+    annotations=struct_node("status.AlertAnnotations", **{k: _S for k in ("description", "message", "runbook_url", "summary")}),
+    state=_S,
+    activeAt=scalar_node("time", "string"),
+), "[]status.Alert")))
+
+
 def alert_conditions(data: Any) -> list[Condition]:
     """alerts.go: one False condition per firing alert oc knows to matter for updates, and a
     True AsExpected one for each group without any."""
     if not isinstance(data, Mapping) or not isinstance(data.get("data") or {}, Mapping) \
             or not isinstance((data.get("data") or {}).get("alerts") or [], list):
         raise ValueError("parsing alerts: json: cannot unmarshal the alert data into Go value of type status.AlertData")
+    decoder = Decoder()
+    decoder.walk(data, _ALERT_DATA, "", [])
+    if decoder.error is not None:  # a value Go's types cannot hold, as json.Unmarshal refuses it
+        raise ValueError(f"parsing alerts: {decoder.error[1]}")
     conditions: list[Condition] = []
     i = 0
     have = {"critical": False, "precheck": False, "pdb": False, "pull": False, "nodes": False}

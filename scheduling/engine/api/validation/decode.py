@@ -43,6 +43,9 @@ def _list(node: tuple, go_type: str) -> tuple:
     return ("list", node, go_type)
 
 
+# The builders, for decode schemas kept beside the code that reads them (oc's alert data).
+scalar_node, struct_node, list_node = _scalar, _struct, _list
+
 _STR = _scalar("str")
 _BOOL = _scalar("bool")
 _INT32 = _scalar("int32")
