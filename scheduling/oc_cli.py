@@ -123,9 +123,7 @@ def snapshot_documents(text: str, source: str) -> tuple[list[dict], list[dict], 
         doc = kube.without_managed_fields(doc)
         kind = doc.get("kind")
         if kind == "Event" or kind in KINDS:
-            doc, problem = decode_only(doc)
-            if problem is not None:
-                raise kube.DocumentError([f'unable to decode "{source_name(source)}": {_object_name(doc)}: {problem}'])
+            doc = decoded(doc, source)
         if kind == "Event":
             events.append(doc)
         elif kind in KINDS:
@@ -135,6 +133,15 @@ def snapshot_documents(text: str, source: str) -> tuple[list[dict], list[dict], 
             where = f"{meta.get('namespace')}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
             skipped.append(f"{kind} {where}")
     return objects, events, skipped
+
+
+def decoded(doc: dict, source: str) -> dict:
+    """`doc` as Go's types decode it (engine.api.validation.decode_only); a DocumentError with
+    kubectl's `unable to decode "FILE": ...` (naming the object and the field) when they cannot."""
+    doc, problem = decode_only(doc)
+    if problem is not None:
+        raise kube.DocumentError([f'unable to decode "{source_name(source)}": {_object_name(doc)}: {problem}'])
+    return doc
 
 
 def _object_name(doc: Mapping[str, Any]) -> str:

@@ -186,3 +186,13 @@ def test_an_alerts_file_go_cannot_decode_is_a_failed_precheck_not_a_traceback(tm
     assert code in (0, 1), err
     assert ("Failed to check for at least some preconditions: parsing alerts: json: cannot unmarshal number into Go "
             "struct field AlertLabels.data.alerts.labels.severity of type string\n") in out
+
+
+def test_a_mock_clusterversion_go_cannot_decode_is_refused_naming_the_field(tmp_path):
+    mock = tmp_path / "x-cv.yaml"
+    mock.write_text("apiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata: {name: version}\n"
+                    "spec: {channel: stable-4.14}\nstatus: {desired: {version: 4.14.1}, conditions: 5}\n")
+    out, err, code = oc("adm", "upgrade", "recommend", f"--mock-clusterversion={mock}")
+    assert (out, code) == ("", 1)
+    assert err == (f'error: unable to decode "{mock}": ClusterVersion "version": status.conditions: Invalid value: "integer": '
+                   'status.conditions in body must be of type array: "integer"\n')

@@ -124,7 +124,8 @@ class Command(BaseCommand):
             if alerts:
                 own_files["--alerts"] = kube.parse_documents(_read(alerts, stdin), alerts)
             if mock is not None and os.path.exists(mock):  # recommend's hidden test input, and the alerts beside it
-                own_files[mock] = [kube.without_managed_fields(d) for d in kube.parse_documents(_read(mock, stdin), mock)]
+                own_files[mock] = [oc_cli.decoded(kube.without_managed_fields(d), mock)
+                                   for d in kube.parse_documents(_read(mock, stdin), mock)]
                 beside = mock.replace("-cv.yaml", "-alerts.json", 1)
                 if beside != mock and os.path.exists(beside):
                     own_files[beside] = kube.parse_documents(_read(beside, stdin), beside)
