@@ -87,6 +87,7 @@ def test_a_snapshot_that_decodes_but_holds_odd_values_is_shown_as_given():
     out, err, code = oc("--now", NOW, "-f", path, "describe", "node", "n1")
     assert code == 0, err
     assert "  cpu:     1e1000\n  memory:  -5Gi\n" in out  # capacity exactly as given
+    assert "None" not in out  # a condition or address without type: Go's empty string
     out, err, code = oc("--now", NOW, "-f", path, "get", "deploy", "-n", "default")
     assert code == 0 and "-2147483648/-1" in out, (out, err)  # readyReplicas/replicas as given
     out, err, code = oc("--now", NOW, "-f", path, "get", "pods", "-n", "default", "-o", "yaml")

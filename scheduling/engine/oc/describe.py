@@ -276,11 +276,11 @@ def describe_node(store: Store, node: Mapping[str, Any], now: float) -> str:
         w.write(1, "Type\tStatus\tLastHeartbeatTime\tLastTransitionTime\tReason\tMessage\n")
         w.write(1, "----\t------\t-----------------\t------------------\t------\t-------\n")
         for c in conditions:
-            w.write(1, f"{c.get('type')} \t{c.get('status')} \t{rfc1123z(c.get('lastHeartbeatTime'))} \t"
+            w.write(1, f"{c.get('type') or ''} \t{c.get('status') or ''} \t{rfc1123z(c.get('lastHeartbeatTime'))} \t"
                        f"{rfc1123z(c.get('lastTransitionTime'))} \t{c.get('reason') or ''} \t{c.get('message') or ''}\n")
     w.write(0, "Addresses:\n")
     for a in status.get("addresses") or []:
-        w.write(1, f"{a.get('type')}:\t{a.get('address')}\n")
+        w.write(1, f"{a.get('type') or ''}:\t{a.get('address') or ''}\n")  # Go's zero value for one not given
     for title, key in (("Capacity", "capacity"), ("Allocatable", "allocatable")):
         values = status.get(key) or {}
         if values:
