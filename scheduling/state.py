@@ -141,6 +141,7 @@ def _versions(model, cluster: Cluster) -> list[tuple[int, int]]:
 def _read(cluster: Cluster, previous: _Read | None) -> _Read:
     """The cluster's rows now: those of `previous` still current, the others read."""
     rows: dict[str, dict[int, tuple[int, dict, dict]]] = {}
+    dropped: list[tuple[int, dict, dict]] = []  # previous's rows not in this read (replaced or deleted)
     for kind, model in KIND_MODELS.items():
         objects = model.objects.filter(cluster=cluster).order_by("pk")
         if previous is None:
@@ -158,15 +159,20 @@ def _read(cluster: Cluster, previous: _Read | None) -> _Read:
             if row is not None:  # (a row deleted between the two queries is left out)
                 kept[pk] = row
         rows[kind] = kept
+        for pk in [*(pk for pk in stale if pk in known), *(known.keys() - kept.keys())]:
+            if kept.get(pk) is not known[pk]:
+                dropped.append(known[pk])
     read = _Read(cluster.revision, rows)
     read.docs = [doc for kind_rows in rows.values() for _, doc, _ in kind_rows.values()]
     if previous is not None:
-        old = previous.memo
-        read.memo = {id(d): old[id(d)] for d in read.docs if id(d) in old}
-        texts = previous.texts
-        if texts:
-            read.texts = {id(row): texts[id(row)] for kind_rows in rows.values() for _, _, row in kind_rows.values()
-                          if id(row) in texts}
+        # previous's memo and texts, less the entries of its documents and rows not kept:
+        # what is left is keyed by documents and rows of this read only (an id of one dropped
+        # may be taken by a new one once it is freed, so every dropped one's entry goes).
+        read.memo = dict(previous.memo)
+        read.texts = dict(previous.texts)
+        for _, doc, row in dropped:
+            read.memo.pop(id(doc), None)
+            read.texts.pop(id(row), None)
     return read
 
 

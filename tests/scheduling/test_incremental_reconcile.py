@@ -196,6 +196,11 @@ def check_the_shared_read(cluster):
     ]
     assert state.cluster_rows(cluster) == rows
     assert json.loads(state.cluster_rows_json(cluster)) == rows
+    # What the read keeps beside them is for its own documents and rows only (carried over
+    # from the read before: an entry of one replaced would outlive it, and its id be reused).
+    read = state._current(cluster)
+    assert read.memo.keys() <= {id(doc) for doc in read.docs}
+    assert read.texts.keys() <= {id(row) for kind_rows in read.rows.values() for _, _, row in kind_rows.values()}
 
 
 _counter = iter(range(10**9))
