@@ -48,7 +48,7 @@ from .engine.simulation import Simulation
 from .engine.timeline import load_timeline
 from .models import KIND_MODELS, Cluster
 from .snapshots import take_snapshot_if_due
-from .state import cluster_state, shared_documents, with_usable_documents
+from .state import cluster_state, keep_read, read_after_writes, shared_documents, with_usable_documents
 from scheduling.engine.api.validation import INVALID_OBJECT_REASON, invalid_object_message
 
 logger = logging.getLogger(__name__)
@@ -201,7 +201,11 @@ def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float) 
             elif _comparable(after_doc) != _comparable(before_doc):
                 writes.append(("replace", before_doc, after_doc))
         written = len(writes)
-        revision = services.write_batch(cluster, writes)
+        written_rows: dict[str, tuple[list[int], list[int]]] = {}
+        revision = services.write_batch(cluster, writes, written_rows)
+        # The shared read at the revision written, from the rows just written (nothing else
+        # wrote in between: the lock is held since the revision was checked).
+        read = read_after_writes(cluster, revision, written_rows)
         services.record_events(cluster, sim.events)
         Cluster.objects.filter(pk=cluster.pk).update(
             reconciled_to=until,
@@ -215,6 +219,7 @@ def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float) 
                 "steps_played": sim.steps_played,
             },
         )
+    keep_read(cluster, read)
     take_snapshot_if_due(cluster)  # training mode: a snapshot every snapshots.INTERVAL simulated seconds
     # What the pages ask next (the explainer, a preview) reads the state just written: read
     # it now, while the documents it shares with this run are at hand (state.cluster_state).

@@ -284,13 +284,17 @@ def _doc_key(doc: dict) -> tuple[str, str, str]:
     return doc["kind"], meta.get("namespace") or "", meta["name"]
 
 
-def write_batch(cluster: Cluster, writes: list[Write]) -> int:
+def write_batch(cluster: Cluster, writes: list[Write], written: dict[str, tuple[list[int], list[int]]] | None = None) -> int:
     """Make `writes` in order as create_object/replace_object/delete_object would, one
     revision each, with a few statements per kind instead of several queries and a savepoint
     per object. The caller holds the cluster's row lock (select_for_update) in the current
     transaction and has checked that the revision it read the stored documents at is still
     the cluster's: nothing else has written since, so no per-object compare-and-swap is
-    needed. Returns the cluster's new revision."""
+    needed. Returns the cluster's new revision.
+
+    `written`, when given, is filled with kind -> (the primary keys of the rows created or
+    replaced, those of the rows deleted), for state.read_after_writes; left empty when the
+    database did not return the new rows' keys."""
     base = Cluster.objects.values_list("revision", flat=True).get(pk=cluster.pk)
     if not writes:
         return base
@@ -328,6 +332,12 @@ def write_batch(cluster: Cluster, writes: list[Write]) -> int:
         _update_rows(KIND_MODELS[kind], rows)
     for kind, objs in creates.items():
         KIND_MODELS[kind].objects.bulk_create(objs, batch_size=500)
+    if written is not None:
+        for kind in {*deletes, *updates, *creates}:
+            written[kind] = ([pk for pk, _, _ in updates.get(kind, ())] + [obj.pk for obj in creates.get(kind, ())],
+                             deletes.get(kind, []))
+        if any(pk is None for changed, _ in written.values() for pk in changed):
+            written.clear()
     revision = base + len(writes)
     Cluster.objects.filter(pk=cluster.pk).update(revision=revision)
     return revision

@@ -270,3 +270,25 @@ def test_the_shared_read_follows_a_restored_snapshot():
         return row["kind"], row["namespace"], row["name"]
 
     assert sorted(state.cluster_rows(Cluster.objects.get(pk=cluster.pk)), key=key) == sorted(at_first, key=key)
+
+
+def test_a_reconcile_leaves_the_shared_read_at_the_revision_it_wrote_without_listing_the_cluster(monkeypatch):
+    """The rows a reconcile writes bring the shared read to the new revision (state.read_after_writes):
+    the snapshot it takes and the pages after it read no listing of every row."""
+    cluster = services.create_cluster("handed", seed=5)
+    services.import_documents(cluster, CLUSTER)
+    reconcile.reconcile(cluster.pk, force=True)
+    _taint(cluster, 0, "NoExecute")
+    _step(cluster, 4)
+    state.cluster_state(Cluster.objects.get(pk=cluster.pk))  # the read at the edit's revision
+
+    def listed(*args):
+        raise AssertionError("the cluster's rows were listed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(state, "_versions", listed)
+        outcome = reconcile.reconcile(cluster.pk, force=True)
+        assert outcome.written
+        check_the_shared_read(cluster)
+        written = Cluster.objects.get(pk=cluster.pk)
+        assert state._current(written).revision == written.revision
