@@ -170,14 +170,20 @@ def zone_docs(controller_state: dict) -> list[dict]:
 
 
 def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float) -> Outcome:
-    old = {_key(d): d for d in before}
-    new = {_key(d): d for d in sim.store.all() if d.get("kind") in KIND_MODELS}
+    after = [d for kind in sim.store.kinds() if kind in KIND_MODELS for d in sim.store.list(kind)]
     # Pods that are still pending carry the scheduler's last word, as the API shows it.
+    pending: dict[int, dict] = {}  # id(the store's document) -> the document to write instead
     for key, result in sim.last_results().items():
         ns, _, name = key.partition("/")
-        doc = new.get(("Pod", ns, name))
+        doc = sim.store.get("Pod", ns, name)
         if doc is not None and result.node is None and result.message and not (doc.get("spec") or {}).get("nodeName"):
-            new[("Pod", ns, name)] = _with_unschedulable_condition(doc, result.message, until)
+            pending[id(doc)] = _with_unschedulable_condition(doc, result.message, until)
+    # The store puts a new document for every change and the documents read are never
+    # changed: a document of `before` still in the store is unchanged, so only the others
+    # (and the pending pods') are keyed and compared, in the order of `before` and of the store.
+    before_ids, after_ids = set(map(id, before)), set(map(id, after))
+    old = {_key(d): d for d in before if id(d) not in after_ids or id(d) in pending}
+    new = {_key(d): pending.get(id(d), d) for d in after if id(d) not in before_ids or id(d) in pending}
     written = 0
     with transaction.atomic(), services.controller_writes():
         locked = Cluster.objects.select_for_update().get(pk=cluster.pk)
