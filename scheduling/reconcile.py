@@ -211,7 +211,7 @@ def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float) 
         revision = services.write_batch(cluster, writes, written_rows)
         # The shared read at the revision written, from the rows just written (nothing else
         # wrote in between: the lock is held since the revision was checked).
-        read = read_after_writes(cluster, revision, written_rows)
+        read = read_after_writes(cluster, cluster.revision, revision, written_rows)
         services.record_events(cluster, sim.events)
         Cluster.objects.filter(pk=cluster.pk).update(
             reconciled_to=until,

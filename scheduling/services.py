@@ -10,6 +10,7 @@ neither the pages, the broadcast nor the tasks.
 from __future__ import annotations
 
 import copy
+import functools
 import threading
 import uuid
 from contextlib import contextmanager
@@ -33,6 +34,7 @@ from . import changes, kube, node_selection
 from .changes import Change
 from .models import KIND_MODELS, Cluster, Event, KubeObject
 from .models import PriorityClass as StoredPriorityClass
+from .state import keep_read, read_after_writes
 
 # The reconcile task, enqueued by name: the store does not import the tasks that call it.
 RECONCILE_TASK = "scheduling.tasks.reconcile_cluster"
@@ -225,6 +227,11 @@ def replace_object(cluster: Cluster, doc: dict, expected_version: int | None = N
         updated = model.objects.filter(pk=current.pk, resource_version=version).update(resource_version=rv, **fields)
         if not updated:
             raise Conflict(kind, fields["name"])
+        # The shared read at rv, from the read at rv - 1 and this row (the revision taken
+        # holds the cluster's row: nothing else wrote in between); kept once committed.
+        read = read_after_writes(cluster, rv - 1, rv, {kind: ([current.pk], [])})
+        if read is not None:
+            transaction.on_commit(functools.partial(keep_read, cluster, read))
         _changed(cluster.pk, kind, fields["name"], fields["namespace"], _nodes_showing(kind, fields["name"], current.document, doc))
     return model.objects.get(pk=current.pk)
 

@@ -186,18 +186,17 @@ def _successor(previous: _Read, revision: int, rows: dict[str, dict[int, tuple[i
     return read
 
 
-def read_after_writes(cluster: Cluster, revision: int, written: dict[str, tuple[list[int], list[int]]]) -> _Read | None:
-    """The cluster's read at `revision`, made from its read at `cluster.revision` by reading
-    only the rows `written` names (services.write_batch: kind -> (primary keys created or
-    replaced, primary keys deleted)) instead of listing every row. Call it in the writing
+def read_after_writes(cluster: Cluster, base: int, revision: int, written: dict[str, tuple[list[int], list[int]]]) -> _Read | None:
+    """The cluster's read at `revision`, made from its read at `base` by reading only the
+    rows `written` names (kind -> (primary keys created or replaced, primary keys deleted):
+    services.write_batch's) instead of listing every row. Call it in the writing
     transaction, after the writes, with the cluster's row lock held since before them, when
     those writes are all that happened between the two revisions; hand the result to
-    `keep_read` once the transaction is committed. None when there is no read at
-    `cluster.revision` to start from (or a row written is not found): the next `_current`
-    reads the changes itself."""
+    `keep_read` once the transaction is committed. None when there is no read at `base` to
+    start from (or a row written is not found): the next `_current` reads the changes itself."""
     with _reads_lock:
         previous = _READS.get(_key(cluster))
-    if previous is None or previous.revision != cluster.revision or revision == cluster.revision or not written:
+    if previous is None or previous.revision != base or revision == base or not written:
         return None
     rows: dict[str, dict[int, tuple[int, dict, dict]]] = {}
     dropped: list[tuple[int, dict, dict]] = []

@@ -292,3 +292,23 @@ def test_a_reconcile_leaves_the_shared_read_at_the_revision_it_wrote_without_lis
         check_the_shared_read(cluster)
         written = Cluster.objects.get(pk=cluster.pk)
         assert state._current(written).revision == written.revision
+
+
+def test_a_replaced_object_brings_the_shared_read_to_its_revision_once_committed(monkeypatch, django_capture_on_commit_callbacks):
+    """A user's write (services.replace_object) hands its row to the shared read when it
+    commits: the reconcile after it lists no row either."""
+    cluster = services.create_cluster("replaced", seed=5)
+    services.import_documents(cluster, CLUSTER)
+    reconcile.reconcile(cluster.pk, force=True)
+    state.cluster_state(Cluster.objects.get(pk=cluster.pk))
+
+    def listed(*args):
+        raise AssertionError("the cluster's rows were listed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(state, "_versions", listed)
+        with django_capture_on_commit_callbacks(execute=True):
+            _taint(cluster, 1, "NoExecute")
+        check_the_shared_read(cluster)
+        assert reconcile.reconcile(cluster.pk, force=True).ran
+        check_the_shared_read(cluster)
