@@ -48,7 +48,7 @@ from .engine.simulation import Simulation
 from .engine.timeline import load_timeline
 from .models import KIND_MODELS, Cluster
 from .snapshots import take_snapshot_if_due
-from .state import cluster_state, shared_documents, with_usable_documents
+from .state import cluster_state, keep_read, read_after_writes, shared_documents, with_usable_documents
 from scheduling.engine.api.validation import INVALID_OBJECT_REASON, invalid_object_message
 
 logger = logging.getLogger(__name__)
@@ -170,14 +170,20 @@ def zone_docs(controller_state: dict) -> list[dict]:
 
 
 def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float) -> Outcome:
-    old = {_key(d): d for d in before}
-    new = {_key(d): d for d in sim.store.all() if d.get("kind") in KIND_MODELS}
+    after = [d for kind in sim.store.kinds() if kind in KIND_MODELS for d in sim.store.list(kind)]
     # Pods that are still pending carry the scheduler's last word, as the API shows it.
+    pending: dict[int, dict] = {}  # id(the store's document) -> the document to write instead
     for key, result in sim.last_results().items():
         ns, _, name = key.partition("/")
-        doc = new.get(("Pod", ns, name))
+        doc = sim.store.get("Pod", ns, name)
         if doc is not None and result.node is None and result.message and not (doc.get("spec") or {}).get("nodeName"):
-            new[("Pod", ns, name)] = _with_unschedulable_condition(doc, result.message, until)
+            pending[id(doc)] = _with_unschedulable_condition(doc, result.message, until)
+    # The store puts a new document for every change and the documents read are never
+    # changed: a document of `before` still in the store is unchanged, so only the others
+    # (and the pending pods') are keyed and compared, in the order of `before` and of the store.
+    before_ids, after_ids = set(map(id, before)), set(map(id, after))
+    old = {_key(d): d for d in before if id(d) not in after_ids or id(d) in pending}
+    new = {_key(d): pending.get(id(d), d) for d in after if id(d) not in before_ids or id(d) in pending}
     written = 0
     with transaction.atomic(), services.controller_writes():
         locked = Cluster.objects.select_for_update().get(pk=cluster.pk)
@@ -201,7 +207,11 @@ def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float) 
             elif _comparable(after_doc) != _comparable(before_doc):
                 writes.append(("replace", before_doc, after_doc))
         written = len(writes)
-        revision = services.write_batch(cluster, writes)
+        written_rows: dict[str, tuple[list[int], list[int]]] = {}
+        revision = services.write_batch(cluster, writes, written_rows)
+        # The shared read at the revision written, from the rows just written (nothing else
+        # wrote in between: the lock is held since the revision was checked).
+        read = read_after_writes(cluster, cluster.revision, revision, written_rows)
         services.record_events(cluster, sim.events)
         Cluster.objects.filter(pk=cluster.pk).update(
             reconciled_to=until,
@@ -215,6 +225,7 @@ def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float) 
                 "steps_played": sim.steps_played,
             },
         )
+    keep_read(cluster, read)
     take_snapshot_if_due(cluster)  # training mode: a snapshot every snapshots.INTERVAL simulated seconds
     # What the pages ask next (the explainer, a preview) reads the state just written: read
     # it now, while the documents it shares with this run are at hand (state.cluster_state).

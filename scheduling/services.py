@@ -10,6 +10,7 @@ neither the pages, the broadcast nor the tasks.
 from __future__ import annotations
 
 import copy
+import functools
 import threading
 import uuid
 from contextlib import contextmanager
@@ -33,6 +34,7 @@ from . import changes, kube, node_selection
 from .changes import Change
 from .models import KIND_MODELS, Cluster, Event, KubeObject
 from .models import PriorityClass as StoredPriorityClass
+from .state import keep_read, read_after_writes
 
 # The reconcile task, enqueued by name: the store does not import the tasks that call it.
 RECONCILE_TASK = "scheduling.tasks.reconcile_cluster"
@@ -225,6 +227,11 @@ def replace_object(cluster: Cluster, doc: dict, expected_version: int | None = N
         updated = model.objects.filter(pk=current.pk, resource_version=version).update(resource_version=rv, **fields)
         if not updated:
             raise Conflict(kind, fields["name"])
+        # The shared read at rv, from the read at rv - 1 and this row (the revision taken
+        # holds the cluster's row: nothing else wrote in between); kept once committed.
+        read = read_after_writes(cluster, rv - 1, rv, {kind: ([current.pk], [])})
+        if read is not None:
+            transaction.on_commit(functools.partial(keep_read, cluster, read))
         _changed(cluster.pk, kind, fields["name"], fields["namespace"], _nodes_showing(kind, fields["name"], current.document, doc))
     return model.objects.get(pk=current.pk)
 
@@ -284,13 +291,17 @@ def _doc_key(doc: dict) -> tuple[str, str, str]:
     return doc["kind"], meta.get("namespace") or "", meta["name"]
 
 
-def write_batch(cluster: Cluster, writes: list[Write]) -> int:
+def write_batch(cluster: Cluster, writes: list[Write], written: dict[str, tuple[list[int], list[int]]] | None = None) -> int:
     """Make `writes` in order as create_object/replace_object/delete_object would, one
     revision each, with a few statements per kind instead of several queries and a savepoint
     per object. The caller holds the cluster's row lock (select_for_update) in the current
     transaction and has checked that the revision it read the stored documents at is still
     the cluster's: nothing else has written since, so no per-object compare-and-swap is
-    needed. Returns the cluster's new revision."""
+    needed. Returns the cluster's new revision.
+
+    `written`, when given, is filled with kind -> (the primary keys of the rows created or
+    replaced, those of the rows deleted), for state.read_after_writes; left empty when the
+    database did not return the new rows' keys."""
     base = Cluster.objects.values_list("revision", flat=True).get(pk=cluster.pk)
     if not writes:
         return base
@@ -328,6 +339,12 @@ def write_batch(cluster: Cluster, writes: list[Write]) -> int:
         _update_rows(KIND_MODELS[kind], rows)
     for kind, objs in creates.items():
         KIND_MODELS[kind].objects.bulk_create(objs, batch_size=500)
+    if written is not None:
+        for kind in {*deletes, *updates, *creates}:
+            written[kind] = ([pk for pk, _, _ in updates.get(kind, ())] + [obj.pk for obj in creates.get(kind, ())],
+                             deletes.get(kind, []))
+        if any(pk is None for changed, _ in written.values() for pk in changed):
+            written.clear()
     revision = base + len(writes)
     Cluster.objects.filter(pk=cluster.pk).update(revision=revision)
     return revision

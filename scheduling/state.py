@@ -141,6 +141,7 @@ def _versions(model, cluster: Cluster) -> list[tuple[int, int]]:
 def _read(cluster: Cluster, previous: _Read | None) -> _Read:
     """The cluster's rows now: those of `previous` still current, the others read."""
     rows: dict[str, dict[int, tuple[int, dict, dict]]] = {}
+    dropped: list[tuple[int, dict, dict]] = []  # previous's rows not in this read (replaced or deleted)
     for kind, model in KIND_MODELS.items():
         objects = model.objects.filter(cluster=cluster).order_by("pk")
         if previous is None:
@@ -158,16 +159,92 @@ def _read(cluster: Cluster, previous: _Read | None) -> _Read:
             if row is not None:  # (a row deleted between the two queries is left out)
                 kept[pk] = row
         rows[kind] = kept
-    read = _Read(cluster.revision, rows)
+        for pk in [*(pk for pk in stale if pk in known), *(known.keys() - kept.keys())]:
+            if kept.get(pk) is not known[pk]:
+                dropped.append(known[pk])
+    if previous is None:
+        read = _Read(cluster.revision, rows)
+        read.docs = [doc for kind_rows in rows.values() for _, doc, _ in kind_rows.values()]
+        return read
+    return _successor(previous, cluster.revision, rows, dropped)
+
+
+def _successor(previous: _Read, revision: int, rows: dict[str, dict[int, tuple[int, dict, dict]]],
+               dropped: list[tuple[int, dict, dict]]) -> _Read:
+    """The read of `rows` at `revision`, made from `previous` with `dropped` (its rows not
+    in `rows`) left out. It keeps previous's memo and texts, less the entries of the
+    documents and rows dropped: what is left is keyed by documents and rows of this read
+    only (an id of one dropped may be taken by a new one once it is freed, so every dropped
+    one's entry goes)."""
+    read = _Read(revision, rows)
     read.docs = [doc for kind_rows in rows.values() for _, doc, _ in kind_rows.values()]
-    if previous is not None:
-        old = previous.memo
-        read.memo = {id(d): old[id(d)] for d in read.docs if id(d) in old}
-        texts = previous.texts
-        if texts:
-            read.texts = {id(row): texts[id(row)] for kind_rows in rows.values() for _, _, row in kind_rows.values()
-                          if id(row) in texts}
+    read.memo = dict(previous.memo)
+    read.texts = dict(previous.texts)
+    for _, doc, row in dropped:
+        read.memo.pop(id(doc), None)
+        read.texts.pop(id(row), None)
     return read
+
+
+def read_after_writes(cluster: Cluster, base: int, revision: int, written: dict[str, tuple[list[int], list[int]]]) -> _Read | None:
+    """The cluster's read at `revision`, made from its read at `base` by reading only the
+    rows `written` names (kind -> (primary keys created or replaced, primary keys deleted):
+    services.write_batch's) instead of listing every row. Call it in the writing
+    transaction, after the writes, with the cluster's row lock held since before them, when
+    those writes are all that happened between the two revisions; hand the result to
+    `keep_read` once the transaction is committed. None when there is no read at `base` to
+    start from (or a row written is not found): the next `_current` reads the changes itself."""
+    with _reads_lock:
+        previous = _READS.get(_key(cluster))
+    if previous is None or previous.revision != base or revision == base or not written:
+        return None
+    rows: dict[str, dict[int, tuple[int, dict, dict]]] = {}
+    dropped: list[tuple[int, dict, dict]] = []
+    for kind, model in KIND_MODELS.items():
+        known = previous.rows.get(kind, {})
+        if kind not in written:
+            rows[kind] = known  # (a read's rows are never changed: shared)
+            continue
+        changed, deleted = written[kind]
+        kept = dict(known)
+        for pk in deleted:
+            row = kept.pop(pk, None)
+            if row is not None:
+                dropped.append(row)
+        changed = sorted(set(changed) - set(deleted))
+        fetched: dict[int, tuple[int, dict, dict]] = {}
+        for start in range(0, len(changed), _FETCH_CHUNK):
+            fetched.update(_rows_of(kind, model.objects.filter(pk__in=changed[start:start + _FETCH_CHUNK])))
+        if len(fetched) != len(changed):
+            return None
+        last = next(reversed(kept), None)
+        in_order = True
+        for pk in changed:
+            row = kept.get(pk)
+            if row is not None:
+                dropped.append(row)
+            elif last is not None and pk < last:
+                in_order = False  # a new row with a key below one kept: pk order is rebuilt below
+            kept[pk] = fetched[pk]
+        rows[kind] = kept if in_order else dict(sorted(kept.items()))
+    return _successor(previous, revision, rows, dropped)
+
+
+def keep_read(cluster: Cluster, read: _Read | None) -> None:
+    """Keep `read` (read_after_writes's) as the cluster's shared read, unless a newer one is
+    kept already."""
+    if read is None:
+        return
+    key = _key(cluster)
+    with _reads_lock:
+        kept = _READS.get(key)
+        if kept is not None and kept.revision >= read.revision:
+            return
+        _READS[key] = read
+        _READS.move_to_end(key)
+        while len(_READS) > _READS_KEPT:
+            _READS.popitem(last=False)
+    _settle()
 
 
 def _current(cluster: Cluster) -> _Read:

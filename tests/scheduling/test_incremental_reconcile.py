@@ -196,6 +196,11 @@ def check_the_shared_read(cluster):
     ]
     assert state.cluster_rows(cluster) == rows
     assert json.loads(state.cluster_rows_json(cluster)) == rows
+    # What the read keeps beside them is for its own documents and rows only (carried over
+    # from the read before: an entry of one replaced would outlive it, and its id be reused).
+    read = state._current(cluster)
+    assert read.memo.keys() <= {id(doc) for doc in read.docs}
+    assert read.texts.keys() <= {id(row) for kind_rows in read.rows.values() for _, _, row in kind_rows.values()}
 
 
 _counter = iter(range(10**9))
@@ -265,3 +270,45 @@ def test_the_shared_read_follows_a_restored_snapshot():
         return row["kind"], row["namespace"], row["name"]
 
     assert sorted(state.cluster_rows(Cluster.objects.get(pk=cluster.pk)), key=key) == sorted(at_first, key=key)
+
+
+def test_a_reconcile_leaves_the_shared_read_at_the_revision_it_wrote_without_listing_the_cluster(monkeypatch):
+    """The rows a reconcile writes bring the shared read to the new revision (state.read_after_writes):
+    the snapshot it takes and the pages after it read no listing of every row."""
+    cluster = services.create_cluster("handed", seed=5)
+    services.import_documents(cluster, CLUSTER)
+    reconcile.reconcile(cluster.pk, force=True)
+    _taint(cluster, 0, "NoExecute")
+    _step(cluster, 4)
+    state.cluster_state(Cluster.objects.get(pk=cluster.pk))  # the read at the edit's revision
+
+    def listed(*args):
+        raise AssertionError("the cluster's rows were listed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(state, "_versions", listed)
+        outcome = reconcile.reconcile(cluster.pk, force=True)
+        assert outcome.written
+        check_the_shared_read(cluster)
+        written = Cluster.objects.get(pk=cluster.pk)
+        assert state._current(written).revision == written.revision
+
+
+def test_a_replaced_object_brings_the_shared_read_to_its_revision_once_committed(monkeypatch, django_capture_on_commit_callbacks):
+    """A user's write (services.replace_object) hands its row to the shared read when it
+    commits: the reconcile after it lists no row either."""
+    cluster = services.create_cluster("replaced", seed=5)
+    services.import_documents(cluster, CLUSTER)
+    reconcile.reconcile(cluster.pk, force=True)
+    state.cluster_state(Cluster.objects.get(pk=cluster.pk))
+
+    def listed(*args):
+        raise AssertionError("the cluster's rows were listed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(state, "_versions", listed)
+        with django_capture_on_commit_callbacks(execute=True):
+            _taint(cluster, 1, "NoExecute")
+        check_the_shared_read(cluster)
+        assert reconcile.reconcile(cluster.pk, force=True).ran
+        check_the_shared_read(cluster)
