@@ -219,7 +219,14 @@ class WorkloadContext:
               memo: dict | None = None, groups: PodGroups | None = None) -> "WorkloadContext":
         ctx = cls(store, now, seed, admission, admission_context)
         ctx.classes = [PriorityClass.from_doc(d) for d in store.list("PriorityClass")]
-        ctx.counters = {k: int(v) for k, v in (state or {}).items() if k.startswith(NAMES_PREFIX)}
+        hit = None if memo is None else memo.get(_COUNTERS)
+        if hit is not None and hit[0] == (state or {}):  # the state as when they were read last
+            counters = hit[1]
+        else:
+            counters = {k: int(v) for k, v in (state or {}).items() if k.startswith(NAMES_PREFIX)}
+            if memo is not None:
+                memo[_COUNTERS] = (dict(state or {}), counters)
+        ctx.counters = dict(counters)
         if memo is not None:
             ctx.memo = memo
         ctx.groups = groups
@@ -345,6 +352,9 @@ def _bump(table: dict, key: tuple, group: tuple, delta: int) -> None:
         del counter[group]
         if not counter:
             del table[key]
+
+
+_COUNTERS = ("counters",)  # WorkloadContext.memo: (the state, the name counters read from it)
 
 
 def forget_pod(memo: dict, namespace: str, name: str) -> None:
