@@ -154,7 +154,7 @@ class ClusterVersionOperator:
                 result.due(quiet[1])
             return result
         result = self._reconcile(ctx)
-        self._quiet = None if result.actions else (ctx.state, result.next_due)
+        self._quiet = None if result.actions else (dict(ctx.state), result.next_due)
         return result
 
     def _reconcile(self, ctx: Context) -> A.Result:
