@@ -134,12 +134,30 @@ def _pct(done: int, total: int) -> int:
 
 class ClusterVersionOperator:
     name = NAME
-    watches = frozenset({"ClusterVersion", "ClusterOperator", "MachineConfigPool", "Node"})
+    # what it reads: the ClusterVersion, the ClusterOperators, the master pool (and the
+    # MachineConfigs, which change with a pool); Nodes only for the risks' series, evaluated
+    # when the check key changes or every RISK_INTERVAL, never because a Node changed
+    watches = frozenset({"ClusterVersion", "ClusterOperator", "MachineConfigPool"})
 
     def __init__(self) -> None:
         self._series: dict = {}  # the pods' series of the last evaluation (facts.cluster_series)
+        # after a run that changed nothing: (its state, its next_due); a run woken before that
+        # time by pools it does not read (only the master pool) would change nothing again
+        self._quiet: tuple[Mapping[str, Any], float | None] | None = None
 
     def reconcile(self, ctx: Context) -> A.Result:
+        quiet = self._quiet
+        if (quiet is not None and ctx.changed and (quiet[1] is None or ctx.now + 1e-9 < quiet[1])
+                and all(r[0] == "MachineConfigPool" and r[2] != "master" for r in ctx.changed) and ctx.state == quiet[0]):
+            result = A.Result()
+            if quiet[1] is not None:
+                result.due(quiet[1])
+            return result
+        result = self._reconcile(ctx)
+        self._quiet = None if result.actions else (dict(ctx.state), result.next_due)
+        return result
+
+    def _reconcile(self, ctx: Context) -> A.Result:
         result = A.Result()
         store, now = ctx.store, ctx.now
         cv = store.get("ClusterVersion", "", "version")

@@ -418,6 +418,7 @@ class MCONodeController:
         self._pools: dict[str, _PoolCounts] = {}  # a pool not here: every node of it is looked at
         self._backlog: set[str] = set()  # changed nodes a run returned early before looking at
         self._configs: dict[str, tuple] = {}  # pool -> (the MachineConfigs, its selector, its configs, rendered name)
+        self._idle: dict[str, tuple | None] = {}  # pool -> (its document, its counts) after a run of it that did nothing
 
     def reconcile(self, ctx: Context) -> A.Result:
         result = A.Result()
@@ -462,6 +463,7 @@ class MCONodeController:
 
     def _pool(self, ctx: Context, pool: dict, drains: dict, result: A.Result, changed: set[str]) -> None:
         """One pool; `changed`: the nodes that changed since the last run."""
+        size = len(result.actions)
         store, now = ctx.store, ctx.now
         pname = name_of(pool)
         spec = pool.get("spec") or {}
@@ -499,6 +501,10 @@ class MCONodeController:
             look: Iterable[str] = members
         else:
             look = [n for n in changed if n in members or n in counts.facts]
+        draining = [n for n in drains if n in members]
+        idle = self._idle.get(pname)
+        if not look and not draining and idle is not None and idle[0] is pool and idle[1] is counts:
+            return  # nothing it reads changed since a run of this pool that did nothing: nothing again
         for name in look:
             node = store.get("Node", "", name) if name in members else None
             counts.set(name, None if node is None else _NodeFacts.of(node, target))
@@ -509,7 +515,6 @@ class MCONodeController:
                 result.actions.append(A.SetAnnotation("Node", "", name_of(node), DESIRED, target))
         # the update-in-progress taint and the drain controller: the nodes that changed and
         # the drains under way (any other node has nothing to do)
-        draining = [n for n in drains if n in members]
         if draining:
             nodes = store.in_order("Node", {("", name_of(n)) for n in nodes} | {("", n) for n in draining})
         for node in nodes:
@@ -549,6 +554,8 @@ class MCONodeController:
         if done and before and done != before:
             result.actions.append(A.RecordEvent(now, "Normal", "Completed", "MachineConfigPool", EVENT_NAMESPACE, pname,
                                                 f"Pool {pname} has completed update to MachineConfig {done}", MCC_SOURCE))
+        # a run that did nothing, with no drain under way (which would have asked for a time)
+        self._idle[pname] = (pool, counts) if len(result.actions) == size and not draining else None
 
     def _rendered(self, store, pool: Mapping[str, Any]) -> tuple[list[dict], str]:
         """(pool_configs, rendered_name): worked out again only when a MachineConfig or the

@@ -166,6 +166,23 @@ def generate_name(ctx: "WorkloadContext", owner: Mapping[str, Any], prefix: str)
             return name
 
 
+class TakenNames:
+    """The pod names in use in a namespace during a run: the store's (its index, read as
+    it is: the store does not change during a run) and the ones drawn in this run."""
+
+    __slots__ = ("stored", "drawn")
+
+    def __init__(self, stored: Mapping[str, None]) -> None:
+        self.stored = stored
+        self.drawn: set[str] = set()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.stored or name in self.drawn
+
+    def add(self, name: str) -> None:
+        self.drawn.add(name)
+
+
 def names_key(owner: Mapping[str, Any]) -> str:
     """The workloads controller's state key counting the names `owner` generated."""
     return f"{NAMES_PREFIX}{owner.get('kind') or ''}/{object_namespace(owner)}/{name_of(owner)}"
@@ -190,7 +207,7 @@ class WorkloadContext:
     admission: Mapping[str, bool] | None = None
     admission_context: Any = None  # engine.api.node_selection_admission.NodeSelectionContext (None: those plugins off)
     classes: list[PriorityClass] = field(default_factory=list)
-    taken: dict[str, set[str]] = field(default_factory=dict)  # namespace -> pod names in use (filled as asked)
+    taken: dict[str, "TakenNames"] = field(default_factory=dict)  # namespace -> pod names in use (filled as asked)
     counters: dict[str, int] = field(default_factory=dict)
     drawn: set[str] = field(default_factory=set)  # the counters generate_name moved in this run
     memo: dict = field(default_factory=dict)
@@ -202,7 +219,14 @@ class WorkloadContext:
               memo: dict | None = None, groups: PodGroups | None = None) -> "WorkloadContext":
         ctx = cls(store, now, seed, admission, admission_context)
         ctx.classes = [PriorityClass.from_doc(d) for d in store.list("PriorityClass")]
-        ctx.counters = {k: int(v) for k, v in (state or {}).items() if k.startswith(NAMES_PREFIX)}
+        hit = None if memo is None else memo.get(_COUNTERS)
+        if hit is not None and hit[0] == (state or {}):  # the state as when they were read last
+            counters = hit[1]
+        else:
+            counters = {k: int(v) for k, v in (state or {}).items() if k.startswith(NAMES_PREFIX)}
+            if memo is not None:
+                memo[_COUNTERS] = (dict(state or {}), counters)
+        ctx.counters = dict(counters)
         if memo is not None:
             ctx.memo = memo
         ctx.groups = groups
@@ -243,10 +267,10 @@ class WorkloadContext:
                 out.append((pod, f))
         return out
 
-    def taken_in(self, namespace: str) -> set[str]:
+    def taken_in(self, namespace: str) -> "TakenNames":
         taken = self.taken.get(namespace)
         if taken is None:
-            taken = self.taken[namespace] = set(self.store.names("Pod", namespace))
+            taken = self.taken[namespace] = TakenNames(self.store.names("Pod", namespace))
         return taken
 
     def _positioned(self, keys: Iterable[tuple[str, str]]) -> list[tuple[int, dict]]:
@@ -328,6 +352,9 @@ def _bump(table: dict, key: tuple, group: tuple, delta: int) -> None:
         del counter[group]
         if not counter:
             del table[key]
+
+
+_COUNTERS = ("counters",)  # WorkloadContext.memo: (the state, the name counters read from it)
 
 
 def forget_pod(memo: dict, namespace: str, name: str) -> None:

@@ -120,6 +120,9 @@ class DaemonMemo:
     def __init__(self) -> None:
         self.nodes: dict[str, _NodeMemo] = {}
         self.counts = [0, 0, 0, 0]
+        # node -> (_node_reads of its document, the DaemonSet's template, its pods by key) when
+        # its last look made no action: the same again makes the same answer and no action
+        self.quiet: dict[str, tuple] = {}
 
     def pop(self, node: str) -> _NodeMemo | None:
         found = self.nodes.pop(node, None)
@@ -144,7 +147,7 @@ def reconcile_daemon_set(ctx: WorkloadContext, ds: Mapping[str, Any], nodes: Col
         return _reconcile_nodes(ctx, ds, nodes, memo)
     previous = dict(memo.nodes) if memo is not None else {}
     if memo is not None:
-        memo.nodes, memo.counts = {}, [0, 0, 0, 0]
+        memo.nodes, memo.counts, memo.quiet = {}, [0, 0, 0, 0], {}
     owned, actions = claim_pods(ctx, ds, selector)
     by_node: dict[str, list[dict]] = {}
     for pod in owned:
@@ -172,21 +175,41 @@ def _reconcile_nodes(ctx: WorkloadContext, ds: Mapping[str, Any], nodes: Collect
     actions: list = []
     previous = {node: memo.pop(node) for node in nodes}
     kind, name, uid, namespace = ds.get("kind"), name_of(ds), meta(ds).get("uid"), object_namespace(ds)
+    template = (ds.get("spec") or {}).get("template")
     for node_doc in store.in_order("Node", (("", n) for n in nodes)):
         node = meta(node_doc).get("name") or ""
+        pods = {key: store.get("Pod", *key) for key in store.pods_on_node(node)}
+        reads = _node_reads(node_doc)
+        before, quiet = previous.get(node), memo.quiet.pop(node, None)
+        if (before is not None and quiet is not None and quiet[1] is template and all(map(operator.is_, quiet[0], reads))
+                and quiet[2] == pods):
+            memo.set(node, before)  # (only what _node does not read of the Node changed)
+            memo.quiet[node] = quiet
+            continue
         owned: list[dict] = []
         others: list[dict] = []
-        keys = sorted(store.pods_on_node(node), key=lambda key: store.order("Pod", *key))
-        for key in keys:
-            pod = store.get("Pod", *key)
+        for key in sorted(pods, key=lambda key: store.order("Pod", *key)):
+            pod = pods[key]
             f = ctx.facts(key, pod)
             if (f.controller_kind == kind and f.controller_name == name and key[0] == namespace
                     and not (f.controller_uid and uid and f.controller_uid != uid)):
                 owned.append(pod)
             elif not f.terminating and f.active:
                 others.append(pod)
-        memo.set(node, _node(ctx, ds, node_doc, owned, others, actions, previous.get(node)))
+        size = len(actions)
+        memo.set(node, _node(ctx, ds, node_doc, owned, others, actions, before))
+        if len(actions) == size:
+            memo.quiet[node] = (reads, template, pods)
     return actions + _status(ds, memo.counts)
+
+
+def _node_reads(node_doc: Mapping[str, Any]) -> tuple:
+    """The parts of a Node document _node reads (its name, labels, taints, allocatable
+    resources: see there), as the very objects (a change of the document shares the parts
+    it did not change)."""
+    m, status = node_doc.get("metadata") or {}, node_doc.get("status") or {}
+    return (m.get("name"), m.get("labels"), (node_doc.get("spec") or {}).get("taints"), status.get("allocatable"),
+            status.get("capacity"))
 
 
 def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, Any], pods: list[dict],

@@ -194,7 +194,10 @@ def _taints(node_doc: Mapping[str, Any]) -> list[dict]:
 
 
 def _has_taint(taints, key: str, effect: str) -> bool:
-    return any(t.get("key") == key and t.get("effect") == effect for t in taints)
+    for t in taints:
+        if t.get("key") == key and t.get("effect") == effect:
+            return True
+    return False
 
 
 def is_tick(now: float, period: float) -> bool:
@@ -427,7 +430,11 @@ class QuietNodes:
         self.zone_order: list[str] | None = None  # zones with a node that is not a master, by their first node
         self.update(store, [meta(doc).get("name") or "" for doc in store.list("Node")])
 
-    def update(self, store: Store, names: Iterable[str]) -> None:
+    def update(self, store: Store, names: Iterable[str]) -> bool:
+        """Whether a pass reads anything different now: a node came or went, is not quiet
+        (its document changed), or was not quiet or in another zone or role before (a quiet
+        node that stays quiet in its zone only counts there)."""
+        relevant = False
         for name in names:
             doc = store.get("Node", "", name)
             old = self.facts.pop(name, None)
@@ -439,12 +446,16 @@ class QuietNodes:
             if doc is None:
                 self.zone_order = None
                 self.reads.pop(name, None)
+                relevant = True
                 continue
             new = (doc, zone_of(doc), is_master_node(name), is_quiet(doc, self.config))
             if old is None or old[1:3] != new[1:3]:
                 self.zone_order = None
+            if old is None or old[1:] != new[1:] or not new[3]:
+                relevant = True
             self.facts[name] = new
             self._count(name, new, 1)
+        return relevant
 
     def _count(self, name: str, facts: tuple[dict, str, bool, bool], delta: int) -> None:
         _, zone, master, quiet = facts
@@ -723,8 +734,9 @@ class NodeLifecycleController:
     """Runs `reconcile` over the nodes that are not quiet (is_quiet), the quiet ones counted
     by zone (QuietNodes, brought up to date with the nodes that changed since its last run).
     What it reads is the Nodes, its state and the time: run again at the same instant with
-    none of them changed (other kinds changed), it would ask for what it already asked for,
-    all done: it answers with its last next_due."""
+    none of them changed (other kinds changed, or only quiet nodes that stay quiet in their
+    zone: QuietNodes.update), it would ask for what it already asked for, all done: it
+    answers with its last next_due."""
 
     name = NAME
     watches = frozenset({ANY_KIND})
@@ -740,11 +752,11 @@ class NodeLifecycleController:
             self._quiet = QuietNodes(store, config)
         else:
             nodes = {name for kind, _, name in ctx.changed if kind == "Node"}
+            relevant = self._quiet.update(store, nodes)
             last = self._last
-            if (not nodes and last is not None and last[0] == ctx.now and len(last[1]) == len(ctx.state)
+            if (not relevant and last is not None and last[0] == ctx.now and len(last[1]) == len(ctx.state)
                     and all(ctx.state.get(k) is v for k, v in last[1].items())):
                 return A.Result(next_due=last[2])
-            self._quiet.update(store, nodes)
         docs = [(store.order("Node", "", name), doc) for name in self._quiet.busy for doc in (store.get("Node", "", name),) if doc]
         docs.sort(key=lambda item: item[0])
         result = _reconcile(store, ctx.now, config, None, docs, self._quiet)

@@ -163,7 +163,9 @@ class WorkloadControllers:
         self._daemon_memo: dict = {}
         self._memo: dict = {}
         self._selectors: dict = {}  # PDB -> (its spec.selector, the LabelSelector)
-        self._matching: dict = {}  # (namespace, label set) -> (the PDBs and selectors then, the matching ones)
+        self._matching: dict = {}  # (namespace, label set) -> (the namespace's PDB epoch then, the matching ones)
+        self._pdb_selectors: dict[tuple[str, str], Any] = {}  # PDB -> its spec.selector (the object), as last seen
+        self._pdb_epoch: dict[str, int] = {}  # namespace -> changes of its PDBs' names or selectors seen
         self._disrupted: dict[tuple[str, str], list[float]] = {}  # PDB -> disrupted_times (PDBs with some)
 
     def reconcile(self, ctx: Context) -> A.Result:
@@ -179,8 +181,11 @@ class WorkloadControllers:
             self._daemon_memo = {}
             self._memo = {}
             self._disrupted = {}
+            self._matching, self._pdb_epoch = {}, {}
+            self._pdb_selectors = {}
             for pdb in store.list("PodDisruptionBudget"):
                 self._set_disrupted(store, namespace_of(pdb), name_of(pdb))
+                self._pdb_selectors[(namespace_of(pdb), name_of(pdb))] = (pdb.get("spec") or {}).get("selector")
         return reconcile(store, ctx.now, seed=ctx.seed, admission=ctx.settings.get("admission"), state=ctx.state,
                          admission_context=controller_admission_context(ctx), changes=changes,
                          daemon_memo=self._daemon_memo, memo=self._memo, groups=self._groups, disrupted=self._disrupted)
@@ -245,6 +250,14 @@ class WorkloadControllers:
             elif kind == "PodDisruptionBudget":
                 out.pdbs.add((ns, name))
                 self._set_disrupted(store, ns, name)
+                doc = store.get(kind, ns, name)
+                selector = _GONE if doc is None else (doc.get("spec") or {}).get("selector")
+                if self._pdb_selectors.get((ns, name), _GONE) is not selector:  # one came, went or has a new selector
+                    self._pdb_epoch[ns] = self._pdb_epoch.get(ns, 0) + 1
+                    if doc is None:
+                        del self._pdb_selectors[(ns, name)]
+                    else:
+                        self._pdb_selectors[(ns, name)] = selector
             elif kind in ("PriorityClass", "Namespace"):
                 return None  # what admission reads: every workload may create differently
         for ns in every_owner:
@@ -265,18 +278,17 @@ class WorkloadControllers:
     def _pdbs_for(self, store: Store, ns: str, labels: Mapping[str, str]) -> tuple[str, ...]:
         """The PDBs of `ns` whose (non-empty) selector matches `labels`, kept by label set
         while the namespace's PDBs and their selectors stay the same."""
-        names = store.names("PodDisruptionBudget", ns)
-        pdbs = tuple((name, ((store.get("PodDisruptionBudget", ns, name) or {}).get("spec") or {}).get("selector")) for name in names)
+        epoch = self._pdb_epoch.get(ns, 0)
         key = (ns, frozenset(labels.items()))
         hit = self._matching.get(key)
-        if hit is not None and len(hit[0]) == len(pdbs) and all(a[0] == b[0] and a[1] is b[1] for a, b in zip(hit[0], pdbs)):
+        if hit is not None and hit[0] == epoch:
             return hit[1]
         found = []
-        for name, _ in pdbs:
+        for name in store.names("PodDisruptionBudget", ns):
             selector = self._selector(store.get("PodDisruptionBudget", ns, name))
             if selector is not None and not selector.is_empty and selector.matches(labels):
                 found.append(name)
-        self._matching[key] = (pdbs, tuple(found))
+        self._matching[key] = (epoch, tuple(found))
         return tuple(found)
 
     def _selector(self, pdb: Mapping[str, Any] | None) -> LabelSelector | None:
@@ -289,6 +301,9 @@ class WorkloadControllers:
         selector = LabelSelector.from_doc(raw)
         self._selectors[key] = (raw, selector)
         return selector
+
+
+_GONE = object()
 
 
 def controller_admission_context(ctx: Context) -> NodeSelectionContext | None:

@@ -489,12 +489,13 @@ class SchedulerCache:
         key = ("controllers", kinds, pod.label_set)
         controllers = self.memo.get(key)
         if controllers is None:
-            controllers = self.memo[key] = [
-                c
-                for c in self.state.controllers
-                if c.kind in kinds and c.namespace == pod.namespace and c.selector is not None
-                and not c.selector.is_empty and c.selector.matches(pod.labels)
-            ]
+            by_namespace = self.memo.get(("controllers by namespace", kinds))
+            if by_namespace is None:  # the controllers of those kinds with a selector, by namespace, in order
+                by_namespace = self.memo[("controllers by namespace", kinds)] = {}
+                for c in self.state.controllers:
+                    if c.kind in kinds and c.selector is not None and not c.selector.is_empty:
+                        by_namespace.setdefault(c.namespace, []).append(c)
+            controllers = self.memo[key] = [c for c in by_namespace.get(pod.namespace, ()) if c.selector.matches(pod.labels)]
         return controllers
 
     # --- combining predicates -----------------------------------------------------------------------------
