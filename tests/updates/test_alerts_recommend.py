@@ -15,41 +15,11 @@ from django.urls import reverse
 from scheduling import reconcile, services
 from scheduling.management.commands.oc import Command
 from scheduling.models import ClusterVersion
+from tests.updates.clusters import ONE_WORKER, WEB_BEHIND_A_PDB
 
 pytestmark = pytest.mark.django_db
 
-CLUSTER = """
-apiVersion: config.openshift.io/v1
-kind: ClusterVersion
-metadata: {name: version}
-spec: {channel: stable-4.14, clusterID: 5a4c3e2f-0000-4000-8000-000000000001}
-status: {desired: {version: 4.13.19}}
----
-apiVersion: v1
-kind: Node
-metadata: {name: master-0, labels: {node-role.kubernetes.io/master: ""}}
-status: {capacity: {cpu: "8", memory: 32Gi, pods: "110"}}
----
-apiVersion: v1
-kind: Node
-metadata: {name: worker-0, labels: {node-role.kubernetes.io/worker: ""}}
-status: {capacity: {cpu: "8", memory: 32Gi, pods: "110"}}
----
-apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: web, namespace: shop}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: app, image: registry.example/web:1, resources: {requests: {cpu: 100m}}}]}
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {name: web-pdb, namespace: shop}
-spec: {minAvailable: 2, selector: {matchLabels: {app: web}}}
-"""
+CLUSTER = ONE_WORKER + WEB_BEHIND_A_PDB
 HAPPY = ("The following conditions found no cause for concern in updating this cluster to later releases: "
          "recommended/CriticalAlerts (AsExpected), recommended/NodeAlerts (AsExpected), recommended/PodImagePullAlerts (AsExpected), "
          "recommended/UpdatePrecheckAlerts (AsExpected)\n\n")

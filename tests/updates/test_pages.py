@@ -9,26 +9,11 @@ from django.urls import reverse
 
 from scheduling import clock, reconcile, services
 from scheduling.models import Cluster, ClusterVersion
+from tests.updates.clusters import ONE_WORKER
 
 pytestmark = pytest.mark.django_db
 
-CLUSTER = """
-apiVersion: config.openshift.io/v1
-kind: ClusterVersion
-metadata: {name: version}
-spec: {channel: stable-4.14, clusterID: 5a4c3e2f-0000-4000-8000-000000000001}
-status: {desired: {version: 4.13.19}}
----
-apiVersion: v1
-kind: Node
-metadata: {name: master-0, labels: {node-role.kubernetes.io/master: ""}}
-status: {capacity: {cpu: "8", memory: 32Gi, pods: "110"}}
----
-apiVersion: v1
-kind: Node
-metadata: {name: worker-0, labels: {node-role.kubernetes.io/worker: ""}}
-status: {capacity: {cpu: "8", memory: 32Gi, pods: "110"}}
-"""
+CLUSTER = ONE_WORKER
 
 
 @pytest.fixture

@@ -10,46 +10,12 @@ from django.urls import reverse
 from scheduling import clock, reconcile, services
 from scheduling.models import Cluster, Pod
 from updates.views import progress_fragment
+from tests.updates.clusters import WEB_BEHIND_A_PDB, node, update_cluster
 
 pytestmark = pytest.mark.django_db
 
-CLUSTER = """
-apiVersion: config.openshift.io/v1
-kind: ClusterVersion
-metadata: {name: version}
-spec: {channel: stable-4.14, clusterID: 5a4c3e2f-0000-4000-8000-000000000001}
-status: {desired: {version: 4.13.19}}
----
-apiVersion: v1
-kind: Node
-metadata: {name: master-0, labels: {node-role.kubernetes.io/master: ""}}
-status: {capacity: {cpu: "8", memory: 32Gi, pods: "110"}}
----
-apiVersion: v1
-kind: Node
-metadata: {name: worker-0, creationTimestamp: 0, labels: {node-role.kubernetes.io/worker: ""}}
-status: {capacity: {cpu: "8", memory: 32Gi, pods: "110"}}
----
-apiVersion: v1
-kind: Node
-metadata: {name: worker-1, creationTimestamp: 1, labels: {node-role.kubernetes.io/worker: ""}}
-status: {capacity: {cpu: "8", memory: 32Gi, pods: "110"}}
----
-apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: web, namespace: shop}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: app, image: registry.example/web:1, resources: {requests: {cpu: 100m}}}]}
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {name: web-pdb, namespace: shop}
-spec: {minAvailable: 2, selector: {matchLabels: {app: web}}}
-"""
+CLUSTER = update_cluster(node("master-0", "master"), node("worker-0", "worker", created=0), node("worker-1", "worker", created=1),
+                         WEB_BEHIND_A_PDB)
 CONFIG = """
 apiVersion: machineconfiguration.openshift.io/v1
 kind: MachineConfig

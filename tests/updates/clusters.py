@@ -1,0 +1,49 @@
+"""The small clusters the update tests start from, as YAML: a ClusterVersion at 4.13.19 on
+stable-4.14, nodes by role, and (for the drain tests) a ReplicaSet of two pods behind a
+PodDisruptionBudget that allows none to go."""
+
+from __future__ import annotations
+
+CLUSTER_VERSION = """
+apiVersion: config.openshift.io/v1
+kind: ClusterVersion
+metadata: {name: version}
+spec: {channel: stable-4.14, clusterID: 5a4c3e2f-0000-4000-8000-000000000001}
+status: {desired: {version: 4.13.19}}
+"""
+
+WEB_BEHIND_A_PDB = """---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: registry.example/web:1, resources: {requests: {cpu: 100m}}}]}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web-pdb, namespace: shop}
+spec: {minAvailable: 2, selector: {matchLabels: {app: web}}}
+"""
+
+
+def node(name: str, role: str, created: int | None = None) -> str:
+    """A Node document with 8 CPUs, 32Gi and 110 pods, labelled with its role."""
+    stamp = "" if created is None else f"creationTimestamp: {created}, "
+    return f"""---
+apiVersion: v1
+kind: Node
+metadata: {{name: {name}, {stamp}labels: {{node-role.kubernetes.io/{role}: ""}}}}
+status: {{capacity: {{cpu: "8", memory: 32Gi, pods: "110"}}}}
+"""
+
+
+def update_cluster(*docs: str) -> str:
+    return CLUSTER_VERSION + "".join(docs)
+
+
+# A master and a worker: the smallest cluster an update walks through.
+ONE_WORKER = update_cluster(node("master-0", "master"), node("worker-0", "worker"))
