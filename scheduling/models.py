@@ -30,6 +30,12 @@ class Cluster(models.Model):
     # Kubernetes object (the node lifecycle controller's Zone documents).
     reconciled_to = models.FloatField(default=0.0)
     controller_state = models.JSONField(default=dict, blank=True)
+    # What users wrote since the controllers last ran that the rows alone do not tell:
+    # ["delete", kind, namespace, name] for an object deleted, ["resync"] for a change of
+    # the cluster's settings (policy, admission, descheduler, facts). Created and replaced
+    # objects are the rows whose resource_version is past the last run's revision.
+    # Emptied by the reconcile that takes them up (scheduling.reconcile).
+    journal = models.JSONField(default=list, blank=True)
     # The descheduler's DeschedulerPolicy document and how it runs ({"policy": {...},
     # "interval": seconds or null, "flags": {...}}); empty: no descheduler.
     descheduler = models.JSONField(default=dict, blank=True)

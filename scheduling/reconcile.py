@@ -35,6 +35,7 @@ returns before computing anything.
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 
@@ -52,6 +53,7 @@ from .state import cluster_state, keep_read, read_after_writes, shared_documents
 from scheduling.engine.api.validation import INVALID_OBJECT_REASON, invalid_object_message
 
 logger = logging.getLogger(__name__)
+EPSILON = 1e-9
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,10 @@ def _next_step_time(state: dict) -> float | None:
     return times[played] if played < len(times) else None
 
 
-def reconcile(cluster_id: int, *, force: bool = False) -> Outcome:
+def reconcile(cluster_id: int, *, force: bool = False, inside_write: bool = False) -> Outcome:
+    """Run the controllers of the cluster up to its clock and write what they changed.
+    `inside_write`: run inside a user's write transaction (catch_up), which may still roll
+    back: what this run read is kept for the process only once it commits."""
     with transaction.atomic():  # one consistent snapshot of the cluster
         cluster = Cluster.objects.filter(pk=cluster_id).first()
         if cluster is None:
@@ -111,14 +116,57 @@ def reconcile(cluster_id: int, *, force: bool = False) -> Outcome:
         if not force and not is_due(cluster):
             return Outcome(ran=False)
         docs, memo = shared_documents(cluster)
+    until = max(cluster.now, cluster.reconciled_to)
+    sim, docs = _run(cluster, docs, memo, until)
+    return _write(cluster, docs, sim, until, inside_write)
+
+
+def catch_up(cluster_id: int) -> None:
+    """Run the controllers up to the cluster's clock before a user's write
+    (services.at_clock), so that the write is taken at the clock: nothing is ever processed
+    in the past. A cluster whose clock moved with nothing due and nothing written since
+    its last run only has `reconciled_to` moved (what a run would do, without the run)."""
+    cluster = Cluster.objects.filter(pk=cluster_id).first()
+    if cluster is None or cluster.now <= cluster.reconciled_to + EPSILON:
+        return
+    if is_due(cluster):
+        reconcile(cluster_id, force=True, inside_write=True)
+        return
+    Cluster.objects.filter(pk=cluster_id, revision=cluster.revision, reconciled_to=cluster.reconciled_to).update(
+        reconciled_to=cluster.now)
+
+
+def loop_at_clock(cluster: Cluster, *, explain: bool = False) -> Simulation:
+    """The cluster's loop, run up to its clock exactly as the next reconcile would run it,
+    writing nothing: what a preview applies a change to and runs on (engine.preview)."""
+    with transaction.atomic():
+        cluster = Cluster.objects.get(pk=cluster.pk)
+        docs, memo = shared_documents(cluster)
+    sim, _ = _run(cluster, docs, memo, max(cluster.now, cluster.reconciled_to), explain=explain)
+    return sim
+
+
+def _run(cluster: Cluster, docs: list[dict], memo: dict, until: float, *, explain: bool = False
+         ) -> tuple[Simulation, list[dict]]:
+    """The loop of one stored cluster from `reconciled_to` to `until`, over the shared
+    documents: (the Simulation, the documents it started from, less any it had to skip).
+
+    A stored cluster is the loop paused at its clock. When controller state was kept, the
+    run resumes it: the controllers run exactly when they would have in one long run, and
+    what users wrote since the last run (rows past its revision, deletions and settings in
+    the journal) is handed to the controllers that watch it, as a Timeline step played at
+    `reconciled_to` would be (a user's write is taken at the clock: services.at_clock)."""
     stored = cluster.controller_state or {}
     timelines = [load_timeline(doc) for doc in stored.get("timelines") or []]
-    start, until = cluster.reconciled_to, max(cluster.now, cluster.reconciled_to)
+    start = cluster.reconciled_to
     has_state = "controllers" in stored
+    journal = list(cluster.journal or [])
+    resumed = has_state and ["resync"] not in journal
     legacy_zones = [] if has_state else list(stored.get("zones") or [])
 
     def run(usable: list[dict]) -> Simulation:
-        sim = _simulation(cluster, usable + legacy_zones, stored, timelines, has_state, dict(memo))
+        changes = written_since(usable, stored.get("revision"), journal) if resumed else ()
+        sim = _simulation(cluster, usable + legacy_zones, stored, timelines, resumed, changes, dict(memo), explain)
         sim.now = start
         sim.run_until(until)
         return sim
@@ -134,11 +182,25 @@ def reconcile(cluster_id: int, *, force: bool = False) -> Outcome:
             sim.store.events.append(A.RecordEvent(
                 until, "Warning", INVALID_OBJECT_REASON, str(doc.get("kind")), meta.get("namespace") or "",
                 str(meta.get("name") or ""), invalid_object_message(doc, problem), "clusterui"))
-    return _write(cluster, docs, sim, until)
+    return sim, docs
 
 
-def _simulation(cluster: Cluster, docs: list[dict], stored: dict, timelines: list, has_state: bool,
-                memo: dict) -> Simulation:
+def written_since(docs: list[dict], revision: int | None, journal: list) -> list[tuple[str, str, str]]:
+    """The objects users wrote since the run that wrote `revision`: the documents whose
+    resourceVersion is past it (created or replaced), then the deletions of the journal."""
+    if revision is None:
+        return []
+    refs = []
+    for doc in docs:
+        meta = doc.get("metadata") or {}
+        if int(meta.get("resourceVersion") or 0) > revision:
+            refs.append((doc.get("kind") or "", meta.get("namespace") or "", meta.get("name") or ""))
+    refs += [(entry[1], entry[2] or "", entry[3]) for entry in journal if entry and entry[0] == "delete"]
+    return refs
+
+
+def _simulation(cluster: Cluster, docs: list[dict], stored: dict, timelines: list, resumed: bool, changes,
+                memo: dict, explain: bool = False) -> Simulation:
     """The Simulation of one run over the shared documents (state.shared_documents: never
     copied, never changed; `memo` the engine objects built from them)."""
     return Simulation(
@@ -152,13 +214,14 @@ def _simulation(cluster: Cluster, docs: list[dict], stored: dict, timelines: lis
             "descheduler": cluster.descheduler or None,
             "facts": cluster.facts or {},  # what update risks query (updates.engine.facts)
         },
-        explain=False,
+        explain=explain,
         preemption=cluster.preemption_enabled,
         timelines=timelines,
         steps_played=int(stored.get("steps_played") or 0),
         controller_state=stored.get("controllers") or {},
         due=stored.get("due") or {},
-        resumed=has_state and stored.get("revision") == cluster.revision,
+        resumed=resumed,
+        changes=changes,
         memo=memo,
     )
 
@@ -169,7 +232,7 @@ def zone_docs(controller_state: dict) -> list[dict]:
     return [{"metadata": {"name": name}, "status": status} for name, status in sorted(zones.items())]
 
 
-def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float) -> Outcome:
+def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float, inside_write: bool = False) -> Outcome:
     after = [d for kind in sim.store.kinds() if kind in KIND_MODELS for d in sim.store.list(kind)]
     # Pods that are still pending carry the scheduler's last word, as the API shows it.
     pending: dict[int, dict] = {}  # id(the store's document) -> the document to write instead
@@ -215,6 +278,7 @@ def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float) 
         services.record_events(cluster, sim.events)
         Cluster.objects.filter(pk=cluster.pk).update(
             reconciled_to=until,
+            journal=[],
             controller_state={
                 **(cluster.controller_state or {}),
                 "controllers": sim.store.controller_state,
@@ -225,7 +289,10 @@ def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float) 
                 "steps_played": sim.steps_played,
             },
         )
-    keep_read(cluster, read)
+    if inside_write:  # kept once the user's transaction, which holds this run's writes, commits
+        transaction.on_commit(functools.partial(keep_read, cluster, read))
+    else:
+        keep_read(cluster, read)
     take_snapshot_if_due(cluster)  # training mode: a snapshot every snapshots.INTERVAL simulated seconds
     # What the pages ask next (the explainer, a preview) reads the state just written: read
     # it now, while the documents it shares with this run are at hand (state.cluster_state).

@@ -13,6 +13,7 @@ import copy
 import functools
 import threading
 import uuid
+from typing import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,10 +155,47 @@ def delete_cluster(cluster: Cluster) -> None:
 # --- objects -------------------------------------------------------------------------------
 
 
+# What brings a stored cluster's controllers up to its clock before a user's write
+# (scheduling.reconcile.catch_up, set once by SchedulingConfig.ready(): the store does not
+# import the reconcile, which writes through it).
+_catch_up: Callable[[int], None] | None = None
+
+
+def set_catch_up(function: Callable[[int], None] | None) -> None:
+    global _catch_up
+    _catch_up = function
+
+
+def at_clock(cluster_id: int) -> None:
+    """Before a user's write: run the controllers up to the cluster's clock, so the write is
+    taken at the clock, never in the past (a stored cluster is the loop paused at its clock).
+    The controllers' own writes need no such thing."""
+    if _catch_up is not None and not getattr(_local, "controller", False):
+        _catch_up(cluster_id)
+
+
 def _next_revision(cluster_id: int) -> int:
-    """Take the cluster's next revision. Inside a transaction this also serialises writers."""
+    """Take the cluster's next revision. Inside a transaction this also serialises writers.
+    A user's write first brings the controllers up to the clock (at_clock)."""
+    at_clock(cluster_id)
     Cluster.objects.filter(pk=cluster_id).update(revision=F("revision") + 1)
     return Cluster.objects.values_list("revision", flat=True).get(pk=cluster_id)
+
+
+def _journal(cluster_id: int, entry: list) -> None:
+    """Note for the next reconcile what the rows alone do not tell (Cluster.journal): an
+    object deleted by a user, or a change of the cluster's settings. The caller holds the
+    cluster's row (it took a revision in this transaction)."""
+    if getattr(_local, "controller", False):
+        return
+    journal = Cluster.objects.values_list("journal", flat=True).get(pk=cluster_id) or []
+    if entry in journal:
+        return
+    Cluster.objects.filter(pk=cluster_id).update(journal=[*journal, entry])
+
+
+def _resync(cluster_id: int) -> None:
+    _journal(cluster_id, ["resync"])
 
 
 def _fields(doc: dict) -> dict:
@@ -276,6 +314,7 @@ def delete_object(cluster: Cluster, kind: str, name: str, namespace: str = "", e
         _next_revision(cluster.pk)
         if not qs.filter(resource_version=current.resource_version).delete()[0]:
             raise Conflict(kind, name)
+        _journal(cluster.pk, ["delete", kind, current.namespace, name])
         _changed(cluster.pk, kind, name, current.namespace, _nodes_showing(kind, name, current.document))
 
 
@@ -302,6 +341,8 @@ def write_batch(cluster: Cluster, writes: list[Write], written: dict[str, tuple[
     `written`, when given, is filled with kind -> (the primary keys of the rows created or
     replaced, those of the rows deleted), for state.read_after_writes; left empty when the
     database did not return the new rows' keys."""
+    if writes:
+        at_clock(cluster.pk)
     base = Cluster.objects.values_list("revision", flat=True).get(pk=cluster.pk)
     if not writes:
         return base
@@ -331,6 +372,7 @@ def write_batch(cluster: Cluster, writes: list[Write], written: dict[str, tuple[
             updates.setdefault(kind, []).append((pk, rv, fields))
         else:
             deletes.setdefault(kind, []).append(pks[kind][(namespace, name)][0])
+            _journal(cluster.pk, ["delete", kind, namespace, name])
         _changed(cluster.pk, kind, name, namespace, _nodes_showing(kind, name, *(d for d in (before, after) if d)))
     for kind, pk_list in deletes.items():
         for chunk in range(0, len(pk_list), 500):
@@ -589,6 +631,7 @@ def set_policy(cluster: Cluster, policy_doc: dict | None, scheduler_name: str | 
     with transaction.atomic():
         locked = Cluster.objects.select_for_update().get(pk=cluster.pk)
         _next_revision(cluster.pk)
+        _resync(cluster.pk)
         if scheduler_name == DEFAULT_SCHEDULER:
             Cluster.objects.filter(pk=cluster.pk).update(policy=policy_doc)
             cluster.policy = policy_doc
@@ -612,6 +655,7 @@ def set_cluster_settings(cluster: Cluster, *, admission: dict[str, bool], preemp
     off = {name: False for name, on in admission.items() if not on}
     with transaction.atomic():
         _next_revision(cluster.pk)
+        _resync(cluster.pk)
         Cluster.objects.filter(pk=cluster.pk).update(admission=off, preemption_enabled=preemption)
         cluster.admission, cluster.preemption_enabled = off, preemption
         _changed(cluster.pk, "Policy")
@@ -623,6 +667,7 @@ def set_descheduler(cluster: Cluster, policy: dict | None, interval: float | Non
     runs once per request, engine.controllers.descheduler)."""
     with transaction.atomic():
         _next_revision(cluster.pk)
+        _resync(cluster.pk)
         locked = Cluster.objects.select_for_update().get(pk=cluster.pk)
         requests = int((locked.descheduler or {}).get("runRequests") or 0) + (1 if run else 0)
         value = {} if policy is None else {"policy": policy, "interval": interval, "flags": dict(flags), "runRequests": requests}
@@ -637,6 +682,7 @@ def set_admission_config(cluster: Cluster, docs: list[dict], can_bind: bool) -> 
     value = {"documents": list(docs), "userCanBind": bool(can_bind)}
     with transaction.atomic():
         _next_revision(cluster.pk)
+        _resync(cluster.pk)
         Cluster.objects.filter(pk=cluster.pk).update(admission_config=value)
         cluster.admission_config = value
 
@@ -646,6 +692,7 @@ def set_cluster_facts(cluster: Cluster, facts: dict) -> None:
     Cluster Settings page edits them; the CVO re-evaluates its conditional updates."""
     with transaction.atomic():
         _next_revision(cluster.pk)
+        _resync(cluster.pk)
         Cluster.objects.filter(pk=cluster.pk).update(facts=facts)
         cluster.facts = facts
         _changed(cluster.pk, "Policy")

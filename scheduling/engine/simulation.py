@@ -173,6 +173,7 @@ class Simulation:
         controller_state: Mapping[str, Mapping[str, Any]] | None = None,
         due: Mapping[str, float | None] | None = None,
         resumed: bool = False,
+        changes: Iterable[Ref] = (),
         settings: Mapping[str, Any] | None = None,
         memo: dict[int, tuple] | None = None,
     ):
@@ -186,6 +187,9 @@ class Simulation:
         (only the clock moved since): the controllers then run only when due (`due`, the
         `due` a previous run left, with every controller that ran as a key) instead of all
         at the first instant.
+        `changes`: for a resumed run, the objects written since the previous run left
+        them (a user's write at the clock: created, replaced or deleted), handed to the
+        controllers that watch their kinds as if the write had been played here.
         `settings`: more entries for `ctx.settings` (a controller's own options, e.g. the
         descheduler's policy), beside schedulers, admission, preemption, explain and
         node_lifecycle.
@@ -222,6 +226,8 @@ class Simulation:
             c.name: ([] if resumed and c.name in (due or {}) else None) for c in self.controllers
         }
         self.due: dict[str, float | None] = {c.name: (due or {}).get(c.name) for c in self.controllers}
+        if resumed:
+            self._note(list(changes))
         self.started = resumed
         self.clock_ran = False
         self.instants: list[float] = []  # the simulated times the clock stopped at (event-driven)
@@ -251,9 +257,14 @@ class Simulation:
         return next((c for c in self.controllers if c.name == name), None)
 
     def start(self) -> None:
-        """Every controller once, in order, on the objects as they are now."""
+        """Every controller once, in order, on the objects as they are now, then rounds of
+        the controllers with work until nothing more happens at this instant: every
+        controller's first sync done (Deployments have their ReplicaSets and pods, the pods
+        are scheduled, pools are rendered), which is what `simulate --until 0` shows."""
         self.started = True
+        self.instants.append(self.now)
         self._round(force=True)
+        self._settle_rounds()
 
     def schedule(self) -> None:
         """`start()` (kept for callers of the scheduling pass at t=0)."""
@@ -265,9 +276,14 @@ class Simulation:
             self._run_until(until)
 
     def _run_until(self, until: float) -> None:
+        """At each instant the controllers due then run first, then the Timeline steps due
+        are played (a write at the clock, as a stored cluster takes it: the loop runs up to
+        its clock, then the write), then the controllers with work settle."""
         self.clock_ran = True
         if not self.started:
             self.start()
+        else:
+            self._settle()
         self._play_steps()
         self._settle()
         while True:
@@ -278,6 +294,7 @@ class Simulation:
             if nxt > until + EPSILON:
                 break
             self.now = nxt
+            self._settle()
             self._play_steps()
             self._settle()
         self.now = max(self.now, until)
@@ -386,7 +403,11 @@ class Simulation:
         return changed_any
 
     def _settle(self) -> None:
-        self.instants.append(self.now)
+        if not self.instants or self.instants[-1] != self.now:
+            self.instants.append(self.now)
+        self._settle_rounds()
+
+    def _settle_rounds(self) -> None:
         for _ in range(MAX_ROUNDS):
             if not self._round():
                 return

@@ -123,17 +123,18 @@ def test_only_the_named_controllers_run(controllers, expected):
     assert events(simulate(docs, controllers=controllers, until=0)) == expected
 
 
-def test_until_0_is_every_controller_once_in_order():
-    """The scheduler runs before the workload controllers create their pods: at t=0 they
-    are created, not yet placed (no simulated time passes, nothing runs twice)."""
+def test_until_0_is_every_first_sync_done():
+    """The workload controllers create the pods at t=0 and the scheduler, which ran before
+    them, runs again at the same instant and places them (no simulated time passes)."""
     rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web", "namespace": "default"},
           "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
                    "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "x"}]}}}}
     result = simulate([node_doc("node1"), rs])
-    assert [(e[1], e[2]) for e in events(result)] == [("SuccessfulCreate", "ReplicaSet/default/web")] * 2
-    assert [(p["node"], p["phase"]) for p in result["pods"]] == [(None, "Pending")] * 2
+    assert [(e[0], e[1], e[2].rsplit("-", 1)[0]) for e in events(result)] == [
+        (0.0, "SuccessfulCreate", "ReplicaSet/default/web")] * 2 + [(0.0, "Scheduled", "Pod/default/web")] * 2
+    assert [(p["node"], p["phase"]) for p in result["pods"]] == [("node1", "Running")] * 2
     longer = simulate([node_doc("node1"), rs], until=1)
-    assert events(longer)[:2] == events(result)  # --until 0 is the first part of every longer run
+    assert events(longer)[:4] == events(result)  # --until 0 is the first part of every longer run
     assert [(p["node"], p["phase"]) for p in longer["pods"]] == [("node1", "Running")] * 2
 
 
