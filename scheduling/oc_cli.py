@@ -38,7 +38,7 @@ from .engine.oc import commands, drain
 from .engine.oc.core import BY_KIND, OcResult, find_resource
 from .engine.oc.create import source_name
 from .engine.oc.output import EPOCH, parse_time, seconds
-from .engine.store import CONTROLLER_STATE_KIND, Store
+from .engine.store import CONTROLLER_STATE_KIND, Store, time_value
 from .models import KIND_MODELS, Cluster, Event
 from .permissions import can_edit
 from .state import cluster_documents, with_usable_documents
@@ -198,12 +198,14 @@ def admission_refusal(problems: Sequence[str], source: str) -> str:
     return "\n".join(lines)
 
 
-def write_actions(cluster: Cluster, store: Store, actions: Sequence[Any],
-                  sources: Mapping[tuple[str, str], str] | None = None) -> None:
-    """Apply the command's actions to a copy of `store` and write every changed object
-    through the services, each with a compare-and-swap on the version it was read at.
-    A created object goes through the cluster's admission plugins; a refusal is kubectl's
-    text, naming the object's file from `sources` ((kind, name) -> file)."""
+def checked_writes(cluster: Cluster, store: Store, actions: Sequence[Any],
+                   sources: Mapping[tuple[str, str], str] | None = None) -> tuple[list[services.Write], list[A.RecordEvent]]:
+    """The command's actions applied to a copy of `store`, every changed object as the API
+    server would take it: ([("create"|"replace"|"delete", stored document, new document)],
+    the command's events). A created object goes through validation and the cluster's
+    admission plugins (a refusal is kubectl's text, naming the object's file from `sources`
+    ((kind, name) -> file)); a replaced one through the update rules. WriteError when the
+    API server would refuse one; nothing is written here."""
     after = store.copy()
     changed: list[tuple[str, str, str]] = []
     updated: set[tuple[str, str, str]] = set()  # replaced by the user (oc replace/apply): the API server's update rules
@@ -216,30 +218,72 @@ def write_actions(cluster: Cluster, store: Store, actions: Sequence[Any],
             changed.extend(refs)
             if isinstance(action, A.ReplaceObject):
                 updated.update(refs)
+    writes: list[services.Write] = []
+    try:
+        for kind, ns, name in dict.fromkeys(changed):
+            if kind == CONTROLLER_STATE_KIND or kind not in KIND_MODELS:
+                continue
+            before, doc = store.get(kind, ns, name), after.get(kind, ns, name)
+            if doc is None:
+                if before is not None:
+                    writes.append(("delete", before, None))
+            elif before is None:
+                checked = kube.check_documents([doc], f"{kind} {name}", extra_kinds=())[0]
+                try:
+                    admitted = services.admit_documents(cluster, [checked])[0]
+                except kube.DocumentError as exc:
+                    raise WriteError(admission_refusal(exc.problems, (sources or {}).get((kind, name), ""))) from exc
+                writes.append(("create", None, admitted))
+            else:
+                doc = {**doc, "metadata": {k: v for k, v in (doc.get("metadata") or {}).items() if k != "resourceVersion"}}
+                if before.get("spec") != doc.get("spec") or before.get("metadata", {}).get("labels") != doc["metadata"].get("labels"):
+                    doc = kube.check_documents([doc], f"{kind} {name}", extra_kinds=())[0]
+                if (kind, ns, name) in updated:
+                    doc = services.updated_document(cluster, doc, before)
+                writes.append(("replace", before, doc))
+    except services.Invalid as exc:
+        raise WriteError(exc.error.cli_message()) from exc
+    except kube.DocumentError as exc:
+        raise WriteError("\n".join(p.split(": ", 1)[1] if ": " in p else p for p in exc.problems)) from exc
+    return writes, events
+
+
+def checked_actions(cluster: Cluster, store: Store, actions: Sequence[Any],
+                    sources: Mapping[tuple[str, str], str] | None = None) -> list:
+    """The command's writes (checked_writes) as the engine's actions, for a preview: the
+    loop takes exactly the documents the services would store (a created one stamped with
+    the clock, as the API server stamps it)."""
+    writes, events = checked_writes(cluster, store, actions, sources)
+    out: list = []
+    for op, before, doc in writes:
+        if op == "delete":
+            meta = before.get("metadata") or {}
+            out.append(A.DeleteObject(before["kind"], meta.get("namespace") or "", meta.get("name") or ""))
+        else:
+            if op == "create":
+                doc = {**doc, "metadata": {"creationTimestamp": time_value(cluster.now), **(doc.get("metadata") or {})}}
+            out.append(A.ReplaceObject(doc))
+    return out + list(events)
+
+
+def write_actions(cluster: Cluster, store: Store, actions: Sequence[Any],
+                  sources: Mapping[tuple[str, str], str] | None = None) -> None:
+    """Write the command's actions (checked_writes) through the services, each with a
+    compare-and-swap on the version it was read at, and record its events."""
+    writes, events = checked_writes(cluster, store, actions, sources)
     try:
         with transaction.atomic():
-            for kind, ns, name in dict.fromkeys(changed):
-                if kind == CONTROLLER_STATE_KIND or kind not in KIND_MODELS:
-                    continue
-                before, doc = store.get(kind, ns, name), after.get(kind, ns, name)
-                model_ns = ns if KIND_MODELS[kind].NAMESPACED else ""
-                if doc is None:
-                    services.delete_object(cluster, kind, name, model_ns,
-                                           expected_version=int((before.get("metadata") or {}).get("resourceVersion") or 0))
-                elif before is None:
-                    checked = kube.check_documents([doc], f"{kind} {name}", extra_kinds=())[0]
-                    try:
-                        admitted = services.admit_documents(cluster, [checked])[0]
-                    except kube.DocumentError as exc:
-                        raise WriteError(admission_refusal(exc.problems, (sources or {}).get((kind, name), ""))) from exc
-                    services.create_object(cluster, admitted)
+            for op, before, doc in writes:
+                if op == "delete":
+                    meta = before.get("metadata") or {}
+                    kind = before["kind"]
+                    model_ns = (meta.get("namespace") or "") if KIND_MODELS[kind].NAMESPACED else ""
+                    services.delete_object(cluster, kind, meta.get("name") or "", model_ns,
+                                           expected_version=int(meta.get("resourceVersion") or 0))
+                elif op == "create":
+                    services.create_object(cluster, doc)
                 else:
                     expected = int((before.get("metadata") or {}).get("resourceVersion") or 0)
-                    doc = {**doc, "metadata": {k: v for k, v in (doc.get("metadata") or {}).items() if k != "resourceVersion"}}
-                    if before.get("spec") != doc.get("spec") or before.get("metadata", {}).get("labels") != doc["metadata"].get("labels"):
-                        doc = kube.check_documents([doc], f"{kind} {name}", extra_kinds=())[0]
-                    if (kind, ns, name) in updated:
-                        doc = services.updated_document(cluster, doc, before)
                     services.replace_object(cluster, doc, expected_version=expected)
             for e in events:
                 services.record_event(cluster, reason=e.reason, message=e.message, kind=e.kind, name=e.name,
@@ -250,8 +294,6 @@ def write_actions(cluster: Cluster, store: Store, actions: Sequence[Any],
         raise WriteError(exc.error.cli_message()) from exc
     except services.StoreError as exc:
         raise WriteError(f"Error from server: {exc}") from exc
-    except kube.DocumentError as exc:
-        raise WriteError("\n".join(p.split(": ", 1)[1] if ": " in p else p for p in exc.problems)) from exc
 
 
 def check_updates(cluster: Cluster, store: Store, actions: Sequence[Any]) -> None:
@@ -369,7 +411,11 @@ def _emit_result(result: OcResult, emit: Emit) -> None:
 def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: float | None = None, user=None,
                    files: Mapping[str, Sequence[Mapping[str, Any]]] | None = None, wait: bool = True) -> OcResult:
     """Run one command against a stored cluster; `user` None = the command line's own
-    administrator. With `wait`, a drain plays the cluster's clock until it ends."""
+    administrator. With `wait`, a drain plays the cluster's clock until it ends. A write is
+    taken at the cluster's clock: the controllers first run up to it (services.at_clock), so
+    the command reads what a write would meet."""
+    if user is None or can_edit(user):
+        services.at_clock(cluster.pk)
     cluster.refresh_from_db()
     facts = {**(files or {}), SETTINGS_FACTS: [dict(cluster.facts or {})]}
     if user is not None and is_mutating(argv) and not can_edit(user):

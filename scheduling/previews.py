@@ -21,6 +21,8 @@ from typing import Any, Callable, Mapping
 from django import forms as django_forms
 
 from scheduling.engine import oc
+from scheduling.engine.oc import commands
+from scheduling.engine.preview import PreviewResult, run_preview
 from scheduling.engine.api.admission import admit_node_selection
 from scheduling.engine.api.defaults import WORKLOAD_KINDS
 from scheduling.engine.api.node_selection_admission import NodeSelectionContext, controller_user
@@ -31,7 +33,7 @@ from scheduling.engine.scheduler.scheduler import TOTAL, last_results, run_queue
 from scheduling.engine.simulate import build_state
 from scheduling.engine.store import Store
 
-from . import explain, forms, kube, node_selection, services, whatif
+from . import explain, forms, kube, node_selection, oc_cli, reconcile, services, whatif
 from .models import Cluster, Node
 from .state import cluster_documents, cluster_state, eviction_timers
 
@@ -548,3 +550,38 @@ def _running_side(state, policy, pod, seed: int) -> dict:
         "best_score": top,
         "message": result.message or "",
     }
+
+
+# --- the loop on a copy ------------------------------------------------------------------------------
+
+
+class PreviewRefused(Exception):
+    """The change cannot be previewed: the command failed or the API server would refuse
+    the write; str() is what oc prints."""
+
+
+def preview_actions(cluster: Cluster, make_actions: Callable[[Any], list], for_seconds: float | None = None, *,
+                    explain: bool = False) -> PreviewResult:
+    """The cluster's loop run up to its clock (reconcile.loop_at_clock, nothing written), the
+    change `make_actions(store)` applied at the clock, and the loop run on for `for_seconds`
+    (None: until nothing more happens, at most engine.preview.MAX_SECONDS)."""
+    sim = reconcile.loop_at_clock(cluster, explain=explain)
+    return run_preview(sim, make_actions(sim.store), for_seconds)
+
+
+def preview_command(cluster: Cluster, argv: list[str], files: Mapping[str, list[dict]] | None = None,
+                    for_seconds: float | None = None, *, explain: bool = False) -> PreviewResult:
+    """`oc ARGS` previewed: the command runs on the loop at the clock as it would on the stored
+    cluster (oc_cli.run_on_cluster), its writes checked as the API server checks them
+    (oc_cli.checked_actions), then the loop runs on. PreviewRefused when oc would fail."""
+
+    def make_actions(store) -> list:
+        result = commands.run(store, argv, cluster.now, files=files)
+        if result.exit_code != 0:
+            raise PreviewRefused(result.stderr.rstrip("\n") or f"exit status {result.exit_code}")
+        try:
+            return oc_cli.checked_actions(cluster, store, result.actions, oc_cli.sources_of(files))
+        except oc_cli.WriteError as exc:
+            raise PreviewRefused(str(exc)) from exc
+
+    return preview_actions(cluster, make_actions, for_seconds, explain=explain)

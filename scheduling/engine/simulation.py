@@ -212,8 +212,13 @@ class Simulation:
             **(settings or {}),
         }
         self.controllers: list[Controller] = [cls() for cls in select_controllers(controllers)]
+        for c in self.controllers:  # what a controller must see of the store as the run starts
+            attach = getattr(c, "attach", None)
+            if attach is not None:
+                attach(self.store)
         self.pod_keys: list[str] = []
         self.last_docs: dict[str, dict] = {}
+        self.document_changes = 0  # documents changed (created, replaced, deleted) by this loop so far
         self._track_pods()
         self.steps: list[tuple[float, int, int, str, Step]] = sorted(
             (s.at, ti, s.index, t.name, s) for ti, t in enumerate(timelines) for s in t.steps
@@ -247,6 +252,11 @@ class Simulation:
         """The earliest time a controller asked to run again (None: only on a change)."""
         future = [d for d in self.due.values() if d is not None]
         return min(future) if future else None
+
+    @property
+    def next_step_time(self) -> float | None:
+        """When the next Timeline step not yet played is due (None: no step left)."""
+        return self._step_time()
 
     @property
     def results(self) -> list[ScheduleResult]:
@@ -371,6 +381,7 @@ class Simulation:
         """Hand the changed documents to the controllers that watch their kinds (a
         controller's own state is its own business: it asks for a run with next_due)."""
         refs = [r for r in changed if r[0] != CONTROLLER_STATE_KIND]
+        self.document_changes += len(refs)
         if refs:
             kinds = {r[0] for r in refs}
             for c in self.controllers:

@@ -134,6 +134,12 @@ class SchedulerController:
         self._snapshot: Snapshot | None = None  # the cluster as the last pass left it, brought up to date
         self._held: dict[str, tuple[Pod, Pod]] = {}  # pod key -> (its Pod, the copy held in the unschedulable queue)
 
+    def attach(self, store: Store) -> None:
+        """The pods bound as the run starts (engine.simulation calls this once): a bound pod
+        removed before the scheduler's first run of a resumed loop still moves the
+        unschedulable pods back, as a long-running kube-scheduler's cache sees it."""
+        self._bound = {_key(*_ns_name(p)) for p in store.list("Pod") if (p.get("spec") or {}).get("nodeName")}
+
     def scheduler_names(self, settings: Mapping[str, Any]) -> set[str]:
         return {name for name, _ in settings.get("schedulers") or ()}
 

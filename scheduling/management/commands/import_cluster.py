@@ -16,8 +16,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("name")
         parser.add_argument("files", nargs="+", metavar="FILE")
+        parser.add_argument("--seed", type=int, default=0,
+                            help="the random seed of a new cluster (tie-breaks, generated names), as simulate's --seed; default 0")
 
-    def handle(self, *args, name, files, **options):
+    def handle(self, *args, name, files, seed=0, **options):
         problems = cluster_name_errors(name)
         if problems:
             raise CommandError("\n".join(problems), returncode=2)
@@ -28,7 +30,7 @@ class Command(BaseCommand):
                 text = _read(path)
                 docs.extend(kube.load_documents(text, "<stdin>" if path == "-" else path, skipped=skipped))
             with transaction.atomic():
-                cluster = Cluster.objects.filter(name=name).first() or services.create_cluster(name)
+                cluster = Cluster.objects.filter(name=name).first() or services.create_cluster(name, seed=seed)
                 result = services.apply_documents(cluster, docs)
         except (kube.DocumentError, services.StoreError) as exc:
             raise CommandError(str(exc), returncode=2) from exc

@@ -27,7 +27,7 @@ import sys
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from scheduling import kube, oc_cli
+from scheduling import kube, oc_cli, reconcile
 from scheduling.models import Cluster
 
 USAGE = "usage: manage.py oc [-f FILE ...] [--cluster NAME] [--now TIME] [--alerts FILE] [--as USER] ARGS...\n"
@@ -147,6 +147,9 @@ class Command(BaseCommand):
                     stderr.write(f'error: no user named "{as_user}"\n')
                     return 1
             result = oc_cli.run_on_cluster(cluster, command, emit, now=now, user=user, files=own_files)
+            # The write's reconcile runs here, whether or not a worker runs (the task it asked
+            # for then finds nothing due: a run is idempotent).
+            reconcile.reconcile(cluster.pk)
             return result.exit_code
         if mock_only:
             store = oc_cli.snapshot_store([])
