@@ -188,6 +188,7 @@ class Step:
     pending: list[dict] = field(default_factory=list)  # pods without a node at the end: pod, owner, message, fixes
     warnings: list[dict] = field(default_factory=list)  # Warning events by (reason, object): count, first, message
     open: bool = False  # the loop still had things to do when the preview stopped looking
+    pods: list[dict] = field(default_factory=list)  # every pod at the end, as engine.preview lists them
 
     @property
     def seconds(self) -> float:
@@ -216,7 +217,7 @@ def summarise(title: str, before: Objects, result: PreviewResult, *, explain_pen
         first.setdefault((e["object"], e["reason"]), e)
         if e["reason"] == "FailedScheduling" and e["object"].startswith("Pod/"):
             last_failed[e["object"][4:]] = e["message"]
-    step = Step(title, result.at, result.until, events)
+    step = Step(title, result.at, result.until, events, pods=result.pods)
 
     for key in dict.fromkeys([*before.machines, *after.machines]):
         old, new = before.machines.get(key), after.machines.get(key)
