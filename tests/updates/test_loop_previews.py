@@ -117,3 +117,55 @@ def test_a_machine_deletion_preview_is_what_the_cluster_records_after_the_deleti
     after = apply_and_advance(cluster, step, lambda: editor_client.post(url))
     assert recorded(after, step.at) == previewed(step.events)
     assert stored_pods(after) == preview_pods(step.pods)
+
+
+UPDATE_CLUSTER = update_cluster(node("master-0", "master"), node("worker-0", "worker", created=0),
+                                node("worker-1", "worker", created=1), WEB_BEHIND_A_PDB)
+
+
+def update_cluster_at_clock() -> Cluster:
+    cluster = services.import_new_cluster("upd", UPDATE_CLUSTER, "cluster.yaml")
+    reconcile.reconcile(cluster.pk, force=True)
+    clock.step(Cluster.objects.get(pk=cluster.pk), 30)  # the request comes at 30 s, after the pods started
+    reconcile.reconcile(cluster.pk)
+    return Cluster.objects.get(pk=cluster.pk)
+
+
+def test_an_update_preview_shows_the_pools_that_roll_and_the_drain_a_pdb_blocks(editor_client):
+    cluster = update_cluster_at_clock()
+    response = editor_client.post(reverse("update-preview", args=[cluster.pk]), {"version": "4.14.58"}, HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    shown = text(html)
+    assert "Preview: update to 4.14.58" in shown and "Nothing has changed yet." in shown
+    # the PDB (minAvailable 2 of 2) refuses worker-0's drain: the update never finishes within the preview
+    assert "After 14400 s the update is not finished: the cluster reports version 4.14.58" in shown
+    assert re.search(r'<tr data-pool="master">\s*<th scope="row">master</th>\s*<td>1/1</td>', html)
+    assert re.search(r'<tr data-pool="worker">\s*<th scope="row">worker</th>\s*<td>0/2</td>', html)
+    stuck = text(re.search(r'<div class="stuck-drain" data-stuck="worker-0">.*?</div>', html, re.S).group(0))
+    assert "The disruption budget web-pdb needs 2 healthy pods and has 2 currently (disruptions allowed: 0)" in stuck
+    assert "Nodes drained for the update: master-0, worker-0; rebooted: master-0." in shown
+    assert "DrainThresholdExceeded Node/openshift-machine-config-operator/worker-0" in shown
+    assert "Request the update to 4.14.58" in shown
+    assert "desiredUpdate" not in update_services._cluster_version(cluster)[0]["spec"]  # nothing written
+
+
+def test_an_update_preview_is_what_the_cluster_records_after_the_request(editor_client):
+    cluster = update_cluster_at_clock()
+    preview = update_services.preview_update(cluster, "4.14.58")
+    assert not preview.done and preview.step.until - preview.step.at == update_services.UPDATE_HORIZON
+    url = reverse("update-request", args=[cluster.pk])
+    after = apply_and_advance(cluster, preview.step, lambda: editor_client.post(url, {"version": "4.14.58"}))
+    assert recorded(after, preview.step.at) == previewed(preview.step.events)
+    assert stored_pods(after) == preview_pods(preview.step.pods)
+
+
+def test_viewers_preview_an_update_but_cannot_request_it(viewer_client):
+    cluster = update_cluster_at_clock()
+    page = text(viewer_client.get(reverse("update-settings", args=[cluster.pk])).content.decode())
+    assert "Preview the update to 4.14.58…" in page
+    shown = text(viewer_client.post(reverse("update-preview", args=[cluster.pk]), {"version": "4.14.58"},
+                                    HTTP_HX_REQUEST="true").content.decode())
+    assert "Preview: update to 4.14.58" in shown and "Log in as an editor to request updates." in shown
+    refused = text(viewer_client.post(reverse("update-preview", args=[cluster.pk]), {"version": "9.9.9"},
+                                      HTTP_HX_REQUEST="true").content.decode())
+    assert "This update cannot be requested:" in refused
