@@ -197,6 +197,8 @@ def _render(groups: list[tuple[Resource, list[dict]]], fmt: str, template: str, 
     docs = [d for _, ds in groups for d in ds]
     if fmt in ("yaml", "json", "jsonpath"):
         shown = [api_document(d) for d in docs]
+        if single and not shown:  # the one object named is not found: only the error (kubectl's singleItemImplied)
+            return ""
         obj = shown[0] if single and len(shown) == 1 else list_document(shown)
         if fmt == "yaml":
             return yaml_text(obj)
