@@ -108,8 +108,8 @@ def document(store: Store, e: Event) -> dict:
     """The Event as the API returns it (see the module docstring)."""
     if e.doc is not None:
         return e.doc
-    if e.given is not None:
-        e.doc = api_document(dict(e.given))
+    if e.given is not None:  # as the API serves it again: the fields Go's v1.Event always encodes
+        e.doc = {"eventTime": None, "reportingComponent": "", "reportingInstance": "", **api_document(dict(e.given))}
         return e.doc
     involved: dict[str, Any] = {"kind": e.kind, "name": e.name}
     if e.namespace:
