@@ -62,6 +62,7 @@ class StoredEvent:
     count: int = 1
     first_time: float = 0.0
     last_time: float = 0.0
+    document: dict | None = None  # a snapshot's Event, as given (`oc get events -o yaml` prints it)
 
 
 def wall_now() -> float:
@@ -203,7 +204,7 @@ def snapshot_store(objects: Sequence[dict], events: Sequence[dict] = ()) -> Stor
             last, e.get("type") or "Normal", e.get("reason") or "", involved.get("kind") or "",
             involved.get("namespace") or "", involved.get("name") or "", e.get("message") or "",
             (e.get("source") or {}).get("component") or e.get("reportingComponent") or "", int(e.get("count") or 1),
-            first if first is not None else last, last))
+            first if first is not None else last, last, e))
     return store
 
 
