@@ -23,7 +23,7 @@ from django import forms as django_forms
 from scheduling.engine import actions as A
 from scheduling.engine import oc
 from scheduling.engine.oc import commands
-from scheduling.engine.preview import PreviewResult, run_preview
+from scheduling.engine.preview import MAX_SECONDS, PreviewResult, run_preview
 from scheduling.engine.api.objects import Taint, Toleration
 from scheduling.engine.scheduler.policy import PolicyError, load_policy
 from scheduling.engine.scheduler.sample_policies import SAMPLE_POLICIES
@@ -544,19 +544,28 @@ def preview_command(cluster: Cluster, argv: list[str], files: Mapping[str, list[
     return preview_actions(cluster, _command_actions(cluster, argv, files), for_seconds, explain=explain)
 
 
+SCRIPT_MARGIN = 0.001  # a preview stops this long before the script's next step
+
+
 def summarised(cluster: Cluster, make_actions: Callable[[Any], list], for_seconds: float | None = None) -> whatif.LoopPreview:
     """preview_actions summarised for people (whatif.summarise), with the score changes of
-    the affected pods under the cluster's policy."""
-    seen: dict[str, list] = {}
-
-    def actions_of(store) -> list:
-        seen["before"] = list(store.all())  # documents are never changed in place: a snapshot
-        seen["actions"] = list(make_actions(store))
-        return seen["actions"]
-
-    result = preview_actions(cluster, actions_of, for_seconds)
-    return whatif.summarise(result, seen["before"], seen["actions"], policy=explain.cluster_policy(cluster),
-                            seed=cluster.seed)
+    the affected pods under the cluster's policy. Left to run until nothing more happens, a
+    preview stops just before the cluster's next Timeline step (what the script does next is
+    not the change's doing; the note says so)."""
+    sim = reconcile.loop_at_clock(cluster)
+    before = list(sim.store.all())  # documents are never changed in place: a snapshot
+    actions = list(make_actions(sim.store))
+    note = ""
+    step = sim.next_step_time
+    if for_seconds is None and step is not None and sim.now < step - SCRIPT_MARGIN <= sim.now + MAX_SECONDS:
+        for_seconds = step - SCRIPT_MARGIN - sim.now
+        note = (f"the preview stops before the script's next step at t={whatif.time_text(step)}s "
+                "(run the clock to see what the script does next)")
+    result = run_preview(sim, actions, for_seconds)
+    summary = whatif.summarise(result, before, actions, policy=explain.cluster_policy(cluster), seed=cluster.seed)
+    if note:
+        summary.notes.append(note)
+    return summary
 
 
 def summarised_command(cluster: Cluster, argv: list[str], files: Mapping[str, list[dict]] | None = None,

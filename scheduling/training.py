@@ -129,8 +129,8 @@ def edit_preview(cluster: Cluster, doc: dict) -> whatif.LoopPreview:
     obj = services.get_object(cluster, doc["kind"], meta["name"], meta.get("namespace", ""))
     try:
         stored = services.updated_document(cluster, doc, obj.document)
-    except services.Invalid as exc:
-        raise TrainingError(str(exc)) from exc
+    except services.Invalid:  # the API server refuses it: the loop sees no change (Apply says why)
+        return whatif.LoopPreview(at=cluster.now, until=cluster.now)
     return previews.preview_documents(cluster, [(obj, stored)])
 
 

@@ -191,12 +191,9 @@ def summarise(result: PreviewResult, before: Sequence[Mapping], actions: Iterabl
 
     gone: set[str] = set()
     last_failure: dict[str, str] = {}
-    touched: set[str] = set()
     for e in result.events:
         kind, _, rest = e["object"].partition("/")
         reason, message, time = e["reason"], e["message"] or "", e["time"]
-        if kind == "Pod":
-            touched.add(rest)
         if reason == "TaintManagerEviction" and kind == "Pod" and message.startswith("Marking for deletion"):
             evicted = Evicted(rest, node_of(rest), time, time - at, message)
             (out.evicted_now if time <= at + EPSILON else out.evicted_later).append(evicted)
@@ -233,7 +230,10 @@ def summarise(result: PreviewResult, before: Sequence[Mapping], actions: Iterabl
         if pod["node"] or pod["terminating"] or pod["phase"] not in ("Pending", None):
             continue
         new = key not in pods_before
-        if new or key in touched:
+        old = pods_before.get(key) or {}
+        was_pending = not new and not (old.get("spec") or {}).get("nodeName")
+        # a pod Pending before the change and after is listed only when the change wrote it
+        if new or not was_pending or key in out.changed_pods:
             out.pending.append(StillPending(key, last_failure.get(key, ""), new))
     out.taints = _taint_changes(nodes_before, actions, end)
     if policy is not None and end is not None:
