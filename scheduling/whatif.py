@@ -182,7 +182,16 @@ def summarise(result: PreviewResult, before: Sequence[Mapping], actions: Iterabl
     out.changed_nodes = [name for kind, _, name in result.changed if kind == "Node"]
     out.changed_pods = [f"{ns or 'default'}/{name}" for kind, ns, name in result.changed if kind == "Pod"]
 
+    bound: dict[str, str] = {}  # pods the scheduler bound during the run (gone again by its end, perhaps)
+    for e in result.events:
+        if e["reason"] == "Scheduled" and e["object"].startswith("Pod/"):
+            m = _ASSIGNED.match(e["message"] or "")
+            if m is not None:
+                bound[e["object"][4:]] = m.group(2)
+
     def node_of(key: str) -> str:
+        if key in bound:
+            return bound[key]
         doc = pods_before.get(key)
         if doc is None and end is not None:
             ns, _, name = key.partition("/")

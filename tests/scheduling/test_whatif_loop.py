@@ -262,3 +262,80 @@ def test_the_preview_command_and_the_editor_agree(editor_client, db, for_seconds
     fragment = editor_client.post(reverse("node-preview", args=[cluster.pk, "n1"]),
                                   {"op": "taint-oc", "taint": "k=v:NoExecute"}, HTTP_HX_REQUEST="true").content.decode()
     assert {f"{format(e['time'], '.15g')}|{e['reason']}|{e['object']}" for e in result.events if e["reason"] in WATCHED} == shown_events(fragment)
+
+
+# --- what the node lifecycle controller and the workload controllers do, from the loop -----------------
+
+
+HEALTHY = "".join(_zone_node(f"a{i}", "a", "True") for i in range(1, 4)) + """---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default}
+spec:
+  nodeName: a1
+  containers: [{name: c, image: i}]
+status: {phase: Running}
+"""
+
+
+def test_a_not_ready_node_in_a_healthy_zone_gets_both_not_ready_taints_and_its_pods_go_after_300s(editor_client, db):
+    cluster = _load("healthy", HEALTHY)
+    fragment = editor_client.post(reverse("node-preview", args=[cluster.pk, "a1"]),
+                                  {"op": "condition", "type": "Ready", "status": "False"},
+                                  HTTP_HX_REQUEST="true").content.decode()
+    said = text(fragment)
+    assert "a1: adds node.kubernetes.io/not-ready:NoSchedule" in said, said
+    assert re.search(r"a1: adds node.kubernetes.io/not-ready:NoExecute \(at t=1[05]s\)", said), said
+    # the DefaultTolerationSeconds admission gave the pod 300 s of not-ready
+    assert re.findall(r'data-evicted-later="([^"]+)"', fragment) == ["default/web"]
+
+
+def test_cordoning_previews_the_unschedulable_taint_and_a_label_previews_nothing(editor_client, db):
+    cluster = _load("healthy", HEALTHY)
+    fragment = editor_client.post(reverse("node-preview", args=[cluster.pk, "a2"]), {"op": "cordon"},
+                                  HTTP_HX_REQUEST="true").content.decode()
+    assert "a2: adds node.kubernetes.io/unschedulable:NoSchedule" in text(fragment)
+    fragment = editor_client.post(reverse("node-preview", args=[cluster.pk, "a2"]),
+                                  {"op": "label-set", "key": "team", "value": "x"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "nothing happens after this change" in text(fragment)
+
+
+TAINTED_NODE = """
+apiVersion: v1
+kind: Node
+metadata: {name: node1, labels: {kubernetes.io/hostname: node1}}
+spec: {taints: [{key: key1, value: value1, effect: NoExecute}]}
+status: {capacity: {cpu: "4", memory: 8Gi, pods: "20"}, allocatable: {cpu: "4", memory: 8Gi, pods: "20"}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: frontend, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: frontend}}
+  template:
+    metadata: {labels: {app: frontend}}
+    spec: {containers: [{name: c, image: frontend:1}]}
+"""
+
+
+def test_a_template_toleration_with_seconds_previews_the_new_pods_start_and_their_eviction(editor_client, db):
+    cluster = _load("template", TAINTED_NODE)
+    at = cluster.now
+    url = reverse("controller-preview", args=[cluster.pk, "Deployment", "default", "frontend"])
+    fragment = editor_client.post(url, {"op": "toleration-add", "key": "key1", "operator": "Equal", "value": "value1",
+                                        "effect": "NoExecute", "seconds": "120"}, HTTP_HX_REQUEST="true").content.decode()
+    said = text(fragment)
+    # the new pod starts on node1, is evicted 120 s later, its ReplicaSet creates another, ...
+    # until the preview's hour is up: what the cluster then does
+    started = re.findall(r'data-scheduled="([^"]+)" data-node="node1"', fragment)
+    evicted = re.findall(r'data-evicted-later="([^"]+)"', fragment)
+    assert len(started) > 2 and evicted[:2] == started[:2], said
+    assert re.findall(r'data-created="([^"]+)"', fragment)[:2] == started[:2]
+    assert f"{started[0]} from node1 at t=130s" in said and f"{started[1]} from node1 at t=250s" in said
+    shown = shown_events(fragment)
+    until = float(re.search(r'data-until="([^"]+)"', fragment).group(1))
+    editor_client.post(reverse("apply-edit", args=[cluster.pk]), apply_form(fragment), HTTP_HX_REQUEST="true")
+    cluster.refresh_from_db()
+    _advance(cluster, until - at)
+    assert stored_events(cluster, at) == shown
