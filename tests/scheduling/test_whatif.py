@@ -1,4 +1,6 @@
-"""What-if previews: what an edit would do, computed on copies, without a database."""
+"""The predictor the pages used before their previews became the loop (whatif_legacy, kept
+for updates.machine_previews only), and the document edits of the editor. The pages' previews
+are tested in test_whatif_loop.py."""
 
 from __future__ import annotations
 
@@ -120,25 +122,6 @@ def test_a_preview_never_changes_the_states_it_is_given():
 # --- the node lifecycle controller's taints --------------------------------------------------------
 
 
-def test_a_not_ready_node_gets_the_not_ready_taints():
-    old = node_doc("n1", conditions={"Ready": "True"})
-    new = whatif.set_condition(old, "Ready", "False")
-    doc, notes = whatif.with_lifecycle_taints(old, new, now=10)
-    assert [(t["key"], t["effect"]) for t in doc["spec"]["taints"]] == [
-        ("node.kubernetes.io/not-ready", "NoSchedule"),
-        ("node.kubernetes.io/not-ready", "NoExecute"),
-    ]
-    assert len(notes) == 2 and "next monitor pass" in notes[1]
-
-
-def test_cordoning_adds_the_unschedulable_taint_and_other_edits_add_nothing():
-    old = node_doc("n1")
-    doc, notes = whatif.with_lifecycle_taints(old, whatif.set_unschedulable(old, True), now=0)
-    assert [(t["key"], t["effect"]) for t in doc["spec"]["taints"]] == [("node.kubernetes.io/unschedulable", "NoSchedule")]
-    labelled = whatif.set_label(old, "team", "a")
-    assert whatif.with_lifecycle_taints(old, labelled, now=0) == (labelled, [])
-
-
 # --- the document edits ----------------------------------------------------------------------------
 
 
@@ -147,28 +130,4 @@ def test_toleration_edits_go_to_the_pod_template_of_a_controller():
                   "spec": {"replicas": 2, "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "c"}]}}}}
     out = whatif.add_toleration(deployment, {"key": "k", "operator": "Exists", "effect": "NoExecute"})
     assert out["spec"]["template"]["spec"]["tolerations"] == [{"key": "k", "operator": "Exists", "effect": "NoExecute"}]
-    pods, _ = whatif.template_pods(out, [])
-    assert [p.key for p in pods] == ["ns/d-new-1", "ns/d-new-2"]
-    assert pods[0].labels == {"app": "d"} and pods[0].tolerations[0].key == "k"
-
-
-def test_a_template_change_previews_where_the_new_pods_land_and_when_they_are_evicted():
-    # issue 14: a toleration with tolerationSeconds 120 on a Deployment's template once
-    # previewed "No pod would be evicted, started or stranded".
-    before = cluster([node("node1", taints=[NO_EXECUTE])], [])
-    deployment = {
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "frontend", "namespace": "shop"},
-        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "frontend"}}, "template": {
-            "metadata": {"labels": {"app": "frontend"}},
-            "spec": {"tolerations": [tolerate(seconds=120)], "containers": [{"name": "c", "image": "frontend:1"}]}}},
-    }
-    recreated, _ = whatif.template_pods(deployment, [])
-    preview = whatif.preview(before, whatif.copy_state(before), default_policy(), now=10, recreated=recreated)
-    assert not preview.nothing_happens
-    assert [(p.pod, p.before, p.after) for p in preview.scheduled] == [
-        ("shop/frontend-new-1", None, "node1"), ("shop/frontend-new-2", None, "node1"),
-    ]
-    assert [(e.pod, e.node, e.seconds, e.at, e.taints) for e in preview.evicted_later] == [
-        ("shop/frontend-new-1", "node1", 120, 130, ("key1=value1:NoExecute",)),
-        ("shop/frontend-new-2", "node1", 120, 130, ("key1=value1:NoExecute",)),
-    ]
+    assert "tolerations" not in deployment["spec"]["template"]["spec"]  # the input is untouched
