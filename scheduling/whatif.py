@@ -567,8 +567,3 @@ def add_pod_affinity_term(doc: Mapping, anti: bool, key: str, value: str, topolo
         {"labelSelector": {"matchLabels": {key: value}}, "topologyKey": topology_key}
     )
     return out
-
-
-# The predictor the pages used before (whatif_legacy): kept only for its last caller,
-# updates.machine_previews.rollout_preview; it goes with that caller.
-from .whatif_legacy import Eviction, Placement, Preview, eviction_at, preview  # noqa: E402,F401
