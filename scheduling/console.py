@@ -62,7 +62,7 @@ def _preview_html(cluster: Cluster, argv: list[str], result) -> str:
     except previews.PreviewRefused as exc:
         return render_to_string("scheduling/console.html#preview", {"refused": str(exc), "command": shlex.join(argv)})
     return render_to_string("scheduling/console.html#preview", {"preview": preview, "command": shlex.join(argv),
-                                                                   "dry_run": result.stdout})
+                                                                   "dry_run": result.stdout if result else ""})
 
 
 def _dry_run(argv: list[str]) -> list[str]:
@@ -82,7 +82,13 @@ def console_run(request: HttpRequest, pk: int):
         return JsonResponse({"lines": [["stderr", f"error: {exc}\n"]], "exit_code": 1})
     user = request.user if request.user.is_authenticated else _anonymous()
     mutating = oc_cli.is_mutating(argv)
-    if mutating and request.POST.get("confirm") != "1" and can_edit(request.user) and oc_cli.has_dry_run(argv):
+    if mutating and request.POST.get("confirm") != "1" and can_edit(request.user):
+        # Every change is previewed before it is made: a server dry run where oc has one,
+        # and the cluster's loop on a copy in any case (oc adm upgrade has no --dry-run:
+        # the loop alone previews it).
+        if not oc_cli.has_dry_run(argv):
+            return JsonResponse({"lines": [], "exit_code": 0, "preview": _preview_html(cluster, argv, None),
+                                 "confirm": shlex.join(argv)})
         result = oc_cli.run_on_cluster(cluster, _dry_run(argv), emit, user=user, wait=False)
         answer = {"lines": lines, "exit_code": result.exit_code}
         if result.exit_code == 0:
