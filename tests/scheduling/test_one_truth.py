@@ -28,7 +28,10 @@ from unittest import mock
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import event as _event
+from hypothesis import note as _note
+from hypothesis.control import currently_in_test_context
 from hypothesis import strategies as st
 
 from scheduling import clock, kube, oc_cli, reconcile, services
@@ -54,6 +57,16 @@ HOSTNAME = "kubernetes.io/hostname"
 HEARTBEAT = "clusterui.io/heartbeat-stopped-at"
 NAMESPACES = ("default", "shop")
 TAINT_KEYS = ("dedicated", "maint")
+
+
+def event(text: str) -> None:
+    if currently_in_test_context():
+        _event(text)
+
+
+def note(text: str) -> None:
+    if currently_in_test_context():
+        _note(text)
 
 
 # --- the clusters ------------------------------------------------------------------------------------------
@@ -288,6 +301,7 @@ def stored_side(g: Generated, changes, until: float, seed: int, pieces) -> tuple
             argv = resolve(cluster, argv)
             ran.append((t, argv))
             code, out = run_oc(cluster, argv)
+            event(f"oc {argv[1] if argv[1] != 'adm' else argv[2]} exit {code}")
             note(f"t={t} {' '.join(argv)} -> {code} {out.strip()}")
         reconcile.reconcile(cluster.pk)
     for step in pieces(until - now):
@@ -405,6 +419,8 @@ def diff(a: dict, b: dict) -> dict:
 
 
 def assert_same_end(cluster: Cluster, out: dict, sim) -> None:
+    for reason in sorted({e["reason"] for e in out["events"]}):
+        event(f"event {reason}")
     assert stored_pods(cluster) == simulated_pods(out)
     assert stored_nodes(cluster) == simulated_nodes(out)
     events_stored, events_simulated = stored_events(cluster), simulated_events(out)
@@ -434,4 +450,120 @@ def test_a_stored_cluster_moved_in_any_increments_ends_where_simulate_ends(scena
     g, changes, until, seed = scenario
     cluster, ran = stored_side(g, changes, until, seed, increments(data))
     out, sim = file_side(g, ran, until, seed)
+    assert_same_end(cluster, out, sim)
+
+
+# --- examples: what the stored path once did differently ---------------------------------------------------
+
+
+def node_yaml(name: str, cpu: str = "1", zone: str = "zone-a", taints: list | None = None) -> dict:
+    doc = _node(name, zone, 1, 4, None, None)
+    doc["status"]["capacity"]["cpu"] = doc["status"]["allocatable"]["cpu"] = cpu
+    if taints:
+        doc["spec"] = {"taints": taints}
+    return doc
+
+
+def deployment_yaml(name: str, replicas: int, cpu: str = "100m", ns: str = "default", **spec) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": ns},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}}, "spec": {
+                         "containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": cpu}}}],
+                         "terminationGracePeriodSeconds": 30, **spec}}}}
+
+
+def pod_yaml(name: str, cpu: str = "100m", ns: str = "default", **spec) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns, "labels": {"app": name}},
+            "spec": {"containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": cpu}}}],
+                     "terminationGracePeriodSeconds": 30, **spec}}
+
+
+def both_sides(docs: list[dict], changes: list[tuple[int, list[str]]], until: int, steps: list[int], seed: int = 0):
+    """The stored side with the clock moved by `steps` (whole seconds; a change is written when the
+    clock reaches its time), and simulate with the same changes as a Timeline: (cluster, output, sim)."""
+    g = Generated(docs, [], [], [])
+    assert sum(steps) == until
+    cluster = new_cluster(g, seed)
+    now, pending = 0, list(changes)
+    ran = []
+
+    def write_due():
+        while pending and pending[0][0] == now:
+            t, argv = pending.pop(0)
+            argv = resolve(cluster, argv)
+            ran.append((t, argv))
+            code, out = run_oc(cluster, argv)
+            assert code == 0, out
+            reconcile.reconcile(cluster.pk)
+
+    write_due()
+    for s in steps:
+        advance(cluster, s)
+        now += s
+        write_due()
+    assert not pending, "every change is written at a clock the steps reach"
+    out, sim = file_side(g, ran, until, seed)
+    return Cluster.objects.get(pk=cluster.pk), out, sim
+
+
+def stored_pod(cluster: Cluster, name_prefix: str, ns: str = "default") -> list[dict]:
+    return [p.document for p in StoredPod.objects.filter(cluster=cluster, namespace=ns, name__startswith=name_prefix)
+            .order_by("name")]
+
+
+def test_a_replacement_made_after_twenty_idle_minutes_is_created_at_the_clock():
+    docs = [node_yaml("node1", cpu="2"), node_yaml("node2", cpu="2"), deployment_yaml("web", 1)]
+    cluster = new_cluster(Generated(docs, [], [], []), 0)
+    [first] = stored_pod(cluster, "web-")
+    advance(cluster, 1200)  # nothing to do for 20 minutes
+    code, out = run_oc(cluster, ["oc", "delete", "pod", first["metadata"]["name"], "-n", "default"])
+    assert code == 0, out
+    reconcile.reconcile(cluster.pk)
+    replacement = [d for d in stored_pod(cluster, "web-") if d["metadata"]["name"] != first["metadata"]["name"]]
+    assert [d["metadata"]["creationTimestamp"] for d in replacement] == [1200]
+    # and exactly as simulate has it
+    cluster, out, sim = both_sides(docs, [(1200, ["DELETE-POD", "0"])], 1200, [1200])
+    assert_same_end(cluster, out, sim)
+
+
+PRIORITY_CLASSES = [
+    {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PriorityClass", "metadata": {"name": "low"}, "value": 100},
+    {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 10000},
+]
+
+
+def scheduled(events: dict, prefix: str) -> list[tuple]:
+    """(first time, message) of the Scheduled events of the pods named `prefix`..."""
+    return sorted((first, key[3]) for key, (first, _, _) in events.items()
+                  if key[1] == "Scheduled" and key[2].startswith(prefix))
+
+
+@pytest.mark.parametrize("steps", [[60, 140], [60, 10, 10, 10, 110], [60, 29, 1, 110], [60, 30, 110]],
+                         ids=["one-step", "10s-steps", "to-the-second-before", "to-the-instant"])
+def test_a_preemptor_binds_after_its_victims_are_gone_as_simulate_binds_it(steps):
+    docs = [node_yaml("node1", cpu="1"), *PRIORITY_CLASSES,
+            pod_yaml("victim", cpu="800m", priorityClassName="low"),
+            deployment_yaml("vip", 0, cpu="800m", priorityClassName="high")]
+    cluster, out, sim = both_sides(docs, [(60, ["oc", "scale", "deployment", "vip", "--replicas=1", "-n", "default"])],
+                                   200, steps)
+    stored, simulated = stored_events(cluster), simulated_events(out)
+    assert [t for t, _ in scheduled(simulated, "Pod/default/vip-")] == [90]  # the victim's 30 s grace period
+    assert scheduled(stored, "Pod/default/vip-") == scheduled(simulated, "Pod/default/vip-")
+    assert_same_end(cluster, out, sim)
+
+
+@pytest.mark.parametrize("steps", [[30, 90], [30, 1, 89], [10, 20, 90]], ids=["one-step", "a-second-after", "10s-then-20s"])
+def test_a_pending_pod_with_required_pod_affinity_is_retried_when_a_matching_pod_is_bound(steps):
+    affinity = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": HOSTNAME}]}}
+    docs = [node_yaml("node1", cpu="2"), node_yaml("node2", cpu="2"),
+            pod_yaml("follower", affinity=affinity), deployment_yaml("db", 0)]
+    cluster, out, sim = both_sides(docs, [(30, ["oc", "scale", "deployment", "db", "--replicas=1", "-n", "default"])],
+                                   120, steps)
+    stored, simulated = stored_events(cluster), simulated_events(out)
+    [(db_at, db_message)] = scheduled(simulated, "Pod/default/db-")
+    node = db_message.rsplit(" ", 1)[1]
+    assert (db_at, scheduled(simulated, "Pod/default/follower")) == (
+        30, [(30, f"Successfully assigned default/follower to {node}")])
+    assert scheduled(stored, "Pod/default/follower") == scheduled(simulated, "Pod/default/follower")
     assert_same_end(cluster, out, sim)
