@@ -418,11 +418,29 @@ def diff(a: dict, b: dict) -> dict:
     return {k: (a.get(k), b.get(k)) for k in sorted(set(a) | set(b), key=repr) if a.get(k) != b.get(k)}
 
 
+def stored_pending_messages(cluster: Cluster) -> dict[str, str | None]:
+    """Unbound pods -> the message of their PodScheduled=False condition (what the API shows)."""
+    out = {}
+    for p in StoredPod.objects.filter(cluster=cluster):
+        doc = p.document
+        if not (doc.get("spec") or {}).get("nodeName"):
+            conditions = [c for c in (doc.get("status") or {}).get("conditions") or []
+                          if c.get("type") == "PodScheduled" and c.get("status") == "False"]
+            out[f"{p.namespace}/{p.name}"] = conditions[0].get("message") if conditions else None
+    return out
+
+
+def simulated_pending_messages(out: dict) -> dict[str, str | None]:
+    """Unbound pods -> simulate's `message` (the FailedScheduling text of their last attempt)."""
+    return {p["pod"]: p["message"] for p in out["pods"] if p["phase"] != "Deleted" and not p["node"]}
+
+
 def assert_same_end(cluster: Cluster, out: dict, sim) -> None:
     for reason in sorted({e["reason"] for e in out["events"]}):
         event(f"event {reason}")
     assert stored_pods(cluster) == simulated_pods(out)
     assert stored_nodes(cluster) == simulated_nodes(out)
+    assert stored_pending_messages(cluster) == simulated_pending_messages(out)
     events_stored, events_simulated = stored_events(cluster), simulated_events(out)
     assert diff(events_stored, events_simulated) == {}
     state = cluster.controller_state or {}
@@ -567,3 +585,60 @@ def test_a_pending_pod_with_required_pod_affinity_is_retried_when_a_matching_pod
         30, [(30, f"Successfully assigned default/follower to {node}")])
     assert scheduled(stored, "Pod/default/follower") == scheduled(simulated, "Pod/default/follower")
     assert_same_end(cluster, out, sim)
+
+
+@pytest.mark.parametrize("steps", [[30, 90], [30, 30, 60], [30, 29, 1, 60], [10, 20, 5, 85]],
+                         ids=["one-step", "to-the-instant", "to-the-second-before", "small-steps"])
+def test_a_pending_pods_message_is_refreshed_after_a_no_execute_eviction_frees_its_node(steps):
+    docs = [node_yaml("node1", cpu="1"), pod_yaml("x", cpu="800m"), pod_yaml("p", cpu="800m")]
+    cluster, out, sim = both_sides(docs, [(30, ["oc", "adm", "taint", "nodes", "node1", "k=v:NoExecute"])], 120, steps)
+    taint = "1 node(s) had taints that the pod didn't tolerate"
+    assert simulated_pending_messages(out) == {"default/p": f"0/1 nodes are available: {taint}."}
+    assert stored_pending_messages(cluster) == simulated_pending_messages(out)
+    failed = sorted((first, last, count) for key, (first, last, count) in simulated_events(out).items()
+                    if key[1] == "FailedScheduling")
+    # Insufficient cpu at 0 and at 30 (the taint moves it back; resources are checked first),
+    # the taint alone once x is gone at 60 (its 30 s grace period)
+    assert failed == [(0, 30, 2), (60, 60, 1)]
+    assert_same_end(cluster, out, sim)
+
+
+def test_simulate_until_0_completes_the_first_syncs_as_an_import_does():
+    docs = [node_yaml("node1", cpu="2"), node_yaml("node2", cpu="2", zone="zone-b"),
+            deployment_yaml("web", 3, cpu="300m"), deployment_yaml("api", 2, cpu="200m", ns="shop"),
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}}, pod_yaml("solo")]
+    cluster, out, sim = both_sides(docs, [], 0, [])
+    pods = simulated_pods(out)
+    assert Counter(ns + "/" + name.split("-")[0] for ns, name, *_ in pods) == {
+        "default/web": 3, "shop/api": 2, "default/solo": 1}
+    assert all(node for _, _, node, *_ in pods), "every pod is scheduled at t=0"
+    assert_same_end(cluster, out, sim)
+
+
+def test_the_commands_themselves_agree(tmp_path):
+    """manage.py import_cluster / clock --advance / oc --cluster against manage.py simulate --objects."""
+    from django.core.management import call_command
+    from io import StringIO
+
+    docs = [node_yaml("node1", cpu="1"), node_yaml("node2", cpu="1"), *PRIORITY_CLASSES,
+            deployment_yaml("web", 2, cpu="600m", priorityClassName="low"),
+            deployment_yaml("vip", 0, cpu="600m", priorityClassName="high")]
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(docs))
+    changes = [(45, "oc adm taint nodes node1 k=v:NoExecute"), (100, "oc scale deployment vip --replicas=1 -n default")]
+    (tmp_path / "timeline.yaml").write_text(yaml.safe_dump({**timeline([]), "steps": [{"at": t, "run": c} for t, c in changes]}))
+    call_command("import_cluster", "cli", str(tmp_path / "cluster.yaml"), "--seed", "3", stdout=StringIO())
+    now = 0
+    for t, command in changes:
+        for _ in range(2):
+            call_command("clock", "cli", "--advance", str((t - now) / 2), stdout=StringIO())
+        now = t
+        call_command("oc", "--", "--cluster", "cli", *command.split()[1:], stdout=StringIO())
+    call_command("clock", "cli", "--advance", str(300 - now), stdout=StringIO())
+    printed = StringIO()
+    call_command("simulate", str(tmp_path / "cluster.yaml"), str(tmp_path / "timeline.yaml"), "--until", "300",
+                 "--seed", "3", "--objects", stdout=printed)
+    out = json.loads(printed.getvalue())
+    cluster = Cluster.objects.get(name="cli")
+    assert stored_pods(cluster) == simulated_pods(out)
+    assert diff(stored_events(cluster), simulated_events(out)) == {}
+    assert stored_pending_messages(cluster) == simulated_pending_messages(out)
