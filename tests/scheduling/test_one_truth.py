@@ -451,14 +451,25 @@ def assert_same_end(cluster: Cluster, out: dict, sim) -> None:
 # --- property (a): any increments, the same end -------------------------------------------------------------
 
 
-def increments(data):
-    """Hypothesis cuts a gap of whole seconds into 1-3 clock steps."""
+def increments(data, changes, until: int):
+    """Hypothesis cuts each gap of whole seconds (between the instants with changes, and on to
+    `until`) into 1-3 clock steps, all drawn before anything runs (the draws never depend on
+    what the cluster does)."""
+    plan: dict[tuple[int, int], list[int]] = {}
+    now = 0
+    for t in [*sorted({t for t, _ in changes}), until]:
+        if t > now:
+            cuts = sorted(set(data.draw(st.lists(st.integers(1, t - now), max_size=2), label=f"cuts {now}..{t}")) - {t - now})
+            bounds = [0, *cuts, t - now]
+            plan[(now, t)] = [b - a for a, b in zip(bounds, bounds[1:])]
+            now = t
+    at = [0]
+
     def pieces(gap: int) -> list[int]:
         if gap <= 0:
             return [0]
-        cuts = sorted(set(data.draw(st.lists(st.integers(1, gap), max_size=2), label="cuts")) - {gap})
-        bounds = [0, *cuts, gap]
-        return [b - a for a, b in zip(bounds, bounds[1:])]
+        start, at[0] = at[0], at[0] + gap
+        return plan[(start, start + gap)]
     return pieces
 
 
@@ -466,7 +477,7 @@ def increments(data):
 @given(scenario=scenarios(), data=st.data())
 def test_a_stored_cluster_moved_in_any_increments_ends_where_simulate_ends(scenario, data):
     g, changes, until, seed = scenario
-    cluster, ran = stored_side(g, changes, until, seed, increments(data))
+    cluster, ran = stored_side(g, changes, until, seed, increments(data, changes, until))
     out, sim = file_side(g, ran, until, seed)
     assert_same_end(cluster, out, sim)
 
@@ -642,3 +653,22 @@ def test_the_commands_themselves_agree(tmp_path):
     assert stored_pods(cluster) == simulated_pods(out)
     assert diff(stored_events(cluster), simulated_events(out)) == {}
     assert stored_pending_messages(cluster) == simulated_pending_messages(out)
+
+
+@pytest.mark.parametrize("steps", [[120], [60, 60], [90, 30], [89, 1, 30], [61, 59]],
+                         ids=["one-step", "from-the-eviction", "to-the-removal", "to-the-second-before", "past-the-eviction"])
+def test_a_pending_pods_condition_is_refreshed_when_a_toleration_runs_out_and_frees_its_node(steps):
+    """node1 is tainted NoExecute from the start; x tolerates it for 60 s (evicted at 60, gone at
+    90 after its grace period); p does not fit beside x, then does not tolerate the taint. The
+    stored PodScheduled condition must say what simulate's last attempt says, however the
+    clock was stepped (a resumed run whose first scheduler run comes after x is gone included)."""
+    taint = {"key": "k", "value": "v", "effect": "NoExecute"}
+    docs = [node_yaml("node1", cpu="1", taints=[taint]),
+            pod_yaml("x", cpu="800m", tolerations=[{"key": "k", "operator": "Exists", "effect": "NoExecute",
+                                                   "tolerationSeconds": 60}]),
+            pod_yaml("p", cpu="800m")]
+    cluster, out, sim = both_sides(docs, [], 120, steps)
+    expected = "0/1 nodes are available: 1 node(s) had taints that the pod didn't tolerate."
+    assert simulated_pending_messages(out) == {"default/p": expected}
+    assert stored_pending_messages(cluster) == {"default/p": expected}
+    assert_same_end(cluster, out, sim)
