@@ -672,3 +672,63 @@ def test_a_pending_pods_condition_is_refreshed_when_a_toleration_runs_out_and_fr
     assert simulated_pending_messages(out) == {"default/p": expected}
     assert stored_pending_messages(cluster) == {"default/p": expected}
     assert_same_end(cluster, out, sim)
+
+
+# --- property (b): a preview is what the cluster then records ----------------------------------------------
+
+
+def event_rows(cluster: Cluster) -> dict[tuple, tuple]:
+    return stored_events(cluster)
+
+
+def recorded_since(before: dict[tuple, tuple], after: dict[tuple, tuple]) -> dict[tuple, tuple]:
+    """The events recorded between two reads of the rows, aggregated: (first time, or None for a
+    repeat of a row that existed before, last time, how many)."""
+    out = {}
+    for key, (first, last, count) in after.items():
+        old = before.get(key)
+        n = count - (old[2] if old else 0)
+        if n > 0:
+            out[key] = (None if old else first, last, n)
+    return out
+
+
+def previewed(before: dict[tuple, tuple], events: list[dict]) -> dict[tuple, tuple]:
+    return {key: (None if key in before else first, last, count) for key, (first, last, count) in aggregate(events).items()}
+
+
+@FUZZ
+@given(scenario=scenarios(), data=st.data(), for_seconds=st.sampled_from([0, 20, 45, 90, 300]))
+def test_a_preview_gives_the_events_and_pods_the_cluster_then_records(scenario, data, for_seconds):
+    from scheduling import previews
+
+    g, changes, clock_at, seed = scenario
+    cluster, _ = stored_side(g, changes, clock_at, seed, increments(data, changes, clock_at))
+    argv = data.draw(command(g), label="the change")
+    steps = data.draw(st.lists(st.integers(1, 60), max_size=3), label="steps after")
+    argv = resolve(cluster, argv)
+    note(f"preview at t={clock_at} for {for_seconds}s: {' '.join(argv)}")
+    try:
+        result = previews.preview_command(Cluster.objects.get(pk=cluster.pk), argv, None, for_seconds=for_seconds)
+    except previews.PreviewRefused:
+        result = None
+    before = event_rows(cluster)
+    code, printed = run_oc(cluster, argv)
+    event(f"preview {'refused' if result is None else 'ran'}, oc exit {code}")
+    if result is None:
+        assert code != 0, printed
+        return
+    assert code == 0, printed
+    reconcile.reconcile(cluster.pk)
+    left = for_seconds
+    for s in steps:  # the clock advanced by for_seconds in a few steps
+        if 0 < s < left:
+            advance(cluster, s)
+            left -= s
+    advance(cluster, left)
+    cluster = Cluster.objects.get(pk=cluster.pk)
+    assert (result.at, result.until) == (clock_at, cluster.now)
+    after = event_rows(cluster)
+    assert diff(recorded_since(before, after), previewed(before, result.events)) == {}
+    assert stored_pods(cluster) == sorted(pod_facts(d) for d in result.sim.store.list("Pod"))
+    assert sorted((p["pod"], p["node"]) for p in result.pods) == sorted((f"{p[0]}/{p[1]}", p[2]) for p in stored_pods(cluster))
