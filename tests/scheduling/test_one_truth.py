@@ -123,7 +123,7 @@ def tolerations(draw) -> list[dict]:
 @st.composite
 def pod_spec(draw, app: str, apps: list[str], zones: list[str], classes: list[str]) -> dict:
     """A pod spec (the template's of a Deployment or a bare pod's)."""
-    cpu = draw(st.sampled_from(["100m", "250m", "500m", "1", "1500m"]))
+    cpu = draw(st.sampled_from(["100m", "250m", "500m", "700m", "1", "1500m"]))
     memory = draw(st.sampled_from(["128Mi", "512Mi", "1Gi", "2Gi"]))
     spec: dict = {
         "containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": cpu, "memory": memory}}}],
@@ -175,7 +175,7 @@ def clusters(draw) -> Generated:
         taint = None
         if draw(st.integers(0, 3)) == 0:
             taint = (draw(st.sampled_from(TAINT_KEYS)), "x", draw(st.sampled_from(["NoSchedule", "NoExecute"])))
-        docs.append(_node(name, zones[i % len(zones)], draw(st.integers(1, 4)), draw(st.sampled_from([2, 4, 8])), taint,
+        docs.append(_node(name, zones[i % len(zones)], draw(st.integers(1, 3)), draw(st.sampled_from([2, 4, 8])), taint,
                           draw(st.sampled_from([None, "ssd", "hdd"]))))
     classes = []
     for name, value in (("low", 100), ("high", 10000)):
@@ -192,7 +192,7 @@ def clusters(draw) -> Generated:
         deployments.append((ns, app))
         docs.append({
             "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": app, "namespace": ns},
-            "spec": {"replicas": draw(st.integers(0, 4)), "selector": {"matchLabels": {"app": app}},
+            "spec": {"replicas": draw(st.integers(0, 6)), "selector": {"matchLabels": {"app": app}},
                      "template": {"metadata": {"labels": {"app": app}},
                                   "spec": draw(pod_spec(app, apps, zones, classes))}},
         })
@@ -243,8 +243,14 @@ def command(draw, g: Generated) -> list[str]:
 def scenarios(draw):
     g = draw(clusters())
     until = draw(st.sampled_from([60, 120, 300, 600]))
-    times = sorted(draw(st.lists(st.integers(0, until), max_size=5)))
-    changes = [(t, draw(command(g))) for t in times]
+    times = sorted(draw(st.lists(st.integers(0, until), max_size=6)))
+    changes = []
+    for t in times:
+        argv = draw(command(g))
+        stopped = [c[3] for _, c in changes if c[:3] == ["oc", "annotate", "node"] and c[4].endswith("=stopped")]
+        if stopped and draw(st.booleans()):  # the kubelet of a stopped node posts again
+            argv = ["oc", "annotate", "node", draw(st.sampled_from(stopped)), f"{HEARTBEAT}-"]
+        changes.append((t, argv))
     return g, changes, until, draw(st.integers(0, 3))
 
 
