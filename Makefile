@@ -10,7 +10,7 @@ PORT   ?= 8000
 # Tests talk plain HTTP to the test client and servers they start.
 TEST_ENV := HTTPS=0 SECRET_KEY=$${SECRET_KEY:-clusterui-tests-only-not-a-secret}
 
-.PHONY: run test test-embedded test-main bench venv check-deploy clean
+.PHONY: run test test-embedded test-main bench fuzz venv check-deploy clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit("clusterui needs Python >= 3.11, found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -36,6 +36,12 @@ test: venv
 	  echo "note: Debian's /usr/bin/chromium is missing and cannot be installed here; browser tests will be skipped"
 	$(TEST_ENV) $(PY) -m pytest -m "not embedded" $(PYTEST_ARGS)
 	env -u REDIS_URL -u DATABASE_URL $(TEST_ENV) $(PY) -m pytest -m embedded $(PYTEST_ARGS)
+
+# The "one truth" properties (a stored cluster moved in any increments = simulate --until; a
+# preview = what the cluster then records) with a longer Hypothesis budget than `make test`.
+FUZZ_EXAMPLES ?= 200
+fuzz: venv
+	CLUSTERUI_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(TEST_ENV) $(PY) -m pytest -q tests/scheduling/test_one_truth.py --hypothesis-show-statistics $(PYTEST_ARGS)
 
 bench: venv
 	$(PY) -m scheduling.bench

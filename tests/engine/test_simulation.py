@@ -267,3 +267,30 @@ def test_a_controller_added_to_the_list_since_the_last_run_looks_at_everything_o
     Recorder.runs = []
     resume(sim, 20, [])
     assert Recorder.runs == [(10.0, None)]
+
+
+AFFINITY_TO_DB = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+
+
+def _follower() -> dict:
+    doc = pod_doc("follower")
+    doc["spec"]["affinity"] = AFFINITY_TO_DB
+    return doc
+
+
+@pytest.mark.parametrize("db_bound", [False, True], ids=["bound-by-the-scheduler", "created-bound"])
+def test_a_pod_held_for_a_pod_affinity_match_is_retried_when_a_matching_pod_is_bound_later(db_bound):
+    """1.11's AssignedPodAdded: the pods of the unschedulable queue whose required pod-affinity
+    terms the newly bound pod matches go back to the active queue (not only within one pass)."""
+    db = pod_doc("db", labels={"app": "db"}, node="node2" if db_bound else "")
+    result = simulate([node_doc("node1"), node_doc("node2"), _follower(),
+                       timeline({"at": 30, "apply": db})], until=60)
+    placed = [(t, obj, msg) for t, reason, obj, msg in events(result) if reason == "Scheduled"]
+    node = "node2" if db_bound else placed[0][2].rsplit(" ", 1)[1]
+    assert placed[-1] == (30, "Pod/default/follower", f"Successfully assigned default/follower to {node}")
+    # a bound pod that matches nothing wakes nobody
+    other = pod_doc("other", labels={"app": "web"}, node="node2" if db_bound else "")
+    result = simulate([node_doc("node1"), node_doc("node2"), _follower(),
+                       timeline({"at": 30, "apply": other})], until=60)
+    assert [obj for _, reason, obj, _ in events(result) if reason == "FailedScheduling"] == ["Pod/default/follower"]

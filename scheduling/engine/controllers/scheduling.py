@@ -5,8 +5,10 @@ binds them.
 
 It re-runs pending pods the way the 1.11 scheduling queue does: a pod that did not fit
 waits in the unschedulable queue until a node changes, a bound pod is removed, or a
-volume/service object changes (MoveAllToActiveQueue); new pods are tried at once. A pod
-nominated by preemption is tried again with every run.
+volume/service object changes (MoveAllToActiveQueue), or a pod is bound that matches one
+of its required pod-affinity terms (AssignedPodAdded: only the pods it matches move,
+whether the pod was bound by this scheduler or came bound); new pods are tried at once. A
+pod nominated by preemption is tried again with every run.
 
 Its state (ctx.state, persisted with the cluster):
 * `unschedulable`: the keys ("<ns>/<name>") of the pods in the unschedulable queue;
@@ -43,6 +45,7 @@ from scheduling.engine.api.objects import (
 from scheduling.engine.controller import Context, rng_for
 from scheduling.engine.scheduler.cache import SchedulerCache
 from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
+from scheduling.engine.scheduler.predicates.inter_pod_affinity import pod_matches_term, required_affinity_terms
 from scheduling.engine.scheduler.scheduler import ScheduleResult, replace_status, run_queue, scheduler_not_running_message
 from scheduling.engine.store import Store, is_terminating, meta, time_value
 
@@ -120,6 +123,25 @@ def _key(namespace: str, name: str) -> str:
     return f"{namespace}/{name}"
 
 
+def _affinity_matched(store: Store, snapshot: "Snapshot | None", keys: Iterable[str], bound: list[Pod]) -> set[str]:
+    """The pods of `keys` with a required pod-affinity term that one of the `bound` pods
+    matches (1.11 getUnschedulablePodsWithMatchingAffinityTerm: namespaces and selector)."""
+    out = set()
+    for key in keys:
+        ns, _, name = key.partition("/")
+        if snapshot is not None and key in snapshot.pods:
+            pod = snapshot.pod(key)
+        else:
+            doc = store.get("Pod", ns, name)
+            if doc is None:
+                continue
+            pod = Pod.from_doc(doc)
+        terms = required_affinity_terms(pod)
+        if terms and any(pod_matches_term(b, pod, term) for term in terms for b in bound):
+            out.add(key)
+    return out
+
+
 def _pending(doc: Mapping[str, Any] | None) -> bool:
     return doc is not None and not (doc.get("spec") or {}).get("nodeName") and not is_terminating(doc)
 
@@ -133,6 +155,9 @@ class SchedulerController:
         self._bound: set[str] | None = None  # pods seen bound at the last run (to notice a bound pod removed)
         self._snapshot: Snapshot | None = None  # the cluster as the last pass left it, brought up to date
         self._held: dict[str, tuple[Pod, Pod]] = {}  # pod key -> (its Pod, the copy held in the unschedulable queue)
+        # pods held in the unschedulable queue during the last pass that a pod it bound matches
+        # (AssignedPodAdded): moved back at the next run, which the binds' changes bring at once
+        self._woken: set[str] = set()
 
     def attach(self, store: Store) -> None:
         """The pods bound as the run starts (engine.simulation calls this once): a bound pod
@@ -161,8 +186,10 @@ class SchedulerController:
         """(move every unschedulable pod back to the active queue, a pass is needed)."""
         if changed is None:
             unschedulable.clear()
+            self._woken = set()
             return True, True
         move_all = needed = False
+        newly_bound: list[Pod] = []
         for kind, ns, name in changed:
             if kind in MOVE_ALL_KINDS:
                 move_all = needed = True
@@ -173,6 +200,8 @@ class SchedulerController:
                 if key in self._bound and not bound:
                     move_all = needed = True  # a bound pod was removed
                 if bound:
+                    if key not in self._bound:
+                        newly_bound.append(Pod.from_doc(doc))  # bound by someone else (this pass's own: _woken)
                     self._bound.add(key)
                 else:
                     self._bound.discard(key)
@@ -180,6 +209,13 @@ class SchedulerController:
                     unschedulable.discard(key)
                 elif _pending(doc) and key not in unschedulable:
                     needed = True
+        woken, self._woken = self._woken, set()
+        if newly_bound and unschedulable and not move_all:
+            woken |= _affinity_matched(store, self._snapshot, unschedulable, newly_bound)
+        woken &= unschedulable
+        if woken:  # AssignedPodAdded: these go back to the active queue
+            unschedulable -= woken
+            needed = True
         return move_all, needed
 
     def _schedule(self, ctx: Context, unschedulable: set[str], move_all: bool) -> A.Result:
@@ -232,6 +268,11 @@ class SchedulerController:
             for i, pod in held.items():
                 state.pods[i] = pod
                 before[i] = pod
+            newly = [state.pods[i] for i in itertools.compress(range(len(before)), map(operator.is_not, before, state.pods))
+                     if state.pods[i].node_name and not before[i].node_name]
+            if newly and held:  # the held pods a pod bound by this pass matches: AssignedPodAdded
+                self._woken = {pod.key for pod in held.values()
+                               if any(pod_matches_term(b, pod, term) for term in required_affinity_terms(pod) for b in newly)}
             for i in itertools.compress(range(len(before)), map(operator.is_not, before, state.pods)):
                 old, new = before[i], state.pods[i]
                 if new.node_name and not old.node_name:
