@@ -430,10 +430,13 @@ class Simulation:
         return self.steps[self._next_step][0] if self._next_step < len(self.steps) else None
 
     def _play_steps(self) -> None:
+        """The Timeline steps due, in play order; the controllers with work settle after each,
+        as after a write to a stored cluster (two writes at one instant are two writes)."""
         while self._next_step < len(self.steps) and self.steps[self._next_step][0] <= self.now + EPSILON:
             _, _, _, name, step = self.steps[self._next_step]
             self._next_step += 1
             self._play(name, step)
+            self._settle_rounds()
 
     def _play(self, timeline: str, step: Step) -> None:
         now = self.now

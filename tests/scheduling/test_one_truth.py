@@ -743,16 +743,12 @@ def test_a_preview_gives_the_events_and_pods_the_cluster_then_records(scenario, 
 # --- known differences on main (the lead engineer's modules) -------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="simulate leaves out the creationTimestamp of a pod given in the input; "
-                   "the import stamps it with the clock (services.create_object / write_batch), as the API server does")
 def test_a_pod_of_the_input_is_created_at_second_0_on_both_sides():
     docs = [node_yaml("node1"), pod_yaml("solo")]
     cluster, out, sim = both_sides(docs, [], 60, [60])
     assert stored_pods(cluster) == simulated_pods(out, stamp_input=False)
 
 
-@pytest.mark.xfail(strict=True, reason="two writes at one instant: `manage.py oc --cluster` reconciles after each "
-                   "(the controllers run between them), a Timeline plays every step of the instant before the controllers")
 def test_two_writes_at_one_instant_end_alike():
     docs = [node_yaml("node1", cpu="2"), deployment_yaml("web", 1)]
     changes = [(30, ["oc", "scale", "deployment", "web", "--replicas=3", "-n", "default"]),
