@@ -49,6 +49,7 @@ bench: venv
 	$(PY) -m updates.bench --nodes 1000 --pods 10000
 	$(PY) -m updates.bench_machineset
 	$(PY) -m scheduling.bench_interactive
+	$(PY) -m scheduling.bench_preview
 	$(PY) -m scheduling.bench_rewind
 
 # `manage.py check --deploy` with production settings.

@@ -45,7 +45,7 @@ ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
 NAMESPACES = 10
 
 
-def _setup(tmp: str) -> None:
+def setup_database(tmp: str) -> None:
     if not os.environ.get("DATABASE_URL"):
         os.environ["CLUSTERUI_VAR_DIR"] = tmp  # a throw-away SQLite database
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "clusterui.settings")
@@ -122,7 +122,7 @@ def documents(nodes: int, pods: int, seed: int = 1, unplaceable: int = 5) -> lis
     return docs
 
 
-class _Timer:
+class Timer:
     def __enter__(self):
         self.cpu, self.wall = time.process_time(), time.perf_counter()
         return self
@@ -132,7 +132,7 @@ class _Timer:
         self.wall = time.perf_counter() - self.wall
 
 
-def _row(what: str, t: _Timer, target: float, extra: str = "") -> str:
+def _row(what: str, t: Timer, target: float, extra: str = "") -> str:
     verdict = "ok" if t.cpu < target else "SLOW"
     return f"{what:<58} {t.cpu:8.2f} CPU s {t.wall:8.2f} s   target < {target:g} s   {verdict}{extra}"
 
@@ -147,11 +147,11 @@ def run_stored(nodes: int, pods: int) -> list[str]:
     text = json.dumps({"apiVersion": "v1", "kind": "List", "items": docs})
     lines = []
     name = f"bench-{uuid.uuid4().hex[:8]}"
-    with _Timer() as t:
+    with Timer() as t:
         cluster = services.import_new_cluster(name, text, "bench.json", description="make bench: interactive rows")
     lines.append(_row(f"import_cluster, {len(docs):,} objects", t, 15.0))
     try:
-        with _Timer() as t:
+        with Timer() as t:
             reconcile.reconcile(cluster.pk, force=True)
         placed = StoredPod.objects.filter(cluster=cluster).exclude(node_name="").count()
         lines.append(_row(f"first placement of {pods:,} pending pods ({placed:,} placed)", t, 10.0))
@@ -162,23 +162,23 @@ def run_stored(nodes: int, pods: int) -> list[str]:
         busiest = max(counts, key=lambda n: (counts[n], n))
         node = StoredNode.objects.get(cluster=cluster, name=busiest)
         cluster.refresh_from_db()
-        with _Timer() as t:
+        with Timer() as t:
             result = previews.preview_edit(cluster, node, "taint-oc", {"taint": "bench=1:NoExecute"})
         lines.append(_row(f"what-if preview, NoExecute taint on a {counts[busiest]}-pod node", t, 1.0,
                           f"   ({len(result.preview.evicted_now)} evicted)"))
 
-        with _Timer() as t:
+        with Timer() as t:
             services.replace_object(cluster, result.doc, expected_version=node.resource_version)
             reconcile.reconcile(cluster.pk, force=True)
         lines.append(_row("apply -> the reconcile's events (evict, recreate, place)", t, 1.0))
 
         cluster.refresh_from_db()
         pending = StoredPod.objects.filter(cluster=cluster, node_name="").order_by("pk").first()
-        with _Timer() as t:
+        with Timer() as t:
             explain_pod(cluster_state(cluster), cluster_policy(cluster), f"{pending.namespace}/{pending.name}",
                         seed=cluster.seed, preemption=cluster.preemption_enabled)
         lines.append(_row("explainer of a Pending pod", t, 0.5))
-        with _Timer() as t:  # the same page again: the cluster's state is read once per revision
+        with Timer() as t:  # the same page again: the cluster's state is read once per revision
             explain_pod(cluster_state(cluster), cluster_policy(cluster), f"{pending.namespace}/{pending.name}",
                         seed=cluster.seed, preemption=cluster.preemption_enabled)
         lines.append(_row("  the same explainer again (state already read)", t, 0.5))
@@ -194,7 +194,7 @@ def run_simulate(nodes: int, pods: int, tmp: str) -> str:
     path = os.path.join(tmp, "simulate.json")
     with open(path, "w") as f:
         json.dump({"apiVersion": "v1", "kind": "List", "items": docs}, f)
-    with _Timer() as t:
+    with Timer() as t:
         call_command("simulate", path, "--explain", "none", stdout=io.StringIO())
     rate = pods / t.cpu if t.cpu else float("inf")
     verdict = "ok" if rate >= 1500 else "SLOW"
@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.nodes, args.pods, args.sim_nodes, args.sim_pods = 20, 200, 30, 300
     with tempfile.TemporaryDirectory() as tmp:
-        _setup(tmp)
+        setup_database(tmp)
         print(f"interactive rows (issue 14): a stored cluster of {args.nodes:,} nodes / {args.pods:,} pods", flush=True)
         for line in run_stored(args.nodes, args.pods):
             print(line, flush=True)

@@ -27,11 +27,9 @@ from django.template.loader import render_to_string
 from django.urls import path
 from django.views.decorators.http import require_GET, require_POST
 
-from . import explain, oc_cli, whatif
-from .engine import actions as A
+from . import oc_cli, previews
 from .engine.oc import commands
 from .engine.oc.core import RESOURCES
-from .engine.simulation import build_state
 from .models import KIND_MODELS, Cluster
 from .permissions import can_edit, get_cluster_for_user
 
@@ -57,26 +55,14 @@ def _lines() -> tuple[list[list[str]], oc_cli.Emit]:
 
 
 def _preview_html(cluster: Cluster, argv: list[str], result) -> str:
-    """The what-if preview of what a server dry run would have applied."""
-    store = oc_cli.cluster_store(cluster)
-    before_docs = list(store.all())
-    after = store.copy()
-    after.apply_all([a for a in result.would if not isinstance(a, A.RecordEvent)])
-    notes: list[str] = []
-    after_docs = []
-    before_by_key = {(d.get("kind"), (d.get("metadata") or {}).get("namespace", ""), (d.get("metadata") or {}).get("name")): d
-                     for d in before_docs}
-    for doc in after.all():
-        key = (doc.get("kind"), (doc.get("metadata") or {}).get("namespace", ""), (doc.get("metadata") or {}).get("name"))
-        old = before_by_key.get(key)
-        if doc.get("kind") == "Node" and old is not None and old != doc:
-            doc, extra = whatif.with_lifecycle_taints(old, doc, cluster.now)
-            notes += extra
-        after_docs.append(doc)
-    preview = whatif.preview(build_state(before_docs), build_state(after_docs), explain.cluster_policy(cluster),
-                             now=cluster.now, seed=cluster.seed, preemption=cluster.preemption_enabled, notes=notes)
+    """The what-if preview of what a server dry run would have applied: the same command
+    previewed by the cluster's loop on a copy (previews.summarised_command)."""
+    try:
+        preview = previews.summarised_command(cluster, argv)
+    except previews.PreviewRefused as exc:
+        return render_to_string("scheduling/console.html#preview", {"refused": str(exc), "command": shlex.join(argv)})
     return render_to_string("scheduling/console.html#preview", {"preview": preview, "command": shlex.join(argv),
-                                                                   "dry_run": result.stdout})
+                                                                   "dry_run": result.stdout if result else ""})
 
 
 def _dry_run(argv: list[str]) -> list[str]:
@@ -96,7 +82,13 @@ def console_run(request: HttpRequest, pk: int):
         return JsonResponse({"lines": [["stderr", f"error: {exc}\n"]], "exit_code": 1})
     user = request.user if request.user.is_authenticated else _anonymous()
     mutating = oc_cli.is_mutating(argv)
-    if mutating and request.POST.get("confirm") != "1" and can_edit(request.user) and oc_cli.has_dry_run(argv):
+    if mutating and request.POST.get("confirm") != "1" and can_edit(request.user):
+        # Every change is previewed before it is made: a server dry run where oc has one,
+        # and the cluster's loop on a copy in any case (oc adm upgrade has no --dry-run:
+        # the loop alone previews it).
+        if not oc_cli.has_dry_run(argv):
+            return JsonResponse({"lines": [], "exit_code": 0, "preview": _preview_html(cluster, argv, None),
+                                 "confirm": shlex.join(argv)})
         result = oc_cli.run_on_cluster(cluster, _dry_run(argv), emit, user=user, wait=False)
         answer = {"lines": lines, "exit_code": result.exit_code}
         if result.exit_code == 0:

@@ -41,7 +41,7 @@ from .engine.oc.output import EPOCH, parse_time, seconds
 from .engine.store import CONTROLLER_STATE_KIND, Store, time_value
 from .models import KIND_MODELS, Cluster, Event
 from .permissions import can_edit
-from .state import cluster_documents, with_usable_documents
+from .state import cluster_documents, shared_documents, with_usable_documents
 
 MAX_DRAIN_STEPS = 720  # an hour of 5 s PDB retries without --timeout
 SETTINGS_FACTS = "cluster-facts"  # the "file" that carries a stored cluster's facts to the commands
@@ -62,6 +62,7 @@ class StoredEvent:
     count: int = 1
     first_time: float = 0.0
     last_time: float = 0.0
+    document: dict | None = None  # a snapshot's Event, as given (`oc get events -o yaml` prints it)
 
 
 def wall_now() -> float:
@@ -93,18 +94,58 @@ def cluster_store(cluster: Cluster) -> Store:
     return store
 
 
+class StoredEvents(list):
+    """The cluster's events, read from the database the first time a command looks at them
+    (most commands never do: a label or a taint should not read ten thousand events)."""
+
+    def __init__(self, cluster: Cluster):
+        super().__init__()
+        self._cluster: Cluster | None = cluster
+
+    def _load(self) -> None:
+        if self._cluster is not None:
+            cluster, self._cluster = self._cluster, None
+            super().extend(_stored_events(cluster))
+
+    def __iter__(self):
+        self._load()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._load()
+        return super().__len__()
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __getitem__(self, index):
+        self._load()
+        return super().__getitem__(index)
+
+    def append(self, item) -> None:
+        self._load()
+        super().append(item)
+
+    def extend(self, items) -> None:
+        self._load()
+        super().extend(items)
+
+
 def _run_stored(cluster: Cluster, run: Callable[[Store], OcResult], emit: Emit) -> tuple[Store, OcResult]:
     """run(store) on the stored cluster; when it fails on an object the engine cannot use, again
     without such objects, each named in a warning (the reconcile skips and reports them too:
-    state.with_usable_documents), so a command never dies of the cluster's data."""
-    events = _stored_events(cluster)
+    state.with_usable_documents), so a command never dies of the cluster's data. The store
+    holds the process's shared read of the cluster (state.shared_documents: documents never
+    changed in place, so nothing is copied)."""
+    events = StoredEvents(cluster)
+    docs, memo = shared_documents(cluster)
 
-    def attempt(docs: list[dict]) -> tuple[Store, OcResult]:
-        store = Store(docs)
+    def attempt(usable: list[dict]) -> tuple[Store, OcResult]:
+        store = Store(usable, copy=False, memo=dict(memo))
         store.events = events
         return store, run(store)
 
-    (store, result), skipped = with_usable_documents(cluster_documents(cluster), attempt)
+    (store, result), skipped = with_usable_documents(docs, attempt)
     for doc, problem in skipped:
         emit("stderr", f"Warning: {invalid_object_message(doc, problem)}\n")
     return store, result
@@ -163,7 +204,7 @@ def snapshot_store(objects: Sequence[dict], events: Sequence[dict] = ()) -> Stor
             last, e.get("type") or "Normal", e.get("reason") or "", involved.get("kind") or "",
             involved.get("namespace") or "", involved.get("name") or "", e.get("message") or "",
             (e.get("source") or {}).get("component") or e.get("reportingComponent") or "", int(e.get("count") or 1),
-            first if first is not None else last, last))
+            first if first is not None else last, last, e))
     return store
 
 
@@ -206,7 +247,7 @@ def checked_writes(cluster: Cluster, store: Store, actions: Sequence[Any],
     admission plugins (a refusal is kubectl's text, naming the object's file from `sources`
     ((kind, name) -> file)); a replaced one through the update rules. WriteError when the
     API server would refuse one; nothing is written here."""
-    after = store.copy()
+    after = store.copy(events=False)
     changed: list[tuple[str, str, str]] = []
     updated: set[tuple[str, str, str]] = set()  # replaced by the user (oc replace/apply): the API server's update rules
     events: list[A.RecordEvent] = []
@@ -300,7 +341,7 @@ def check_updates(cluster: Cluster, store: Store, actions: Sequence[Any]) -> Non
     """A server dry run's update checks: the user's replaced pods (oc replace/apply) through
     the API server's update admission and validation (services.updated_document), nothing
     written; WriteError when it refuses one."""
-    after = store.copy()
+    after = store.copy(events=False)
     for action in actions:
         if isinstance(action, A.RecordEvent):
             continue

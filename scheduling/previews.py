@@ -20,22 +20,19 @@ from typing import Any, Callable, Mapping
 
 from django import forms as django_forms
 
+from scheduling.engine import actions as A
 from scheduling.engine import oc
 from scheduling.engine.oc import commands
-from scheduling.engine.preview import PreviewResult, run_preview
-from scheduling.engine.api.admission import admit_node_selection
-from scheduling.engine.api.defaults import WORKLOAD_KINDS
-from scheduling.engine.api.node_selection_admission import NodeSelectionContext, controller_user
+from scheduling.engine.preview import MAX_SECONDS, PreviewResult, run_preview
 from scheduling.engine.api.objects import Taint, Toleration
 from scheduling.engine.scheduler.policy import PolicyError, load_policy
 from scheduling.engine.scheduler.sample_policies import SAMPLE_POLICIES
 from scheduling.engine.scheduler.scheduler import TOTAL, last_results, run_queue, schedule
-from scheduling.engine.simulate import build_state
 from scheduling.engine.store import Store
 
-from . import explain, forms, kube, node_selection, oc_cli, reconcile, services, whatif
+from . import explain, forms, kube, oc_cli, reconcile, services, whatif
 from .models import Cluster, Node
-from .state import cluster_documents, cluster_state, eviction_timers
+from .state import cluster_state
 
 EditError = whatif.EditError
 
@@ -336,7 +333,7 @@ class EditPreview:
     doc: dict  # the edited, checked document (what apply writes); the first target's
     summary: str
     verb: str
-    preview: whatif.Preview
+    preview: whatif.LoopPreview
     diff: str
     targets: tuple[Target, ...] = ()  # every object the edit changes (one for most edits)
 
@@ -357,8 +354,10 @@ class EditPreview:
 
 
 def preview_edit(cluster: Cluster, obj, op: str, data) -> EditPreview:
-    """What the edit `op` of `obj` would do to the stored cluster; nothing is written.
-    Raises EditError or kube.DocumentError when the edit cannot be made."""
+    """What the edit `op` of `obj` would do to the stored cluster: the documents the apply
+    would write, checked as the apply checks them, previewed by the loop on a copy
+    (preview_documents); nothing is written. Raises EditError or kube.DocumentError when
+    the edit cannot be made."""
     entry = EDITS.get(op)
     stored = {}
     if entry is not None and entry.cluster_wide:
@@ -374,80 +373,31 @@ def preview_edit(cluster: Cluster, obj, op: str, data) -> EditPreview:
         services.check_update_admission(cluster, checked)
         targets.append((original, Target(checked, original.resource_version, verb)))
     first = targets[0][1]
-    preview = preview_documents(cluster, [(o, t.doc) for o, t in targets])
     notes = list(edited.notes)
+    writes = []
     for original, target in targets:  # a pod's update: what the API server's update rules answer
-        if original.KIND == "Pod":
-            try:
-                services.updated_document(cluster, target.doc, original.document)
-            except services.Invalid as exc:
-                notes.append("Apply will be refused: " + exc.error.cli_message().split("\n", 1)[0])
+        try:
+            writes.append((original, services.updated_document(cluster, target.doc, original.document)))
+        except services.Invalid as exc:
+            notes.append("Apply will be refused: " + exc.error.cli_message().split("\n", 1)[0])
+    if len(writes) == len(targets):
+        preview = preview_documents(cluster, writes)
+    else:  # the API server refuses the write: the loop would see no change
+        preview = whatif.LoopPreview(at=cluster.now, until=cluster.now)
     if notes:
-        preview = dataclasses.replace(preview, notes=[*preview.notes, *notes])
+        preview.notes = [*notes, *preview.notes]
     diffs = "\n".join(
         (f"# {t.ref}\n" if len(targets) > 1 else "") + diff(o.document, t.doc) for o, t in targets
     )
     return EditPreview(first.doc, edited.summary, first.verb, preview, diffs, tuple(t for _, t in targets))
 
 
-def preview_documents(cluster: Cluster, edits: list[tuple[Any, dict]]) -> whatif.Preview:
-    """The preview of replacing each stored object of `edits` by its new document: the
-    stored state read once (per revision), each edited object rebuilt on a copy."""
-    notes: list[str] = []
-    before = cluster_state(cluster)
-    after = before
-    for obj, new_doc in edits:
-        if obj.KIND == "Node":
-            new_doc, more = whatif.with_lifecycle_taints(obj.document, new_doc, cluster.now)
-            notes.extend(more)
-        after = _edited_state(after, obj, new_doc)
-    recreated = []
-    context = None
-    for obj, new_doc in edits:
-        if obj.KIND in WORKLOAD_KINDS:
-            owned = [p for p in before.pods if p.controller_ref is not None and p.controller_ref.name == obj.name and p.namespace == obj.namespace]
-            context = context or node_selection.context_for(cluster)
-            pods, refused = whatif.template_pods(new_doc, owned, _controller_admission(cluster, context, obj.KIND))
-            recreated.extend(pods)
-            if refused:
-                notes.append(f"{obj.KIND.lower()}/{obj.name}: its controller's new pods would be refused: {refused}")
-    return whatif.preview(
-        before, after, explain.cluster_policy(cluster), now=cluster.now, seed=cluster.seed,
-        preemption=cluster.preemption_enabled, recreated=recreated, notes=notes,
-        timers=eviction_timers(cluster),
-    )
-
-
-def _controller_admission(cluster: Cluster, context: NodeSelectionContext, kind: str) -> Callable[[dict], dict]:
-    """The node-selection admission of a new pod of a `kind` workload, as its controller
-    creates it (a Deployment's pods: the ReplicaSet controller)."""
-    as_controller = context.as_user(controller_user("ReplicaSet" if kind == "Deployment" else kind))
-    return lambda doc: admit_node_selection(doc, cluster.admission or None, as_controller)
-
-
-_STATE_LISTS = {"Node": "nodes", "Pod": "pods", **{kind: "controllers" for kind in WORKLOAD_KINDS}}
-
-
-def _edited_state(before, obj, new_doc: dict):
-    """`before` with the one edited object rebuilt from `new_doc` (every other object shared:
-    what build_state of the edited documents gives, without building them all again)."""
-    field = _STATE_LISTS.get(obj.KIND)
-    single = build_state([new_doc])
-    after = whatif.copy_state(before)
-    if field is None:  # another kind: rebuild from the stored documents
-        key = (obj.KIND, obj.namespace, obj.name)
-
-        def same(d):
-            m = d.get("metadata") or {}
-            return (d.get("kind"), m.get("namespace", ""), m.get("name")) == key
-
-        return build_state([new_doc if same(d) else d for d in cluster_documents(obj.cluster)])
-    items = getattr(after, field)
-    for i, item in enumerate(items):
-        if getattr(item, "kind", obj.KIND) == obj.KIND and item.name == obj.name and getattr(item, "namespace", "") == (obj.namespace or getattr(item, "namespace", "")):
-            items[i] = getattr(single, field)[0]
-            break
-    return after
+def preview_documents(cluster: Cluster, edits: list[tuple[Any, dict]], for_seconds: float | None = None) -> whatif.LoopPreview:
+    """The loop's preview of replacing each stored object of `edits` by its new document
+    (as the API server stores it: checked, services.updated_document for a pod): the
+    replacements applied at the clock, the controllers run on (preview_actions)."""
+    docs = [doc for _, doc in edits]
+    return summarised(cluster, lambda store: [A.ReplaceObject(doc) for doc in docs], for_seconds)
 
 
 def diff(old: dict, new: dict) -> str:
@@ -569,11 +519,10 @@ def preview_actions(cluster: Cluster, make_actions: Callable[[Any], list], for_s
     return run_preview(sim, make_actions(sim.store), for_seconds)
 
 
-def preview_command(cluster: Cluster, argv: list[str], files: Mapping[str, list[dict]] | None = None,
-                    for_seconds: float | None = None, *, explain: bool = False) -> PreviewResult:
-    """`oc ARGS` previewed: the command runs on the loop at the clock as it would on the stored
-    cluster (oc_cli.run_on_cluster), its writes checked as the API server checks them
-    (oc_cli.checked_actions), then the loop runs on. PreviewRefused when oc would fail."""
+def _command_actions(cluster: Cluster, argv: list[str], files: Mapping[str, list[dict]] | None):
+    """`oc ARGS` run on the loop's store at the clock as it would run on the stored cluster,
+    its writes checked as the API server checks them (oc_cli.checked_actions): the actions a
+    preview applies. PreviewRefused when oc would fail."""
 
     def make_actions(store) -> list:
         result = commands.run(store, argv, cluster.now, files=files)
@@ -584,4 +533,42 @@ def preview_command(cluster: Cluster, argv: list[str], files: Mapping[str, list[
         except oc_cli.WriteError as exc:
             raise PreviewRefused(str(exc)) from exc
 
-    return preview_actions(cluster, make_actions, for_seconds, explain=explain)
+    return make_actions
+
+
+def preview_command(cluster: Cluster, argv: list[str], files: Mapping[str, list[dict]] | None = None,
+                    for_seconds: float | None = None, *, explain: bool = False) -> PreviewResult:
+    """`oc ARGS` previewed: the command runs on the loop at the clock as it would on the stored
+    cluster (oc_cli.run_on_cluster), its writes checked as the API server checks them
+    (oc_cli.checked_actions), then the loop runs on. PreviewRefused when oc would fail."""
+    return preview_actions(cluster, _command_actions(cluster, argv, files), for_seconds, explain=explain)
+
+
+SCRIPT_MARGIN = 0.001  # a preview stops this long before the script's next step
+
+
+def summarised(cluster: Cluster, make_actions: Callable[[Any], list], for_seconds: float | None = None) -> whatif.LoopPreview:
+    """preview_actions summarised for people (whatif.summarise), with the score changes of
+    the affected pods under the cluster's policy. Left to run until nothing more happens, a
+    preview stops just before the cluster's next Timeline step (what the script does next is
+    not the change's doing; the note says so)."""
+    sim = reconcile.loop_at_clock(cluster)
+    before = list(sim.store.all())  # documents are never changed in place: a snapshot
+    actions = list(make_actions(sim.store))
+    note = ""
+    step = sim.next_step_time
+    if for_seconds is None and step is not None and sim.now < step - SCRIPT_MARGIN <= sim.now + MAX_SECONDS:
+        for_seconds = step - SCRIPT_MARGIN - sim.now
+        note = (f"the preview stops before the script's next step at t={whatif.time_text(step)}s "
+                "(run the clock to see what the script does next)")
+    result = run_preview(sim, actions, for_seconds)
+    summary = whatif.summarise(result, before, actions, policy=explain.cluster_policy(cluster), seed=cluster.seed)
+    if note:
+        summary.notes.append(note)
+    return summary
+
+
+def summarised_command(cluster: Cluster, argv: list[str], files: Mapping[str, list[dict]] | None = None,
+                       for_seconds: float | None = None) -> whatif.LoopPreview:
+    """`oc ARGS` previewed (preview_command), summarised for people."""
+    return summarised(cluster, _command_actions(cluster, argv, files), for_seconds)

@@ -114,6 +114,10 @@ def reconcile(cluster_id: int, *, force: bool = False, inside_write: bool = Fals
         if cluster is None:
             return Outcome(ran=False)
         if not force and not is_due(cluster):
+            # nothing due and nothing written: the loop would only move its clock
+            if cluster.now > cluster.reconciled_to + EPSILON:
+                Cluster.objects.filter(pk=cluster_id, revision=cluster.revision,
+                                       reconciled_to=cluster.reconciled_to).update(reconciled_to=cluster.now)
             return Outcome(ran=False)
         docs, memo = shared_documents(cluster)
     until = max(cluster.now, cluster.reconciled_to)
@@ -127,13 +131,8 @@ def catch_up(cluster_id: int) -> None:
     in the past. A cluster whose clock moved with nothing due and nothing written since
     its last run only has `reconciled_to` moved (what a run would do, without the run)."""
     cluster = Cluster.objects.filter(pk=cluster_id).first()
-    if cluster is None or cluster.now <= cluster.reconciled_to + EPSILON:
-        return
-    if is_due(cluster):
-        reconcile(cluster_id, force=True, inside_write=True)
-        return
-    Cluster.objects.filter(pk=cluster_id, revision=cluster.revision, reconciled_to=cluster.reconciled_to).update(
-        reconciled_to=cluster.now)
+    if cluster is not None and cluster.now > cluster.reconciled_to + EPSILON:
+        reconcile(cluster_id, inside_write=True)
 
 
 def loop_at_clock(cluster: Cluster, *, explain: bool = False) -> Simulation:

@@ -26,7 +26,7 @@ from .engine.simulate import build_state
 from .engine.store import Store
 from .models import Answer, Attendee, Cluster, Question, TrainingSession
 from .script import cluster_script, sim_time_text
-from .state import cluster_documents, forget as forget_read
+from .state import cluster_documents
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read off a projector
 CODE_LENGTH = 6
@@ -121,12 +121,17 @@ def _short(key: str) -> str:
     return key[len("default/"):] if key.startswith("default/") else key
 
 
-def edit_preview(cluster: Cluster, doc: dict) -> whatif.Preview:
-    """The engine's what-if preview of replacing the stored object with `doc` (a checked
-    document), exactly as the what-if editor computes it."""
+def edit_preview(cluster: Cluster, doc: dict) -> whatif.LoopPreview:
+    """The loop's preview of replacing the stored object with `doc` (a checked document),
+    exactly as the what-if editor computes it: the document as the API server would store
+    it (services.updated_document), applied at the clock, the controllers run on."""
     meta = doc["metadata"]
     obj = services.get_object(cluster, doc["kind"], meta["name"], meta.get("namespace", ""))
-    return previews.preview_documents(cluster, [(obj, doc)])
+    try:
+        stored = services.updated_document(cluster, doc, obj.document)
+    except services.Invalid:  # the API server refuses it: the loop sees no change (Apply says why)
+        return whatif.LoopPreview(at=cluster.now, until=cluster.now)
+    return previews.preview_documents(cluster, [(obj, stored)])
 
 
 @dataclass(frozen=True)
@@ -137,10 +142,10 @@ class Draft:
     multiple: bool
 
 
-def question_from_preview(preview: whatif.Preview, state_nodes: list[str], running: dict[str, str]) -> Draft:
-    """The question the preview answers: where a pending pod goes when one would start,
-    else which pods are evicted at once. Choices come from the cluster: its nodes, or the
-    pods on the changed nodes (and the evicted ones)."""
+def question_from_preview(preview: whatif.LoopPreview, state_nodes: list[str], running: dict[str, str]) -> Draft:
+    """The question the loop's preview answers: where a pod goes when one starts, else which
+    pods are evicted at once. Choices come from the cluster: its nodes, or the pods on the
+    changed nodes (and the evicted ones)."""
     placed = [p for p in preview.scheduled if p.after]
     if placed:
         pod = placed[0]
@@ -319,20 +324,18 @@ def restart(cluster: Cluster, *, who: str = "") -> None:
     )
 
 
-def _dry_run(cluster: Cluster, until: float) -> list[dict]:
-    """The cluster's documents after its controllers ran to `until`: the real reconcile,
-    inside a savepoint that is rolled back, so nothing is written (nor announced: the
-    after-commit callbacks of a rolled-back savepoint are dropped)."""
-    with transaction.atomic():
-        savepoint = transaction.savepoint()
-        Cluster.objects.filter(pk=cluster.pk).update(now=max(until, cluster.now))
-        reconcile.reconcile(cluster.pk, force=True)
-        after = cluster_documents(cluster)
-        transaction.savepoint_rollback(savepoint)
-    # The shared read of what was rolled back: the next writes take its revision numbers
-    # again (with other contents), so it must not be taken for theirs.
-    forget_read(cluster)
-    return after
+def _run_on_copy(cluster: Cluster, until: float) -> tuple[list[dict], list[dict]]:
+    """The cluster's documents at its clock and after its loop ran on a copy to `until`
+    (previews.preview_actions with no change: the Timeline steps due play as they will);
+    nothing is written."""
+    seen: dict[str, list[dict]] = {}
+
+    def nothing(store) -> list:
+        seen["before"] = list(store.all())
+        return []
+
+    result = previews.preview_actions(cluster, nothing, max(0.0, until - cluster.now))
+    return seen["before"], list(result.sim.store.all())
 
 
 def _pods(docs) -> dict[str, tuple[str, bool]]:
@@ -373,8 +376,7 @@ def ask_about_next_step(session: TrainingSession) -> Question:
     target = the_script.next_stop(cluster.now) if the_script else None
     if target is None:
         raise TrainingError("the script has ended: no step left to ask about" if the_script else "this cluster has no script")
-    before = cluster_documents(cluster)
-    after = _dry_run(cluster, target)
+    before, after = _run_on_copy(cluster, target)
     nodes = sorted((d.get("metadata") or {}).get("name") for d in before if d.get("kind") == "Node")
     draft = question_about_run(_pods(before), _pods(after), nodes, sim_time_text(target))
     return _ask(session, draft, {"kind": "step", "until": target})

@@ -1,12 +1,21 @@
-"""What-if previews: what an edit would do, computed by the engine on copies.
+"""What-if previews for people: the engine's loop run on a copy, summarised.
 
-`preview(before, after, policy, ...)` compares two ClusterStates (the stored cluster and
-the same cluster with one edited document) and returns a `Preview`: the pods the taint
-manager would evict at once, those it would evict later and when (tolerationSeconds),
-the pending pods that would schedule and where, the running pods that could not be placed
-again if recreated, and how the scores of the affected pods change. Nothing here touches
-the database: the stored cluster is never modified by a preview; applying is the view's
-job (services.replace_object with the resource_version the preview was computed from).
+Every what-if of the pages (the node, pod and workload editors, the console's dry run, the
+training questions) is `engine.preview.run_preview`: the change applied at the cluster's
+clock and the same controllers run on (previews.py builds the change and runs it). There
+is no second engine here: `summarise` only reads what the loop did, from its events and
+its stores before and after:
+
+* pods the taint manager evicted at once, and later with the time (TaintManagerEviction);
+* pods deleted by someone else: preempted (Preempted: by whom, on which node), removed by
+  their controller (SuccessfulDelete), or otherwise stopped (Killing);
+* pods a controller created (SuccessfulCreate), pending pods that started and where
+  (Scheduled), pods that end Pending (with their last FailedScheduling message);
+* the taints the controllers changed (taint nodes by condition, taint-based evictions:
+  the node lifecycle controller with its zone rate limits);
+* how the scores of the affected pods change: scheduler queries (engine.scheduler's
+  node_scores) on the loop's store before the change and at the end, each pod taken off
+  its node, as the explainer asks them.
 
 The document edits the editor offers (labels, cordon, conditions, tolerations, node
 selector, affinity) are small pure functions on documents, at the bottom; taint edits go
@@ -15,123 +24,306 @@ through `oc adm taint` (previews.py).
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import random
+import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
-from .engine import actions as A
-from scheduling.engine.controllers import node_lifecycle, taint_manager
-from scheduling.engine.scheduler.cluster import ClusterState
-from scheduling.engine.api.objects import NO_EXECUTE, Node, Pod
-from scheduling.engine.api.priority import AdmissionError
-from scheduling.engine.controllers.controller_utils import template_hash
-from .engine.store import Store, document_copy
-from scheduling.engine.scheduler.policy import Policy
+from scheduling.engine.api.objects import Pod
+from scheduling.engine.controllers.scheduling import build_state
+from scheduling.engine.preview import PreviewResult
 from scheduling.engine.scheduler.cache import SchedulerCache
+from scheduling.engine.scheduler.cluster import ClusterState
+from scheduling.engine.scheduler.policy import Policy
 from scheduling.engine.scheduler.priorities.node_prefer_avoid_pods import node_prefer_avoid_pods_priority
-from scheduling.engine.scheduler.scheduler import TOTAL, is_pending, last_results, node_scores, run_queue, schedule_cached
+from scheduling.engine.scheduler.scheduler import TOTAL, node_scores, schedule_cached
+from .engine.store import Store, document_copy
 from .explain import infos_without, unbound_copy
 
 MAX_PLACEMENT_CHECKS = 200
 MAX_SCORED_PODS = 12
+EPSILON = 1e-9
 
 
-# --- what the controllers do after an edit -------------------------------------------------------
-
-
-def eviction_at(pod: Pod, node: Node, now: float, timer: float | None = None) -> float | None:
-    """When the NoExecute taint manager (engine.taint_manager) deletes the pod on `node`:
-    None never, `now` at once, else the time its timer fires. Every NoExecute taint must
-    be tolerated, else at once; otherwise the shortest tolerationSeconds of the tolerations
-    used (the first matching each taint), none set meaning never; an eviction already
-    scheduled (the pod's timer annotation) keeps its time."""
-    taints = [t for t in node.taints if t.effect == NO_EXECUTE]
-    if not taints:
-        return None
-    tolerated, used = taint_manager.matching_tolerations(taints, pod.tolerations)
-    if not tolerated:
-        return now
-    minimum = taint_manager.min_toleration_time(used)
-    if minimum < 0:
-        return None
-    if timer is not None:
-        return max(now, timer)
-    return now + minimum
-
-
-def _eviction_taints(pod: Pod, node: Node) -> tuple[str, ...]:
-    """The NoExecute taints behind an eviction: the untolerated ones, else those tolerated
-    for a limited time."""
-    taints = [t for t in node.taints if t.effect == NO_EXECUTE]
-    untolerated = [str(t) for t in taints if not any(x.tolerates(t) for x in pod.tolerations)]
-    if untolerated:
-        return tuple(untolerated)
-    limited = []
-    for t in taints:
-        match = next((x for x in pod.tolerations if x.tolerates(t)), None)
-        if match is not None and match.toleration_seconds is not None:
-            limited.append(str(t))
-    return tuple(limited)
-
-
-def _conditions(doc: Mapping) -> dict[str, str]:
-    return {c.get("type"): c.get("status") for c in (doc.get("status") or {}).get("conditions") or ()}
-
-
-def with_lifecycle_taints(old_doc: Mapping, new_doc: dict, now: float) -> tuple[dict, list[str]]:
-    """The node as the node lifecycle controller leaves it after an edit of its conditions
-    or of spec.unschedulable (engine.node_lifecycle): the condition NoSchedule taints at
-    once, and for Ready False/Unknown the not-ready/unreachable NoExecute taint that its
-    next monitor pass adds (rate-limited per zone). Other edits: unchanged, no notes."""
-    if _conditions(old_doc) == _conditions(new_doc) and bool((old_doc.get("spec") or {}).get("unschedulable")) == bool(
-        (new_doc.get("spec") or {}).get("unschedulable")
-    ):
-        return new_doc, []
-    name = (new_doc.get("metadata") or {}).get("name") or ""
-    store = Store([new_doc])
-    notes: list[str] = []
-    for action in node_lifecycle.condition_taint_actions(new_doc, now):
-        if store.apply(action):
-            if isinstance(action, A.AddTaint):
-                notes.append(f"the node lifecycle controller adds the taint {action.taint['key']}:NoSchedule at once")
-            else:
-                notes.append(f"the node lifecycle controller removes the taint {action.key}:NoSchedule")
-    ready = _conditions(new_doc).get("Ready", "True")
-    want = node_lifecycle.NO_EXECUTE_FOR_READY.get(ready)
-    for key in node_lifecycle.NO_EXECUTE_FOR_READY.values():
-        if key != want and store.apply(A.RemoveTaint(name, key, NO_EXECUTE)):
-            notes.append(f"the node lifecycle controller removes the taint {key}:NoExecute")
-    if want and store.apply(A.AddTaint(name, {"key": want, "effect": NO_EXECUTE, "timeAdded": now})):
-        notes.append(
-            f"the node lifecycle controller adds the taint {want}:NoExecute at its next monitor pass "
-            "(taint-based evictions; rate-limited per zone)"
-        )
-    return store.get("Node", "", name), notes
-
-
-# --- the preview -----------------------------------------------------------------------------------
+# --- the loop's result, for people -------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Eviction:
+class Evicted:
+    """A pod the taint manager deleted (TaintManagerEviction "Marking for deletion")."""
+
     pod: str
     node: str
-    seconds: float  # 0 = at once
     at: float  # simulated time of the eviction
-    taints: tuple[str, ...]
+    seconds: float  # after the change (0: at once)
+    message: str = ""
 
 
 @dataclass(frozen=True)
-class Placement:
+class Deleted:
+    """A running pod deleted otherwise: preempted, removed by its controller, stopped."""
+
     pod: str
-    before: str | None  # node before the edit (None: stays pending)
-    after: str | None
-    message: str | None = None  # FailedScheduling text when it does not fit
-    nominated: str | None = None  # node nominated by preemption
-    victims: tuple[str, ...] = ()
-    already: bool = False  # for unplaceable pods: it was already the case before the edit
+    node: str
+    at: float
+    how: str  # "preempted by default/x on node n1", "deleted by ReplicaSet/default/web-1", "stopped"
+
+
+@dataclass(frozen=True)
+class Started:
+    """A pod the scheduler bound (Scheduled)."""
+
+    pod: str
+    node: str
+    at: float
+    new: bool = False  # created during the preview
+
+    @property
+    def after(self) -> str:
+        return self.node
+
+
+@dataclass(frozen=True)
+class Created:
+    pod: str
+    by: str  # the controller: "ReplicaSet/default/web-6d4f8b9c7d"
+    at: float
+
+
+@dataclass(frozen=True)
+class StillPending:
+    pod: str
+    message: str = ""
+    new: bool = False
+
+
+@dataclass(frozen=True)
+class TaintChange:
+    node: str
+    taint: str  # "key=value:Effect"
+    added: bool
+    at: float | None = None  # timeAdded of an added taint
+
+
+@dataclass
+class LoopPreview:
+    """What the loop did after the change, from `at` (the clock) to `until`."""
+
+    at: float
+    until: float
+    changed_nodes: list[str] = field(default_factory=list)  # what the change itself wrote
+    changed_pods: list[str] = field(default_factory=list)
+    evicted_now: list[Evicted] = field(default_factory=list)
+    evicted_later: list[Evicted] = field(default_factory=list)
+    deleted: list[Deleted] = field(default_factory=list)
+    created: list[Created] = field(default_factory=list)
+    scheduled: list[Started] = field(default_factory=list)
+    pending: list[StillPending] = field(default_factory=list)
+    taints: list[TaintChange] = field(default_factory=list)
+    scores: list["PodScores"] = field(default_factory=list)
+    events: list[dict] = field(default_factory=list)  # every event of the run, with "key": "<time>|<reason>|<object>"
+    notes: list[str] = field(default_factory=list)
+    truncated: bool = False
+
+    @property
+    def now(self) -> float:
+        return self.at
+
+    @property
+    def evicted_keys(self) -> list[str]:
+        return [e.pod for e in self.evicted_now]
+
+    @property
+    def nothing_happens(self) -> bool:
+        return not (self.evicted_now or self.evicted_later or self.deleted or self.created or self.scheduled
+                    or self.pending or self.taints)
+
+
+def time_text(t: float) -> str:
+    """A simulated time as the preview's event keys write it: 130, 130.5."""
+    return format(float(t), ".15g")
+
+
+def _pod_key(doc: Mapping) -> str:
+    m = doc.get("metadata") or {}
+    return f"{m.get('namespace') or 'default'}/{m.get('name') or ''}"
+
+
+def _taints(doc: Mapping | None) -> dict[tuple[str, str, str], Mapping]:
+    out = {}
+    for t in ((doc or {}).get("spec") or {}).get("taints") or ():
+        if isinstance(t, Mapping):
+            out[(str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or ""))] = t
+    return out
+
+
+def _taint_text(key: tuple[str, str, str]) -> str:
+    k, v, effect = key
+    return f"{k}={v}:{effect}" if v else f"{k}:{effect}"
+
+
+_ASSIGNED = re.compile(r"^Successfully assigned (\S+) to (\S+)$")
+_POD_MESSAGE = re.compile(r"^(?:Created|Deleted) pod: (\S+)$")
+
+
+def summarise(result: PreviewResult, before: Sequence[Mapping], actions: Iterable[Any] = (), *,
+              policy: Policy | None = None, seed: int = 0) -> LoopPreview:
+    """The loop's run (`result`) for people. `before`: the loop's documents at the clock,
+    before the change (the store never changes a document in place: a list of them is a
+    snapshot); `actions`: the change (its own taints are not the controllers'). With a
+    `policy`, the score changes of the affected pods."""
+    at = result.at
+    nodes_before = {(d.get("metadata") or {}).get("name"): d for d in before if d.get("kind") == "Node"}
+    pods_before = {_pod_key(d): d for d in before if d.get("kind") == "Pod"}
+    end = result.sim.store if result.sim is not None else None
+    out = LoopPreview(at=at, until=result.until)
+    out.events = [{**e, "key": f"{time_text(e['time'])}|{e['reason']}|{e['object']}"} for e in result.events]
+    out.changed_nodes = [name for kind, _, name in result.changed if kind == "Node"]
+    out.changed_pods = [f"{ns or 'default'}/{name}" for kind, ns, name in result.changed if kind == "Pod"]
+
+    bound: dict[str, str] = {}  # pods the scheduler bound during the run (gone again by its end, perhaps)
+    for e in result.events:
+        if e["reason"] == "Scheduled" and e["object"].startswith("Pod/"):
+            m = _ASSIGNED.match(e["message"] or "")
+            if m is not None:
+                bound[e["object"][4:]] = m.group(2)
+
+    def node_of(key: str) -> str:
+        if key in bound:
+            return bound[key]
+        doc = pods_before.get(key)
+        if doc is None and end is not None:
+            ns, _, name = key.partition("/")
+            doc = end.get("Pod", ns, name)
+        return ((doc or {}).get("spec") or {}).get("nodeName") or ""
+
+    gone: set[str] = set()
+    last_failure: dict[str, str] = {}
+    for e in result.events:
+        kind, _, rest = e["object"].partition("/")
+        reason, message, time = e["reason"], e["message"] or "", e["time"]
+        if reason == "TaintManagerEviction" and kind == "Pod" and message.startswith("Marking for deletion"):
+            evicted = Evicted(rest, node_of(rest), time, time - at, message)
+            (out.evicted_now if time <= at + EPSILON else out.evicted_later).append(evicted)
+            gone.add(rest)
+        elif reason == "Preempted" and kind == "Pod" and rest not in gone:
+            out.deleted.append(Deleted(rest, node_of(rest), time, f"preempted {message}".strip()))
+            gone.add(rest)
+        elif reason in ("SuccessfulCreate", "SuccessfulDelete"):
+            m = _POD_MESSAGE.match(message)
+            namespace = rest.partition("/")[0] if "/" in rest else "default"
+            if m is None:
+                continue
+            key = f"{namespace}/{m.group(1)}"
+            if reason == "SuccessfulCreate":
+                out.created.append(Created(key, e["object"], time))
+            elif key not in gone:
+                out.deleted.append(Deleted(key, node_of(key), time, f"deleted by {e['object']}"))
+                gone.add(key)
+        elif reason == "Killing" and kind == "Pod" and rest not in gone:
+            out.deleted.append(Deleted(rest, node_of(rest), time, "stopped (deleted)"))
+            gone.add(rest)
+        elif reason == "Scheduled" and kind == "Pod":
+            m = _ASSIGNED.match(message)
+            if m is not None:
+                out.scheduled.append(Started(rest, m.group(2), time, rest not in pods_before))
+        elif reason == "FailedScheduling" and kind == "Pod":
+            last_failure[rest] = message
+        elif reason == "FailedCreate":
+            note = f"{e['object']}: its controller's new pods are refused: {message}"
+            if note not in out.notes:
+                out.notes.append(note)
+    for pod in result.pods:
+        key = pod["pod"]
+        if pod["node"] or pod["terminating"] or pod["phase"] not in ("Pending", None):
+            continue
+        new = key not in pods_before
+        old = pods_before.get(key) or {}
+        was_pending = not new and not (old.get("spec") or {}).get("nodeName")
+        # a pod Pending before the change and after is listed only when the change wrote it
+        if new or not was_pending or key in out.changed_pods:
+            out.pending.append(StillPending(key, last_failure.get(key, ""), new))
+    out.taints = _taint_changes(nodes_before, actions, end)
+    if policy is not None and end is not None:
+        _scores(out, before, result, policy, seed)
+    return out
+
+
+def _taint_changes(nodes_before: Mapping[str, Mapping], actions: Iterable[Any], end: Store | None) -> list[TaintChange]:
+    """The taints the controllers changed: the nodes at the end against the nodes as the
+    change alone leaves them (its actions applied to the nodes before, nothing run)."""
+    if end is None:
+        return []
+    intended = Store(list(nodes_before.values()), copy=False)
+    for action in actions:
+        try:
+            intended.apply(action)
+        except Exception:  # an action on another kind the node-only store cannot take: not a node's
+            continue
+    changes = []
+    for doc in end.list("Node"):
+        name = (doc.get("metadata") or {}).get("name")
+        mine, theirs = _taints(intended.get("Node", "", name)), _taints(doc)
+        for key, taint in theirs.items():
+            if key not in mine:
+                added = taint.get("timeAdded")
+                changes.append(TaintChange(name, _taint_text(key), True, added if isinstance(added, (int, float)) else None))
+        for key in mine:
+            if key not in theirs:
+                changes.append(TaintChange(name, _taint_text(key), False))
+    return changes
+
+
+def _scores(out: LoopPreview, before: Sequence[Mapping], result: PreviewResult, policy: Policy, seed: int) -> None:
+    """How the node scores of the affected pods change between the loop's store at the clock
+    and at the end: the pods the change wrote, the pods on the nodes it wrote, the pods that
+    end Pending; each pod taken off its node and scored on every node."""
+    store = result.sim.store
+    pods_before = {_pod_key(d): d for d in before if d.get("kind") == "Pod"}
+    pods_after = {_pod_key(d): d for d in store.list("Pod")}
+    changed_nodes = set(out.changed_nodes)
+    affected = list(out.changed_pods)
+    for key, doc in pods_before.items():
+        if ((doc.get("spec") or {}).get("nodeName") or "") in changed_nodes:
+            affected.append(key)
+    affected += [p.pod for p in out.pending]
+    affected = [k for k in dict.fromkeys(affected)]
+    if not affected:
+        return
+    state_before = build_state(before, store.memo)
+    state_after = build_state(store.all(), store.memo)
+    objects_before = {p.key: p for p in state_before.pods}
+    objects_after = {p.key: p for p in state_after.pods}
+    placer_before = placer_after = None
+    try:
+        for key in affected:
+            if len(out.scores) >= MAX_SCORED_PODS:
+                out.truncated = True
+                break
+            pod_a = objects_after.get(key)
+            pod_b = objects_before.get(key, pod_a)
+            pod_a = pod_a or pod_b
+            if pod_a is None or (pod_a.is_terminating and pod_b.is_terminating):
+                continue
+            if placer_before is None:
+                placer_before, placer_after = _Placer(state_before, policy, seed), _Placer(state_after, policy, seed)
+            totals_b, totals_a = placer_before.totals(pod_b), placer_after.totals(pod_a)
+            best_b, best_a = _best(totals_b), _best(totals_a)
+            nodes = [n.name for n in state_after.nodes]
+            changed = [n for n in nodes if totals_b.get(n) != totals_a.get(n)]
+            if changed:
+                shown = set(changed) | set(best_b) | set(best_a)
+                rows = tuple(_delta(n, totals_b.get(n), totals_a.get(n)) for n in nodes if n in shown)
+                rows = tuple(sorted(rows, key=lambda r: (r.node not in best_a, r.node not in best_b)))
+                out.scores.append(PodScores(key, best_b, best_a, rows))
+    finally:
+        for placer in (placer_before, placer_after):
+            if placer is not None:
+                placer.close()
+
+
+# --- scheduler queries: a pod's node scores --------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -160,29 +352,6 @@ class PodScores:
     rows: tuple[ScoreDelta, ...]
 
 
-@dataclass
-class Preview:
-    now: float
-    changed_nodes: list[str] = field(default_factory=list)
-    changed_pods: list[str] = field(default_factory=list)
-    evicted_now: list[Eviction] = field(default_factory=list)
-    evicted_later: list[Eviction] = field(default_factory=list)
-    scheduled: list[Placement] = field(default_factory=list)  # pending pods that would schedule
-    unscheduled: list[Placement] = field(default_factory=list)  # pending pods that would no longer schedule
-    unplaceable: list[Placement] = field(default_factory=list)  # running pods, if recreated
-    scores: list[PodScores] = field(default_factory=list)
-    truncated: bool = False
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def evicted_keys(self) -> list[str]:
-        return [e.pod for e in self.evicted_now]
-
-    @property
-    def nothing_happens(self) -> bool:
-        return not (self.evicted_now or self.evicted_later or self.scheduled or self.unscheduled or self.unplaceable)
-
-
 def copy_state(state: ClusterState) -> ClusterState:
     """A copy whose lists may be changed (the objects in them are immutable)."""
     return dataclasses.replace(
@@ -198,33 +367,6 @@ def copy_state(state: ClusterState) -> ClusterState:
         storage_classes=list(state.storage_classes),
         namespaces=list(state.namespaces),
     )
-
-
-def _evictions(state: ClusterState, now: float, timers: Mapping[str, float]) -> dict[str, tuple[float, str, tuple[str, ...]]]:
-    """{pod: (seconds from now until its eviction, node, the taints behind it)}."""
-    nodes = {n.name: n for n in state.nodes}
-    out = {}
-    for pod in state.pods:
-        if not pod.node_name or pod.is_terminating or pod.node_name not in nodes:
-            continue
-        at = eviction_at(pod, nodes[pod.node_name], now, timers.get(pod.key))
-        if at is not None:
-            out[pod.key] = (at - now, pod.node_name, _eviction_taints(pod, nodes[pod.node_name]))
-    return out
-
-
-def _queue_outcome(state: ClusterState, policy: Policy, seed: int, preemption: bool, now: float):
-    state = copy_state(state)
-    results = run_queue(state, policy, random.Random(seed), preemption, now=now, explain=False)
-    last = last_results(results)
-    pods = {p.key: p for p in state.pods}
-    return last, pods
-
-
-def _without(state: ClusterState, keys: set[str]) -> ClusterState:
-    out = copy_state(state)
-    out.pods = [p for p in out.pods if p.key not in keys]
-    return out
 
 
 class _Placer:
@@ -284,152 +426,11 @@ def _best(totals: Mapping[str, tuple[int, int]]) -> tuple[str, ...]:
     return tuple(n for n, (t, _) in totals.items() if t == top)
 
 
-def preview(
-    before: ClusterState,
-    after: ClusterState,
-    policy: Policy,
-    *,
-    now: float = 0.0,
-    seed: int = 0,
-    preemption: bool = True,
-    recreated: Sequence[Pod] = (),
-    notes: Sequence[str] = (),
-    timers: Mapping[str, float] | None = None,
-) -> Preview:
-    """What changes between `before` and `after` (the same cluster with an edit).
-
-    `recreated`: pods a controller would create after the edit (a template change); their
-    placement is checked like that of the running pods. `timers`: the taint manager's
-    running eviction timers ("<ns>/<name>" -> time, state.eviction_timers)."""
-    timers = timers or {}
-    result = Preview(now=now, notes=list(notes))
-    nodes_before = {n.name: n for n in before.nodes}
-    nodes_after = {n.name: n for n in after.nodes}
-    pods_before = {p.key: p for p in before.pods}
-    pods_after = {p.key: p for p in after.pods}
-    result.changed_nodes = [n for n in nodes_after if nodes_before.get(n) != nodes_after[n]]
-    result.changed_pods = [k for k in pods_after if pods_before.get(k) != pods_after[k]]
-    result.changed_pods += [k for k in pods_before if k not in pods_after]
-
-    # 1. The taint manager: pods whose eviction the edit starts (or brings forward).
-    ev_before, ev_after = _evictions(before, now, timers), _evictions(after, now, timers)
-    for key, (delay, node, taints) in ev_after.items():
-        old = ev_before.get(key)
-        if old is not None and old[0] <= delay:
-            continue  # already on its way out at least as soon
-        eviction = Eviction(key, node, delay, now + delay, taints)
-        (result.evicted_now if delay == 0 else result.evicted_later).append(eviction)
-    result.evicted_later.sort(key=lambda e: (e.seconds, e.pod))
-    gone = {e.pod for e in result.evicted_now}
-
-    # 2. The scheduler: the pending pods, before and after (evicted pods gone, their
-    # resources freed).
-    last_before, _ = _queue_outcome(before, policy, seed, preemption, now)
-    last_after, pods_after_run = _queue_outcome(_without(after, gone), policy, seed, preemption, now)
-    for key, attempt in last_after.items():
-        prior = last_before.get(key)
-        node_before = prior.node if prior is not None else None
-        if attempt.node is not None and attempt.node != node_before:
-            result.scheduled.append(Placement(key, node_before, attempt.node))
-        elif attempt.node is None and node_before is not None:
-            pod = pods_after_run.get(key)
-            nominated = pod.nominated_node_name if pod is not None else None
-            victims = tuple(v.key for v in attempt.preemption.victims) if attempt.preemption else ()
-            result.unscheduled.append(Placement(key, node_before, None, attempt.message, nominated or None, victims))
-    for key, attempt in last_after.items():
-        if attempt.node is None and attempt.preemption is not None and attempt.preemption.nominated_node:
-            prior = last_before.get(key)
-            if prior is None or prior.preemption is None or prior.preemption.nominated_node != attempt.preemption.nominated_node:
-                if all(p.pod != key for p in result.unscheduled):
-                    result.scheduled.append(
-                        Placement(key, None, None, attempt.message, attempt.preemption.nominated_node,
-                                  tuple(v.key for v in attempt.preemption.victims))
-                    )
-
-    # 3. Running pods that could not be placed again if they were recreated: those on the
-    # edited nodes, the edited pods, the pods evicted at once, and the controller's new pods.
-    state_after = _without(after, gone)
-    check: list[Pod] = []
-    seen: set[str] = set()
-    changed_nodes = set(result.changed_nodes)
-    for pod in after.pods:
-        if pod.node_name and not pod.is_terminating and (
-            pod.node_name in changed_nodes or pod.key in result.changed_pods or pod.key in gone
-        ):
-            check.append(pod)
-    check.extend(recreated)
-    if len(check) > MAX_PLACEMENT_CHECKS:
-        result.truncated = True
-        check = check[:MAX_PLACEMENT_CHECKS]
-    placer_before = _Placer(before, policy, seed)
-    placer_after = _Placer(state_after, policy, seed)
-    for pod in check:
-        if pod.key in seen:
-            continue
-        seen.add(pod.key)
-        attempt = placer_after.placement(pod)
-        if attempt.node is not None:
-            continue
-        old = pods_before.get(pod.key)
-        already = False
-        if old is not None and old.node_name:
-            already = placer_before.placement(old).node is None
-        result.unplaceable.append(Placement(pod.key, pod.node_name or None, None, attempt.message, already=already))
-
-    # 4. How the scores of the affected pods change.
-    affected: list[str] = []
-    for key in result.changed_pods:
-        if key in pods_after:
-            affected.append(key)
-    for pod in after.pods:
-        if is_pending(pod, pod.scheduler_name) or pod.node_name in changed_nodes:
-            affected.append(pod.key)
-    for key in dict.fromkeys(affected):
-        if len(result.scores) >= MAX_SCORED_PODS:
-            result.truncated = True
-            break
-        pod_a = pods_after.get(key)
-        pod_b = pods_before.get(key, pod_a)
-        if pod_a is None or pod_a.is_terminating:
-            continue
-        totals_b = placer_before.totals(pod_b)
-        totals_a = placer_after.totals(pod_a)
-        best_b, best_a = _best(totals_b), _best(totals_a)
-        changed = [n for n in nodes_after if totals_b.get(n) != totals_a.get(n)]
-        if changed:
-            # the best nodes before and after always have a row, changed or not
-            shown = set(changed) | set(best_b) | set(best_a)
-            rows = tuple(_delta(n, totals_b.get(n), totals_a.get(n)) for n in nodes_after if n in shown)
-            rows = tuple(sorted(rows, key=lambda r: (r.node not in best_a, r.node not in best_b)))
-            result.scores.append(PodScores(key, best_b, best_a, rows))
-    # 5. The controller's new pods (a template change): where each would land, placed in
-    # turn (each sees the ones before it), and when the taint manager would evict it there.
-    _new_pods(result, placer_after, recreated, nodes_after, now)
-    placer_before.close()
-    placer_after.close()
-    return result
-
-
 def _delta(node: str, before: tuple[int, int] | None, after: tuple[int, int] | None) -> ScoreDelta:
     return ScoreDelta(
         node, before[0] if before else None, after[0] if after else None,
         before_avoid=before[1] if before else 0, after_avoid=after[1] if after else 0,
     )
-
-
-def _new_pods(result: Preview, placer: "_Placer", recreated: Sequence[Pod], nodes: Mapping[str, Node], now: float) -> None:
-    for pod in recreated:
-        attempt = placer.placement(pod)
-        if attempt.node is None:
-            continue  # reported with the pods that could not be placed (3.)
-        result.scheduled.append(Placement(pod.key, None, attempt.node))
-        bound = dataclasses.replace(pod, node_name=attempt.node, phase="Running")
-        placer.infos[attempt.node].add_pod(bound)
-        at = eviction_at(bound, nodes[attempt.node], now)
-        if at is not None:
-            eviction = Eviction(pod.key, attempt.node, at - now, at, _eviction_taints(bound, nodes[attempt.node]))
-            (result.evicted_now if at == now else result.evicted_later).append(eviction)
-    result.evicted_later.sort(key=lambda e: (e.seconds, e.pod))
 
 
 # --- edits on documents -----------------------------------------------------------------------
@@ -566,42 +567,3 @@ def add_pod_affinity_term(doc: Mapping, anti: bool, key: str, value: str, topolo
         {"labelSelector": {"matchLabels": {key: value}}, "topologyKey": topology_key}
     )
     return out
-
-
-def template_pods(controller_doc: Mapping, existing: Iterable[Pod],
-                  admit: Callable[[dict], dict] | None = None) -> tuple[list[Pod], str | None]:
-    """The pods a controller would create from its template: as many as it has replicas
-    (a DaemonSet: as many as it runs now), named after the controller. `admit` (the API
-    server's admission of a new pod, raising AdmissionError) refuses them all alike: then
-    no pods and the controller's FailedCreate message."""
-    meta = controller_doc.get("metadata") or {}
-    spec = controller_doc.get("spec") or {}
-    template = spec.get("template") or {}
-    name = meta.get("name") or ""
-    namespace = meta.get("namespace") or "default"
-    kind = controller_doc.get("kind")
-    if kind == "DaemonSet":
-        count = len(list(existing))
-    else:
-        count = int(spec.get("replicas", 1) or 0)
-    # the name the API server sees at admission (not generated yet: generateName)
-    generate_name = {"Deployment": f"{name}-{template_hash(template)}-", "StatefulSet": None}.get(kind, f"{name}-")
-    pods = []
-    for i in range(count):
-        doc = {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {**(template.get("metadata") or {}), "name": f"{name}-new-{i + 1}", "namespace": namespace},
-            "spec": copy.deepcopy(template.get("spec") or {}),
-        }
-        if admit is not None:
-            seen = {**doc, "metadata": {**doc["metadata"], "name": f"{name}-{i}"}}
-            if generate_name is not None:
-                seen["metadata"] = {**doc["metadata"], "name": "", "generateName": generate_name}
-            try:
-                admitted = admit(seen)
-            except AdmissionError as exc:
-                return [], f"Error creating: {exc}"
-            doc = {**admitted, "metadata": doc["metadata"]}
-        pods.append(Pod.from_doc(doc))
-    return pods, None

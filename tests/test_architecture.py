@@ -150,6 +150,7 @@ LAZY_IMPORTS = {
     "scheduling.management.commands.serve": "daphne and twisted are loaded only when it serves",
     "scheduling.bench_board": "a benchmark script: configures Django before importing it",
     "scheduling.bench_interactive": "a benchmark script: configures Django before importing it",
+    "scheduling.bench_preview": "a benchmark script: configures Django before importing it",
     "scheduling.bench_rewind": "a benchmark script: configures Django before importing it",
     "updates.bench_machineset": "a benchmark script: configures Django before importing it",
 }

@@ -1,4 +1,4 @@
-"""`make bench` (machines): the MachineSet template preview at size (issue 11, item 5).
+"""`make bench` (machines): the MachineSet previews at size.
 
     python -m updates.bench_machineset [--nodes 500] [--pods 10000] [--owned 50] [--quick]
 
@@ -6,11 +6,11 @@ A cluster of --nodes nodes and --pods Running pods of 100 ReplicaSets (30 of the
 key1:NoExecute), the first --owned nodes being the machines of one MachineSet (labelled
 tier=batch, as its template makes them); 10 of the ReplicaSets select tier=batch (5 of
 those tolerate the taint), so their pods wait for the new nodes and half of them stay
-Pending, explained. The preview
-of adding key1=value1:NoExecute to its template, without a database: what scaling the set
-to 0 and back would do (updates.engine.template_rollout) and where every pod of its nodes
-would go (machine_previews.rollout_preview: two what-if previews and the explainer of the
-pods left Pending). Figures in CPU seconds of this process (`time.process_time`, the
+Pending. The preview of adding key1=value1:NoExecute to its template, without a database, as
+the page runs it: the cluster's loop (engine.simulation.Simulation) run to its clock, the
+edit applied on it and the loop run until nothing more happens, then `oc scale --replicas=0`
+and again, then `oc scale` back and again (engine.preview.run_preview each time, summarised
+by machine_previews.summarise). Figures in CPU seconds of this process (`time.process_time`, the
 steady figure on a shared machine), wall seconds beside. Figures, not tests;
 `--quick` runs a small cluster so a test can check the command works.
 """
@@ -46,6 +46,15 @@ def build(nodes: int, pods: int, owned: int) -> list[dict]:
                          "metadata": {"name": f"worker-a-{i}", "namespace": NS, "labels": template["metadata"]["labels"],
                                       "ownerReferences": [{"apiVersion": API, "kind": "MachineSet", "name": "worker-a", "controller": True}]},
                          "spec": template["spec"], "status": {"phase": "Running", "nodeRef": {"kind": "Node", "name": name}}})
+    for a in range(100):  # the controllers of the pods: what creates the evicted ones again
+        batch = a >= 90
+        tolerations = [{"key": "key1", "operator": "Exists", "effect": "NoExecute"}] if a < 30 or a >= 95 else []
+        docs.append({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": f"app{a}", "namespace": "default"},
+                     "spec": {"replicas": len(range(a, pods, 100)), "selector": {"matchLabels": {"app": f"app{a}"}},
+                              "template": {"metadata": {"labels": {"app": f"app{a}"}},
+                                           "spec": {"tolerations": tolerations, **({"nodeSelector": {"tier": "batch"}} if batch else {}),
+                                                    "containers": [{"name": "c", "image": "registry.example/app:1",
+                                                                    "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}}})
     for j in range(pods):
         app = f"app{j % 100}"
         batch = j % 100 >= 90
@@ -74,24 +83,47 @@ def main(argv: list[str] | None = None) -> None:
     import django
 
     django.setup()
-    from scheduling.engine.scheduler.policy import default_policy
-    from scheduling.engine.store import Store
+    from scheduling.engine import actions as A
+    from scheduling.engine.oc import commands
+    from scheduling.engine.preview import run_preview
+    from scheduling.engine.scheduler.policy import schedulers_for
+    from scheduling.engine.simulation import Simulation
 
-    from updates import machine_previews
+    from updates import machine_previews as MP
     from updates.engine import template_rollout
 
     docs = build(args.nodes, args.pods, args.owned)
-    cpu, wall = time.process_time(), time.perf_counter()
-    store = Store(docs)
-    edited, _ = template_rollout.add_template_taint(store.get("MachineSet", NS, "worker-a"), "key1", "value1", "NoExecute")
-    rollout = template_rollout.scale_to_zero_and_back(store, edited, args.owned, 0.0)
-    cpu1, wall1 = time.process_time(), time.perf_counter()
-    preview = machine_previews.rollout_preview(docs, rollout, default_policy(), now=0.0)
-    cpu2, wall2 = time.process_time(), time.perf_counter()
+    figures = []
+
+    def timed(label, work):
+        cpu, wall = time.process_time(), time.perf_counter()
+        out = work()
+        figures.append((label, time.process_time() - cpu, time.perf_counter() - wall))
+        return out
+
+    def step(sim, title, actions):
+        before = MP.Objects.of(sim)
+        return MP.summarise(title, before, run_preview(sim, actions, None))
+
+    def scale(sim, replicas):
+        argv = MP.scale_command(NS, "worker-a", replicas)
+        return step(sim, " ".join(argv), commands.run(sim.store, argv, sim.now).actions)
+
+    def at_clock():
+        sim = Simulation(docs, schedulers=schedulers_for([]), explain=False)
+        sim.run_until(0.0)
+        return sim
+
+    sim = timed("the loop to the clock (Simulation)", at_clock)
+    edited, _ = template_rollout.add_template_taint(sim.store.get("MachineSet", NS, "worker-a"), "key1", "value1", "NoExecute")
+    timed("the edit applied (run_preview)", lambda: step(sim, "oc apply", [A.ReplaceObject(edited)]))
+    down = timed("scale to 0 (run_preview)", lambda: scale(sim, 0))
+    up = timed(f"scale back to {args.owned} (run_preview)", lambda: scale(sim, args.owned))
     print(f"MachineSet template preview: {args.nodes} nodes, {args.pods} pods, a set of {args.owned} "
-          f"({len(rollout.displaced)} pods on its nodes, {len(preview.pending)} left Pending)")
-    print(f"  scale to 0 and back (template_rollout)  {cpu1 - cpu:6.2f} s CPU  ({wall1 - wall:.2f} s wall)")
-    print(f"  where the pods go (rollout_preview)     {cpu2 - cpu1:6.2f} s CPU  ({wall2 - wall1:.2f} s wall)")
+          f"({len(down.gone)} pods evicted or deleted, {len(down.machines)} machines deleted, {len(up.nodes_new)} nodes "
+          f"joined, {len(up.started)} pods started, {len(up.pending)} left Pending)")
+    for label, cpu, wall in figures:
+        print(f"  {label:<40} {cpu:6.2f} s CPU  ({wall:.2f} s wall)")
 
 
 if __name__ == "__main__":

@@ -1,44 +1,42 @@
-"""The what-if preview of a MachineSet template edit (seed 000 §7.7.3), computed by the
-engines on copies: nothing here writes.
+"""The what-if previews of the Machine API pages, each the engine's one loop run on a copy
+of the cluster: nothing here writes, and nothing here predicts beside the loop.
 
-Applying the edit changes no existing machine or node: `previews.preview_documents` (the
-what-if path every edit of the dashboard takes) shows it, computed like any other edit.
-The seed then scales the set to 0 and back; `rollout_preview` says where each pod would go
-on the way, with the scheduling what-if engine (`whatif.preview`, the pods a controller
-creates again placed in turn) run twice:
+* `preview_scale`: `oc scale --replicas=N machineset X` applied at the clock, the loop run
+  until nothing more happens: the machines created or deleted, the nodes that go or join,
+  the pods evicted, where their replacements and the pending pods start;
+* `preview_machine_delete`: the machine's deletion, its lifecycle hooks, drain and
+  PDB-refused evictions as the machine controller runs them;
+* `preview_template`: a template edit (seed 000 §7.7.3) applied, then the set scaled to 0
+  until its machines are gone and back, on the same copy: the new nodes (with the edited
+  template's labels and taints) join and the pods start where the scheduler puts them, or
+  stay Pending with the scheduler's FailedScheduling message and, for the new nodes' taints
+  they do not tolerate, the toleration that would (`explain.taint_fixes` on the nodes the
+  loop ended with).
 
-1. scaled to 0: the set's nodes and their pods gone (updates.engine.template_rollout
-   says which pods the drains evict, delete or leave), the evicted pods created again by
-   their controllers and placed on the nodes that remain, or left Pending;
-2. scaled back up: the new machines' nodes (with the edited template's labels and taints)
-   and their DaemonSet pods join; the pods still Pending are placed again.
-
-A pod that stays Pending is explained as the explainer explains it (`explain.explain_pod`
-on the cluster as it would then be: the FailedScheduling message) with, for the new nodes'
-taints it does not tolerate, the toleration that would (`explain.taint_fixes`).
+The summaries (`Step`) are read from the loop's events and from the objects at the end
+(`summarise`); the update pages use them too (updates.services.preview_update).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
+import shlex
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
-from scheduling import explain, forms, kube, previews, whatif
-from scheduling.engine.api.objects import Node, Pod
+from scheduling import explain, forms, kube, oc_cli, previews, reconcile
+from scheduling.engine import actions as A
+from scheduling.engine.api.objects import Pod
 from scheduling.engine.controllers.scheduling import build_state
-from scheduling.engine.scheduler.cluster import ClusterState
-from scheduling.engine.scheduler.policy import Policy
-from scheduling.engine.store import Store
+from scheduling.engine.oc import commands
+from scheduling.engine.preview import MAX_SECONDS, PreviewResult, run_preview
+from scheduling.engine.store import is_terminating
 from scheduling.models import Cluster
-from scheduling.state import cluster_documents, cluster_state, eviction_timers
 
 from .engine import machine_api as M
 from .engine import template_rollout as R
 
-EditError = whatif.EditError
-MAX_EXPLAINED = 40  # kinds of pods left Pending explained (the others keep the placement check's message)
+MAX_EXPLAINED = 40  # pods left Pending given the tolerations that would let them on the new nodes
+EditError = previews.EditError
 
 
 # --- the edits of the template --------------------------------------------------------------------------
@@ -107,175 +105,6 @@ def previewed_document(text: str, namespace: str, name: str) -> dict:
     return previews.check(doc)
 
 
-# --- where the pods would go ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PodOutcome:
-    """One pod of the set's nodes through the scale-down and the scale-up."""
-
-    pod: str  # "<namespace>/<name>"
-    node: str  # where it runs now
-    fate: str  # template_rollout: RECREATED, DELETED, WITH_NODE, FINISHED
-    owner: str = ""
-    during: str | None = None  # the node it lands on while the set is at 0 (None: Pending)
-    during_message: str = ""
-    after: str | None = None  # where it is once the new nodes joined (None: still Pending)
-    on_new_node: bool = False
-    message: str = ""  # the FailedScheduling message when it stays Pending
-    fixes: tuple[explain.TaintFix, ...] = ()  # the new nodes' taints it does not tolerate, with the toleration
-    eviction: whatif.Eviction | None = None  # the taint manager evicts it later (tolerationSeconds)
-
-    @property
-    def namespace(self) -> str:
-        return self.pod.partition("/")[0]
-
-    @property
-    def name(self) -> str:
-        return self.pod.partition("/")[2]
-
-    @property
-    def pending(self) -> bool:
-        return self.fate == R.RECREATED and self.after is None
-
-
-@dataclass
-class RolloutPreview:
-    rollout: R.Rollout
-    pods: list[PodOutcome] = field(default_factory=list)
-    started: list[whatif.Placement] = field(default_factory=list)  # pending pods that start once the new nodes join
-    stranded: list[whatif.Placement] = field(default_factory=list)  # pending pods the scale-down leaves with no node
-    truncated: bool = False
-
-    @property
-    def new_nodes(self) -> tuple[str, ...]:
-        return self.rollout.new_node_names
-
-    @property
-    def pending(self) -> list[PodOutcome]:
-        return [p for p in self.pods if p.pending]
-
-
-def _key(doc: Mapping[str, Any]) -> str:
-    m = doc.get("metadata") or {}
-    return f"{m.get('namespace') or 'default'}/{m.get('name') or ''}"
-
-
-def _signature(doc: Mapping[str, Any]) -> str:
-    """What the scheduler sees of a pod apart from its name: its namespace, owner, labels and spec."""
-    m = doc.get("metadata") or {}
-    return json.dumps([m.get("namespace"), m.get("ownerReferences"), m.get("labels"), doc.get("spec")], sort_keys=True, default=str)
-
-
-def _with(state: ClusterState, *, nodes: Sequence[Node] = (), pods: Sequence[Pod] = ()) -> ClusterState:
-    out = whatif.copy_state(state)
-    out.nodes.extend(nodes)
-    out.pods.extend(pods)
-    return out
-
-
-def _placed(result: whatif.Preview, keys: set[str]) -> dict[str, str]:
-    return {p.pod: p.after for p in result.scheduled if p.after and p.pod in keys}
-
-
-def _evictions(result: whatif.Preview, keys: set[str]) -> dict[str, whatif.Eviction]:
-    return {e.pod: e for e in [*result.evicted_now, *result.evicted_later] if e.pod in keys}
-
-
-def rollout_preview(docs: Sequence[Mapping[str, Any]], rollout: R.Rollout, policy: Policy, *, now: float, seed: int = 0,
-                    preemption: bool = True, timers: Mapping[str, float] | None = None,
-                    before: ClusterState | None = None) -> RolloutPreview:
-    """Where the pods of `rollout` (template_rollout.scale_to_zero_and_back over `docs`)
-    would go, computed by the scheduling what-if engine: no database, nothing written.
-    `before`: the engine's state of `docs` when the caller has it already."""
-    before = before if before is not None else build_state(docs)
-    gone_nodes, gone_pods = set(rollout.old_nodes), {d.key for d in rollout.displaced}
-    down_state = whatif.copy_state(before)
-    down_state.nodes = [n for n in down_state.nodes if n.name not in gone_nodes]
-    down_state.pods = [p for p in down_state.pods if p.key not in gone_pods]
-    recreated = [Pod.from_doc(d) for d in rollout.recreated]
-    keys = {p.key for p in recreated}
-
-    # 1. scaled to 0: the evicted pods created again, placed on the nodes that remain
-    down = whatif.preview(before, down_state, policy, now=now, seed=seed, preemption=preemption, recreated=recreated,
-                          timers=timers)
-    placed_down = _placed(down, keys)
-    unplaced_down = {p.pod: p.message or "" for p in down.unplaceable if p.pod in keys}
-    # 2. scaled back up: the new nodes and their DaemonSet pods join; the pods still Pending are placed again
-    bound = [dataclasses.replace(p, node_name=placed_down[p.key], phase="Running") for p in recreated if p.key in placed_down]
-    still = [p for p in recreated if p.key not in placed_down]
-    up_state = _with(down_state, nodes=[Node.from_doc(n) for n in rollout.new_nodes],
-                     pods=[*bound, *(Pod.from_doc(d) for d in rollout.daemon_pods)])
-    up = whatif.preview(before, up_state, policy, now=now, seed=seed, preemption=preemption, recreated=still, timers=timers)
-    placed_up = _placed(up, keys)
-    unplaced_up = {p.pod: p.message or "" for p in up.unplaceable if p.pod in keys}
-    evictions = {**_evictions(down, set(placed_down)), **_evictions(up, set(placed_up))}
-
-    # the pods left Pending, explained on the cluster as it would then be
-    final = _with(up_state, pods=[dataclasses.replace(p, node_name=placed_up[p.key], phase="Running") if p.key in placed_up else p
-                                  for p in still])
-    new_nodes = rollout.new_node_names
-    explained: dict[str, tuple[str, tuple[explain.TaintFix, ...]]] = {}
-    # pods of one controller with the same labels and spec get the same answer on the same
-    # cluster: one explanation each
-    by_spec: dict[str, tuple[str, tuple[explain.TaintFix, ...]]] = {}
-    signatures = {_key(d): _signature(d) for d in rollout.recreated}
-    truncated = down.truncated or up.truncated
-    for pod in still:
-        if pod.key in placed_up:
-            continue
-        signature = signatures[pod.key]
-        if signature not in by_spec:
-            if len(by_spec) >= MAX_EXPLAINED:
-                truncated = True
-                continue
-            explanation = explain.explain_pod(final, policy, pod.key, seed=seed, preemption=False)
-            by_spec[signature] = (explanation.message or "", tuple(explain.taint_fixes(final, explanation.pod, new_nodes)))
-        explained[pod.key] = by_spec[signature]
-
-    result = RolloutPreview(rollout, truncated=truncated)
-    new = set(new_nodes)
-    for d in rollout.displaced:
-        key = d.key
-        outcome = PodOutcome(key, d.node, d.fate, d.owner)
-        if d.fate == R.RECREATED:
-            during = placed_down.get(key)
-            after = during or placed_up.get(key)
-            message, fixes = explained.get(key, (unplaced_up.get(key, ""), ()))
-            outcome = dataclasses.replace(
-                outcome, during=during, during_message="" if during else unplaced_down.get(key, ""), after=after,
-                on_new_node=after in new, message="" if after else message, fixes=() if after else fixes,
-                eviction=evictions.get(key))
-        result.pods.append(outcome)
-    result.started = [p for p in up.scheduled if p.pod not in keys]
-    result.stranded = [p for p in down.unscheduled if p.pod not in keys]
-    return result
-
-
-# --- the page's preview ---------------------------------------------------------------------------------
-
-
-@dataclass
-class TemplatePreview:
-    doc: dict  # the edited MachineSet (what apply writes)
-    summary: str
-    diff: str
-    resource_version: int
-    applied: whatif.Preview  # what applying the edit does by itself (nothing, to existing nodes)
-    existing: list[dict]  # the set's machines and nodes as they stay (template_rollout.existing_machines)
-    rollout: RolloutPreview
-    replicas_before: int = 1  # spec.replicas stored and edited: an `oc edit` may scale the set too
-    replicas_after: int = 1
-
-    @property
-    def template_taints(self) -> list[str]:
-        return R.taint_texts(R.template_taints(self.doc))
-
-    @property
-    def scales(self) -> bool:
-        return self.replicas_before != self.replicas_after
-
-
 def scale_back_to(data, doc: Mapping[str, Any]) -> int:
     """How many machines the preview scales the set back to: the form's number, else the
     edited set's spec.replicas."""
@@ -289,22 +118,245 @@ def scale_back_to(data, doc: Mapping[str, Any]) -> int:
 MAX_REPLICAS = 50
 
 
-def preview_template(cluster: Cluster, obj, op: str, data) -> TemplatePreview:
-    """The preview of the template edit `op` of the stored MachineSet `obj`: what applying
-    it does (nothing to existing nodes), then where every pod of the set's nodes would go
-    after scaling it to 0 and back. Raises EditError or kube.DocumentError."""
-    edited, summary = edit_template(obj.document, op, data)
-    applied = previews.preview_documents(cluster, [(obj, edited)])
-    docs = cluster_documents(cluster)
-    store = Store(docs)
-    rollout = R.scale_to_zero_and_back(store, edited, scale_back_to(data, edited), cluster.now)
-    placement = rollout_preview(docs, rollout, explain.cluster_policy(cluster), now=cluster.now, seed=cluster.seed,
-                                preemption=cluster.preemption_enabled, timers=eviction_timers(cluster),
-                                before=cluster_state(cluster))
-    return TemplatePreview(edited, summary, previews.diff(obj.document, edited), obj.resource_version, applied,
-                           R.existing_machines(store, edited), placement, _replicas(obj.document), _replicas(edited))
-
-
 def _replicas(ms: Mapping[str, Any]) -> int:
     value = (ms.get("spec") or {}).get("replicas")
     return 1 if value is None else int(value)
+
+
+# --- what the loop does: a change applied on a copy, the controllers run on -----------------------------
+#
+# Every preview below is scheduling.engine.preview.run_preview: the cluster's loop run up to its
+# clock (reconcile.loop_at_clock, nothing written), the change applied at the clock as the write
+# would be (oc's actions checked as the API server checks them: oc_cli.checked_actions), and the
+# same controllers run on until nothing more happens. What the page says is read from the loop's
+# events and from the objects at the end; nothing here predicts anything beside the loop.
+
+PreviewRefused = previews.PreviewRefused
+TAINT_MANAGER = "taint-manager"  # engine.controllers.taint_manager.NAME: pod -> when it deletes it
+GONE_REASONS = ("Evicted", "Killing", "TaintManagerEviction", "Preempted", "Deleted")
+MAX_EVENTS = 300  # events listed in a preview's timeline (the rest counted)
+
+
+def _key(doc: Mapping[str, Any]) -> str:
+    m = doc.get("metadata") or {}
+    return f"{m.get('namespace') or ''}/{m.get('name') or ''}"
+
+
+def _owner(doc: Mapping[str, Any]) -> str:
+    refs = (doc.get("metadata") or {}).get("ownerReferences") or []
+    return f"{refs[0].get('kind')} {refs[0].get('name')}" if refs else ""
+
+
+@dataclass(frozen=True)
+class Objects:
+    """What the page compares before and after a step: pods, machines and nodes."""
+
+    pods: dict[str, dict]  # "<ns>/<name>" -> {"node", "phase", "terminating", "owner", "doc"}
+    machines: dict[str, dict]  # "<ns>/<name>" -> {"name", "phase", "node"}
+    nodes: tuple[str, ...]
+
+    @classmethod
+    def of(cls, sim) -> "Objects":
+        store = sim.store
+        pods = {}
+        for doc in store.list("Pod"):
+            key = _key(doc)
+            pods[key] = {"node": (doc.get("spec") or {}).get("nodeName") or None, "phase": sim.phase(key),
+                         "terminating": is_terminating(doc), "owner": _owner(doc), "doc": doc}
+        machines = {_key(d): {"name": M.name_of(d), "phase": M.phase_of(d), "node": M.node_name_of(d)}
+                    for d in store.list("Machine")}
+        return cls(pods, machines, tuple(sorted(M.name_of(n) for n in store.list("Node"))))
+
+
+def _running(p: Mapping[str, Any]) -> bool:
+    return bool(p["node"]) and not p["terminating"] and p["phase"] not in ("Succeeded", "Failed")
+
+
+@dataclass
+class Step:
+    """One change and what the loop did after it, for people."""
+
+    title: str  # the command, as the user would type it
+    at: float
+    until: float
+    events: list[dict]
+    machines: list[dict] = field(default_factory=list)  # name, before, after ("" = gone), node, created, deleted_at
+    nodes_gone: list[str] = field(default_factory=list)
+    nodes_new: list[str] = field(default_factory=list)
+    gone: list[dict] = field(default_factory=list)  # pods that ran and were evicted or deleted: pod, node, owner, time, reason
+    started: list[dict] = field(default_factory=list)  # pods that start running: pod, node, owner, time, new_node, evict_at
+    pending: list[dict] = field(default_factory=list)  # pods without a node at the end: pod, owner, message, fixes
+    warnings: list[dict] = field(default_factory=list)  # Warning events by (reason, object): count, first, message
+    open: bool = False  # the loop still had things to do when the preview stopped looking
+    pods: list[dict] = field(default_factory=list)  # every pod at the end, as engine.preview lists them
+
+    @property
+    def seconds(self) -> float:
+        return self.until - self.at
+
+    @property
+    def nothing_happens(self) -> bool:
+        return not (self.machines or self.nodes_gone or self.nodes_new or self.gone or self.started or self.warnings)
+
+    @property
+    def timeline(self) -> list[dict]:
+        return self.events[:MAX_EVENTS]
+
+    @property
+    def more_events(self) -> int:
+        return max(0, len(self.events) - MAX_EVENTS)
+
+
+def summarise(title: str, before: Objects, result: PreviewResult, *, explain_pending: bool = True) -> Step:
+    """A step of the loop told from its events and its objects at the end."""
+    after = Objects.of(result.sim)
+    events = [{**e, "after": e["time"] - result.at} for e in result.events]
+    first: dict[tuple[str, str], dict] = {}
+    last_failed: dict[str, str] = {}
+    for e in events:
+        first.setdefault((e["object"], e["reason"]), e)
+        if e["reason"] == "FailedScheduling" and e["object"].startswith("Pod/"):
+            last_failed[e["object"][4:]] = e["message"]
+    step = Step(title, result.at, result.until, events, pods=result.pods)
+
+    for key in dict.fromkeys([*before.machines, *after.machines]):
+        old, new = before.machines.get(key), after.machines.get(key)
+        if old == new:
+            continue
+        deleted = first.get((f"Machine/{key}", "Deleted")) if new is None else None
+        step.machines.append({"name": (new or old)["name"], "before": (old or {}).get("phase") or "",
+                              "after": (new or {}).get("phase") or "", "gone": new is None, "created": old is None,
+                              "node": (new or {}).get("node") or (old or {}).get("node") or "",
+                              "deleted_at": deleted["after"] if deleted else None})
+    step.nodes_gone = [n for n in before.nodes if n not in after.nodes]
+    step.nodes_new = [n for n in after.nodes if n not in before.nodes]
+    new_nodes = set(step.nodes_new)
+    timers = (result.sim.store.controller_state.get(TAINT_MANAGER) or {})
+
+    for key, p in before.pods.items():
+        now = after.pods.get(key)
+        if _running(p) and (now is None or now["terminating"]):
+            e = next((first[(f"Pod/{key}", r)] for r in GONE_REASONS if (f"Pod/{key}", r) in first), None)
+            step.gone.append({"pod": key, "node": p["node"], "owner": p["owner"], "time": e["after"] if e else None,
+                              "reason": e["reason"] if e else "deleted", "message": e["message"] if e else ""})
+    for key, p in after.pods.items():
+        old = before.pods.get(key)
+        if _running(p) and (old is None or not old["node"]):
+            scheduled = first.get((f"Pod/{key}", "Scheduled"))
+            evict_at = timers.get(key)
+            step.started.append({"pod": key, "node": p["node"], "owner": p["owner"], "was_pending": old is not None,
+                                 "time": scheduled["after"] if scheduled else None, "new_node": p["node"] in new_nodes,
+                                 "evict_at": (float(evict_at) - result.at) if isinstance(evict_at, (int, float)) else None})
+        elif not p["node"] and not p["terminating"] and p["phase"] == "Pending":
+            step.pending.append({"pod": key, "owner": p["owner"], "message": last_failed.get(key, ""), "fixes": (),
+                                 "namespace": key.partition("/")[0], "name": key.partition("/")[2], "doc": p["doc"]})
+    if explain_pending and step.pending and new_nodes:
+        state = build_state(result.sim.store.list("Node"))
+        for row in step.pending[:MAX_EXPLAINED]:
+            row["fixes"] = tuple(explain.taint_fixes(state, Pod.from_doc(row["doc"]), sorted(new_nodes)))
+
+    warnings: dict[tuple[str, str], dict] = {}
+    for e in events:
+        if e["type"] == "Warning":
+            w = warnings.setdefault((e["reason"], e["object"]), {"reason": e["reason"], "object": e["object"], "count": 0,
+                                                                 "first": e["after"]})
+            w["count"] += 1
+            w["message"] = e["message"]
+    step.warnings = list(warnings.values())
+    return step
+
+
+def oc_actions(cluster: Cluster, store, argv: list[str]) -> list:
+    """`oc ARGS` run on the loop's store at the clock, its writes as the API server takes them."""
+    result = commands.run(store, argv, cluster.now)
+    if result.exit_code != 0:
+        raise PreviewRefused(result.stderr.rstrip("\n") or f"exit status {result.exit_code}")
+    try:
+        return oc_cli.checked_actions(cluster, store, result.actions)
+    except oc_cli.WriteError as exc:
+        raise PreviewRefused(str(exc)) from exc
+
+
+def run_step(cluster: Cluster, sim, title: str, make_actions, for_seconds: float | None = None) -> Step:
+    """`make_actions(store)` applied to the loop `sim` at its clock, and the loop run on
+    (None: until nothing more happens); the step summarised."""
+    before = Objects.of(sim)
+    result = run_preview(sim, make_actions(sim.store), for_seconds)
+    step = summarise(title, before, result)
+    step.open = for_seconds is not None or result.until >= result.at + MAX_SECONDS - 1e-6
+    return step
+
+
+def scale_command(namespace: str, name: str, replicas: int) -> list[str]:
+    return ["oc", "scale", f"--replicas={replicas}", "machineset", name, "-n", namespace]
+
+
+def preview_scale(cluster: Cluster, namespace: str, name: str, replicas: int) -> Step:
+    """`oc scale --replicas=N machineset X`: which machines are created or deleted, which nodes
+    go and join, which pods are evicted and where they and the pending pods start."""
+    argv = scale_command(namespace, name, replicas)
+    sim = reconcile.loop_at_clock(cluster)
+    return run_step(cluster, sim, shlex.join(argv), lambda store: oc_actions(cluster, store, argv))
+
+
+def preview_machine_delete(cluster: Cluster, namespace: str, name: str) -> Step:
+    """`oc delete machine X`: the deletion the page writes (with finalizers the machine is only
+    marked), then the machine controller's hooks, drain and PDB-refused evictions as the loop
+    runs them."""
+    sim = reconcile.loop_at_clock(cluster)
+    if sim.store.get("Machine", namespace, name) is None:
+        raise PreviewRefused(f'Error from server (NotFound): machines.machine.openshift.io "{name}" not found')
+
+    def actions(store) -> list:
+        return oc_cli.checked_actions(cluster, store, M.request_deletion(store, namespace, name, cluster.now))
+
+    return run_step(cluster, sim, shlex.join(["oc", "delete", "machine", name, "-n", namespace]), actions)
+
+
+# --- the page's preview of a template edit ----------------------------------------------------------------
+
+
+@dataclass
+class TemplatePreview:
+    doc: dict  # the edited MachineSet (what apply writes)
+    summary: str
+    diff: str
+    resource_version: int
+    applied: Step  # the edit applied, the loop run on: existing nodes do not change
+    existing: list[dict]  # the set's machines and nodes as they stay (template_rollout.existing_machines)
+    down: Step  # then scaled to 0, until the machines are gone
+    up: Step  # then scaled back, until the new nodes joined and the pods started
+    replicas_before: int = 1  # spec.replicas stored and edited: an `oc edit` may scale the set too
+    replicas_after: int = 1
+    replicas: int = 1  # what the preview scales back to
+
+    @property
+    def template_taints(self) -> list[str]:
+        return R.taint_texts(R.template_taints(self.doc))
+
+    @property
+    def scales(self) -> bool:
+        return self.replicas_before != self.replicas_after
+
+    @property
+    def steps(self) -> list[Step]:
+        return [self.down, self.up]
+
+
+def preview_template(cluster: Cluster, obj, op: str, data) -> TemplatePreview:
+    """The preview of the template edit `op` of the stored MachineSet `obj` on one copy of the
+    loop: the edit applied (nothing happens to existing nodes), the set scaled to 0 until
+    its machines are gone, then back until nothing more happens. Raises EditError or
+    kube.DocumentError (PreviewRefused, an EditError, when the API server would refuse)."""
+    edited, summary = edit_template(obj.document, op, data)
+    namespace, name = M.ns_of(edited), M.name_of(edited)
+    replicas = scale_back_to(data, edited)
+    sim = reconcile.loop_at_clock(cluster)
+    existing = R.existing_machines(sim.store, edited)  # the edit changes no machine or node
+    applied = run_step(cluster, sim, f"oc apply -f machineset-{name}.yaml",
+                       lambda store: oc_cli.checked_actions(cluster, store, [A.ReplaceObject(edited)]))
+    down_argv, up_argv = scale_command(namespace, name, 0), scale_command(namespace, name, replicas)
+    down = run_step(cluster, sim, shlex.join(down_argv), lambda store: oc_actions(cluster, store, down_argv))
+    up = run_step(cluster, sim, shlex.join(up_argv), lambda store: oc_actions(cluster, store, up_argv))
+    return TemplatePreview(edited, summary, previews.diff(obj.document, edited), obj.resource_version, applied, existing,
+                           down, up, _replicas(obj.document), _replicas(edited), replicas)

@@ -1,12 +1,20 @@
 """Writes of the update pages, through scheduling.services (validation, compare-and-swap,
 events, reconcile) and with `oc`'s own checks and messages (updates.engine.oc_upgrade), so
-the page and `oc adm upgrade` accept and refuse the same requests with the same words."""
+the page and `oc adm upgrade` accept and refuse the same requests with the same words.
+
+An update is previewed before it is requested (`preview_update`): `oc adm upgrade --to`
+applied on a copy of the cluster's loop at its clock, and the same controllers (CVO, MCO,
+drains, scheduler...) run on until the update is done or the preview's horizon: which
+pools roll, which nodes drain and reboot, which PDB or workload blocks a drain, as the loop
+does them."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from scheduling import services
+from scheduling import reconcile, services
+from scheduling.engine.preview import PreviewResult, run_preview
 from scheduling.engine import actions as A
 from scheduling.engine.oc import OcError
 from scheduling.engine.store import Store
@@ -14,7 +22,10 @@ from scheduling.models import Cluster
 from scheduling.state import cluster_documents
 from updates.engine import alerts as AL
 from updates.engine import facts as F
-from updates.engine import oc_upgrade
+from updates import machine_previews as MP
+from updates.engine import oc_upgrade, progress
+from updates.engine.cvo import current_version
+from updates.engine.mco import NODE_CONTROLLER
 from updates.engine.cvo import INJECT_DEGRADED as CVO_INJECT_DEGRADED, SLOW as CVO_SLOW
 from updates.engine.mco import FAIL_UPDATE as MCO_FAIL_UPDATE
 
@@ -60,6 +71,84 @@ def request_update(cluster: Cluster, version: str, *, allow_not_recommended: boo
     if allow_with_warnings:
         args.append("--allow-upgrade-with-warnings")
     return _run(cluster, oc_upgrade.upgrade, args)
+
+
+def upgrade_command(version: str, *, allow_not_recommended: bool = False, allow_with_warnings: bool = False) -> list[str]:
+    argv = ["oc", "adm", "upgrade", "--to", version]
+    if allow_not_recommended:
+        argv.append("--allow-not-recommended")
+    if allow_with_warnings:
+        argv.append("--allow-upgrade-with-warnings")
+    return argv
+
+
+UPDATE_CHUNK = 600.0  # the loop runs in chunks of this many seconds until the update is done...
+UPDATE_HORIZON = 4 * 3600.0  # ...or this long after the request
+
+
+@dataclass
+class UpdatePreview:
+    version: str
+    step: MP.Step  # the request and what the loop did after it
+    current: str  # the version the ClusterVersion reports at the end
+    progressing: dict  # its Progressing condition at the end
+    failing: dict
+    pools: list[dict] = field(default_factory=list)  # progress.pools at the end
+    stuck: list[dict] = field(default_factory=list)  # progress.stuck_drains at the end: pods and the PDB refusing them
+    drained: list[str] = field(default_factory=list)  # nodes the MCO drained, in order
+    rebooted: list[str] = field(default_factory=list)
+    done: bool = False  # the update finished (every pool updated) within the preview
+
+    @property
+    def argv_text(self) -> str:
+        return self.step.title
+
+
+def _update_done(store, version: str) -> bool:
+    cv = store.get("ClusterVersion", "", "version") or {}
+    progressing = next((c for c in (cv.get("status") or {}).get("conditions") or () if c.get("type") == "Progressing"), {})
+    if current_version(cv) != version or progressing.get("status") != "False":
+        return False
+    for pool in store.list("MachineConfigPool"):
+        conditions = {c.get("type"): c.get("status") for c in (pool.get("status") or {}).get("conditions") or ()}
+        if conditions.get("Updated") != "True" or conditions.get("Updating") == "True":
+            return False
+    return True
+
+
+def preview_update(cluster: Cluster, version: str, *, allow_not_recommended: bool = False,
+                   allow_with_warnings: bool = False) -> UpdatePreview:
+    """`oc adm upgrade --to VERSION` applied on a copy of the cluster's loop at its clock (the
+    command's own checks first: UpdateError with oc's words when it refuses), then the loop
+    run on in chunks until the update is done or UPDATE_HORIZON. Nothing is written."""
+    argv = upgrade_command(version, allow_not_recommended=allow_not_recommended, allow_with_warnings=allow_with_warnings)
+    sim = reconcile.loop_at_clock(cluster)
+    if sim.store.get("ClusterVersion", "", "version") is None:
+        raise UpdateError(oc_upgrade.NO_CV)
+    before = MP.Objects.of(sim)
+    try:
+        actions = MP.oc_actions(cluster, sim.store, argv)
+    except MP.PreviewRefused as exc:
+        raise UpdateError(str(exc)) from exc
+    first = run_preview(sim, actions, UPDATE_CHUNK)
+    events, result = list(first.events), first
+    while not _update_done(result.sim.store, version) and result.until < first.at + UPDATE_HORIZON - 1e-6:
+        result = run_preview(result.sim, [], min(UPDATE_CHUNK, first.at + UPDATE_HORIZON - result.until))
+        events += result.events
+    whole = PreviewResult(first.at, result.until, events, result.pods, result.sim, first.changed)
+    step = MP.summarise(" ".join(argv), before, whole, explain_pending=False)
+    store = result.sim.store
+    done = _update_done(store, version)
+    step.open = not done
+    cv = store.get("ClusterVersion", "", "version") or {}
+    conditions = {c.get("type"): c for c in (cv.get("status") or {}).get("conditions") or ()}
+    drains = (store.controller_state.get(NODE_CONTROLLER) or {}).get("drains") or {}
+    return UpdatePreview(
+        version, step, current_version(cv), conditions.get("Progressing") or {}, conditions.get("Failing") or {},
+        progress.pools(store), progress.stuck_drains(store, drains),
+        list(dict.fromkeys(e["object"].rpartition("/")[2] for e in events if e["reason"] == "Drain" and e["object"].startswith("Node/"))),
+        list(dict.fromkeys(e["object"].rpartition("/")[2] for e in events if e["reason"] == "Reboot" and e["object"].startswith("Node/"))),
+        done)
 
 
 def clear_update(cluster: Cluster) -> str:

@@ -4,6 +4,7 @@ from . import views
 
 urlpatterns = [
     path("clusters/<int:pk>/updates/", views.update_settings, name="update-settings"),
+    path("clusters/<int:pk>/updates/preview", views.update_preview, name="update-preview"),
     path("clusters/<int:pk>/updates/request", views.update_request, name="update-request"),
     path("clusters/<int:pk>/updates/channel", views.update_channel, name="update-channel"),
     path("clusters/<int:pk>/updates/facts", views.update_facts, name="update-facts"),

@@ -165,6 +165,27 @@ def _back(cluster, request):
 
 
 @require_POST
+def update_preview(request, pk: int):
+    """What requesting the update does: `oc adm upgrade --to` on a copy of the cluster's loop,
+    run on until the update is done or the preview's horizon. Nothing is written (viewers
+    may preview too); the fragment's button requests the update."""
+    cluster = get_cluster_for_user(request, pk)
+    version = request.POST.get("version", "")
+    flags = {"accept_risks": request.POST.get("accept_risks") == "1", "with_warnings": request.POST.get("with_warnings") == "1",
+             "known_issues": request.POST.get("known_issues") == "1"}
+    context = {"cluster": cluster, "can_edit": can_edit(request.user), "version": version, **flags,
+               "pod_base": reverse("cluster-detail", args=[cluster.pk]) + "pods/"}
+    try:
+        context["preview"] = services.preview_update(cluster, version, allow_not_recommended=flags["accept_risks"],
+                                                     allow_with_warnings=flags["with_warnings"])
+    except services.UpdateError as exc:
+        context["error"] = str(exc)
+    if request.htmx:
+        return render(request, "updates/settings.html#update-preview", context)
+    return render(request, "updates/settings.html", settings_context(request, cluster, update_preview=context))
+
+
+@require_POST
 def update_request(request, pk: int):
     cluster = get_cluster_for_user(request, pk, write=True)
     version = request.POST.get("version", "")

@@ -2,10 +2,14 @@
 their phases, conditions and nodes; a machine's deletion drawn as seed 002's flow with the
 current step lit and the lifecycle hooks holding it; "act as owner" buttons that remove a
 hook (how an owner says its work is done) or add one; deleting a machine and scaling a
-MachineSet; the etcd quorum (the etcd-quorum-guard's state) while control-plane machines
-are replaced; a MachineSet's page, whose template edit form previews the edit before it is
-applied (updates/machine_previews.py: existing nodes do not change; after scaling the set
-to 0 and back, where each pod would go).
+MachineSet, each previewed first; the etcd quorum (the etcd-quorum-guard's state) while
+control-plane machines are replaced; a MachineSet's page, whose template edit form
+previews the edit before it is applied.
+
+Every preview (updates/machine_previews.py) is the engine's loop run on a copy of the
+cluster from its clock: the change applied as the write would be, then the controllers
+until nothing more happens; the page tells what the loop did (machines, nodes, pods,
+refused evictions). Previews write nothing, so viewers may preview too.
 
 Writes go through scheduling.services (compare-and-swap on the object's resource
 version, events, reconcile); the documents they write come from the engine's own helpers
@@ -203,7 +207,24 @@ def machine_delete(request, pk: int, namespace: str, name: str):
         return dict(marked[0].doc) if marked else None
 
     _update(request, cluster, "Machine", namespace, name, change)
+    if request.htmx and request.POST.get("page") == "preview":
+        return render(request, f"{MACHINE_PAGE}#delete-preview", {"cluster": cluster, "namespace": namespace, "name": name,
+                                                                 "applied": f'machine.machine.openshift.io "{name}" deleted'})
     return _machine_response(request, cluster, namespace, name)
+
+
+@require_POST
+def machine_delete_preview(request, pk: int, namespace: str, name: str):
+    """What deleting the machine does: the loop on a copy, from the clock on."""
+    cluster = get_cluster_for_user(request, pk)
+    context = {"cluster": cluster, "can_edit": can_edit(request.user), "namespace": namespace, "name": name,
+               **page_urls(cluster)}
+    try:
+        step = machine_previews.preview_machine_delete(cluster, namespace, name)
+    except machine_previews.PreviewRefused as exc:
+        return render(request, f"{MACHINE_PAGE}#delete-preview", {**context, "error": str(exc)},
+                      status=error_status(request, 422))
+    return render(request, f"{MACHINE_PAGE}#delete-preview", {**context, "step": step})
 
 
 @require_POST
@@ -222,6 +243,9 @@ def machineset_scale(request, pk: int, namespace: str, name: str):
 
     if not _update(request, cluster, "MachineSet", namespace, name, change):
         return HttpResponse(f'machinesets.machine.openshift.io "{name}" not found', status=404)
+    if request.htmx and request.POST.get("page") == "preview":
+        return render(request, f"{PAGE}#scale-preview", {"cluster": cluster, "namespace": namespace, "name": name,
+                                                         "applied": f"machineset.machine.openshift.io/{name} scaled"})
     if request.POST.get("page") == "machineset":
         if request.htmx:
             return render(request, f"{MACHINESET_PAGE}#machineset-board", machineset_context(request, cluster, namespace, name))
@@ -229,6 +253,29 @@ def machineset_scale(request, pk: int, namespace: str, name: str):
     if request.htmx:
         return render(request, f"{PAGE}#machines-board", machines_context(request, cluster))
     return redirect(reverse("machines", args=[cluster.pk]))
+
+
+@require_POST
+def machineset_scale_preview(request, pk: int, namespace: str, name: str):
+    """What `oc scale --replicas=N machineset X` does: the loop on a copy, from the clock on,
+    until nothing more happens (the new machines provisioned and their nodes joined)."""
+    cluster = get_cluster_for_user(request, pk)
+    _machineset_or_404(cluster, namespace, name)
+    context = {"cluster": cluster, "can_edit": can_edit(request.user), "namespace": namespace, "name": name,
+               "board": "#machineset-board" if request.POST.get("page") == "machineset" else "#machines-board",
+               **page_urls(cluster)}
+    try:
+        replicas = int(request.POST.get("replicas", ""))
+    except ValueError:
+        replicas = -1
+    if replicas < 0:
+        return render(request, f"{PAGE}#scale-preview", {**context, "error": "The --replicas=COUNT flag is required, and COUNT "
+                                                         "must be greater than or equal to 0"}, status=error_status(request, 400))
+    try:
+        step = machine_previews.preview_scale(cluster, namespace, name, replicas)
+    except machine_previews.PreviewRefused as exc:
+        return render(request, f"{PAGE}#scale-preview", {**context, "error": str(exc)}, status=error_status(request, 422))
+    return render(request, f"{PAGE}#scale-preview", {**context, "step": step, "replicas": replicas})
 
 
 # --- a MachineSet and its template ---------------------------------------------------------------------
@@ -269,20 +316,20 @@ def machineset_page(request, pk: int, namespace: str, name: str):
 
 @require_POST
 def machineset_preview(request, pk: int, namespace: str, name: str):
-    """What a template edit would do: nothing to the existing nodes; then, scaled to 0 and
-    back, where each pod would go. Nothing is written (viewers may preview too)."""
+    """What a template edit does: nothing to the existing nodes; then, scaled to 0 and back
+    on the same copy of the loop, where each pod goes. Nothing is written (viewers may
+    preview too)."""
     cluster = get_cluster_for_user(request, pk)
     obj = _machineset_or_404(cluster, namespace, name)
     context = {"cluster": cluster, "can_edit": can_edit(request.user), "namespace": namespace, "name": name, **page_urls(cluster)}
     try:
         result = machine_previews.preview_template(cluster, obj, request.POST.get("op", ""), request.POST)
-    except (machine_previews.EditError, kube.DocumentError) as exc:
+    except (machine_previews.EditError, machine_previews.PreviewRefused, kube.DocumentError) as exc:
         return render(request, f"{MACHINESET_PAGE}#template-preview", {**context, "error": str(exc)},
                       status=error_status(request, 422))
     apply_form = forms.ApplyForm(initial={"document": json.dumps(result.doc, sort_keys=True),
                                           "resource_version": result.resource_version, "verb": "edited"})
-    return render(request, f"{MACHINESET_PAGE}#template-preview", {**context, "p": result, "r": result.rollout,
-                                                                    "apply_form": apply_form})
+    return render(request, f"{MACHINESET_PAGE}#template-preview", {**context, "p": result, "apply_form": apply_form})
 
 
 @require_POST

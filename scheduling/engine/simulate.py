@@ -51,6 +51,7 @@ from scheduling.engine.controllers.descheduler_strategies.common import KIND as 
 from .controllers.scheduling import build_state
 from .oc.output import api_document
 from .simulation import Simulation, SimulationError
+from .store import time_value
 from .timeline import TIMELINE_KIND, TimelineError, load_timeline
 
 __all__ = [
@@ -97,6 +98,15 @@ def admit(docs: Iterable[Mapping[str, Any]], plugins: Sequence[AdmissionPlugin] 
             doc = plugin(doc, classes)
         out.append(doc)
     return out
+
+
+def created_at(doc: Mapping[str, Any], now: float) -> dict:
+    """`doc` as the API server creates it: `metadata.creationTimestamp` stamped `now` (the
+    simulated second it enters the cluster) unless it has one (a snapshot's, kept as given)."""
+    meta = doc.get("metadata")
+    if not isinstance(meta, Mapping) or meta.get("creationTimestamp") is not None:
+        return dict(doc)
+    return {**doc, "metadata": {**meta, "creationTimestamp": time_value(now)}}
 
 
 def simulate(
@@ -167,6 +177,7 @@ def simulate(
         cluster_docs = admit(cluster_docs, None if admission else [priority_admission], context)
     except AdmissionError as exc:
         raise SimulationError(str(exc)) from exc
+    cluster_docs = [created_at(d, 0) for d in cluster_docs]
 
     sim = Simulation(
         cluster_docs,

@@ -457,7 +457,7 @@ class Simulation:
                 node = (old.get("spec") or {}).get("nodeName")
                 if node and not (doc.get("spec") or {}).get("nodeName"):
                     doc.setdefault("spec", {})["nodeName"] = node
-            if kind == "Pod" and old is None:
+            if old is None:  # the API server stamps every object it creates
                 doc.setdefault("metadata", {}).setdefault("creationTimestamp", time_value(now))
             self.apply([A.ReplaceObject(doc, keep_status=not step.has_status and old is not None)] + extra)
         elif step.action == "delete":

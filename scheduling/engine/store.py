@@ -166,14 +166,14 @@ class Store:
         for docs in self._docs.values():
             yield from docs.values()
 
-    def copy(self) -> "Store":
+    def copy(self, *, events: bool = True) -> "Store":
         """An independent store with the same documents (shared: none is changed in place),
-        events and controller state."""
+        events (unless `events` is false: a copy only written to) and controller state."""
         other = Store()
         other._docs = {k: dict(docs) for k, docs in self._docs.items()}
         other._index = self._index.copy()
         other.memo = self.memo  # entries hold their documents: valid for both stores
-        other.events = list(self.events)
+        other.events = list(self.events) if events else []
         other.controller_state = _copy.deepcopy(self.controller_state)
         return other
 

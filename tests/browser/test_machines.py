@@ -40,7 +40,10 @@ def test_an_owner_removes_its_hook_and_the_machine_proceeds(editor_page, browser
     viewer.wait_for_selector("#machine-page[data-live=on]")
     assert viewer.locator("text=Act as").count() == 0
 
-    page.click("text=Delete machine")
+    page.click("text=Preview deleting the machine")  # the loop on a copy first
+    page.wait_for_selector(f"#delete-preview tr[data-machine='{VICTIM}'][data-after=Deleting]", timeout=30_000)
+    page.click("#delete-preview button:has-text('Delete machine')")
+    page.wait_for_selector("#delete-preview [data-applied]")
     wait_step(page, 3)  # held by the preDrain hook
     assert page.inner_text('#machine-flow [data-point=preDrain] [data-hook=MigrateImportantApp]').startswith(
         "MigrateImportantApp owned by my-app-migration-controller")
@@ -99,10 +102,11 @@ def test_the_machineset_template_preview_then_apply(editor_page, clusterui_serve
     form.locator("button[type=submit]").click()
     page.wait_for_selector("#template-preview [data-section=rollout]", timeout=30_000)
     assert "Existing machines and nodes do not change" in page.inner_text("#template-preview [data-existing]")
-    pending = page.locator("#template-preview tr[data-pod^='default/no-toleration-']")
+    scaled_back = page.locator("#template-preview [data-section=rollout] section.loop-step").last
+    pending = scaled_back.locator("li[data-pending^='default/no-toleration-']")
     assert "0/2 nodes are available: 2 node(s) had taints that the pod didn't tolerate." in pending.inner_text()
     assert pending.locator("a.explain-link").count() == 1
-    assert "new node" in page.locator("#template-preview tr[data-pod^='default/tolerates-'] [data-after]").inner_text()
+    assert "new node" in scaled_back.locator("li[data-started^='default/tolerates-']").inner_text()
     page.click("#template-preview button:has-text('Apply the edit')")
     page.wait_for_selector("#template-preview [data-applied]")
     assert page.inner_text("#template-preview [data-applied]") == "machineset.machine.openshift.io/ci-7xk2p-worker-us-east-1a edited"

@@ -74,7 +74,9 @@ def test_pick_a_version_start_the_update_and_watch_every_node_update(browser, cl
     page.wait_for_selector("#target-4-14-50")
     assert "LabeledMachineConfigAndContainerRuntimeConfigBlocksMCO" in page.inner_text("#target-4-14-50")
     traffic.gets.clear()
-    page.click("#target-4-14-58 button[type=submit]")
+    page.click("#target-4-14-58 button[type=submit]")  # the preview: the loop on a copy
+    page.wait_for_selector("#update-preview [data-pool=worker]", timeout=30_000)
+    page.click("#update-preview button:has-text('Request the update to 4.14.58')")
     page.wait_for_url(f"**/clusters/{update_cluster}/updates/progress")
     assert "Requested update to 4.14.58" in page.inner_text(".messages")
     page.wait_for_selector("#live-status.on")

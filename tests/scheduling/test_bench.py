@@ -61,3 +61,20 @@ def test_the_quick_interactive_benchmark_prints_each_row_of_issue_14_against_its
     ]
     for row in rows:
         assert re.search(row, done.stdout), (row, done.stdout)
+
+
+def test_the_quick_preview_benchmark_prints_the_preview_and_step_rows():
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
+    done = subprocess.run(
+        [sys.executable, "-m", "scheduling.bench_preview", "--quick"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [
+        r"preview: NoExecute taint on one \d+-pod node +[\d.]+ CPU s .*target < 0.5 s +(ok|SLOW) +\(\d+ evicted, \d+ events to t\+[\d.]+ s\)",
+        r"preview: NoExecute taint on 55 nodes +[\d.]+ CPU s .*target < 1 s",
+        r"clock step \+60 s and its reconcile +[\d.]+ CPU s",
+        r"a write at the clock \(oc label node\) and its reconcile +[\d.]+ CPU s",
+    ]
+    for row in rows:
+        assert re.search(row, done.stdout), (row, done.stdout)

@@ -11,7 +11,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from scheduling import kube, services
+from scheduling import kube, reconcile, services
 from scheduling.management.commands.oc import Command
 from scheduling.models import Pod
 
@@ -56,7 +56,9 @@ def oc(*argv: str) -> tuple[str, str, int]:
 
 @pytest.fixture
 def cluster(db):
-    return services.import_new_cluster("upd", CLUSTER, "cluster.yaml")
+    cluster = services.import_new_cluster("upd", CLUSTER, "cluster.yaml")
+    reconcile.reconcile(cluster.pk)  # the first sync, as `manage.py import_cluster` runs it
+    return cluster
 
 
 def pod_file(tmp_path, disk="ssd", image="nginx:2"):

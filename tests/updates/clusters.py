@@ -4,6 +4,9 @@ PodDisruptionBudget that allows none to go."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 CLUSTER_VERSION = """
 apiVersion: config.openshift.io/v1
 kind: ClusterVersion
@@ -47,3 +50,13 @@ def update_cluster(*docs: str) -> str:
 
 # A master and a worker: the smallest cluster an update walks through.
 ONE_WORKER = update_cluster(node("master-0", "master"), node("worker-0", "worker"))
+
+
+def scenario_objects(name: str) -> str:
+    """A built-in scenario's objects without its Timeline: the cluster as the scenario starts,
+    with nothing scripted to happen (a preview then shows only what the change does)."""
+    from scheduling.engine import scenarios
+
+    scenario = next(s for s in scenarios.SCENARIOS if s.name == name)
+    docs = re.split(r"(?m)^---\n", Path(scenarios.path(scenario)).read_text())
+    return "---\n".join(d for d in docs if not re.search(r"(?m)^kind: Timeline$", d))

@@ -79,14 +79,20 @@ def test_a_write_that_has_nothing_to_patch_answers_as_oc_does_for_a_viewer(viewe
     assert "Forbidden" not in str(answer["lines"])
 
 
-def test_an_editors_upgrade_runs_at_once_as_oc_has_no_dry_run_for_it(editor_client, cluster):
+def test_an_editors_upgrade_is_previewed_by_the_loop_before_it_is_requested(editor_client, cluster):
+    """oc adm upgrade has no --dry-run: the console previews it on the cluster's loop (the
+    update as the CVO would start it) and requests it only once confirmed."""
     answer = run(editor_client, cluster, "oc adm upgrade")
-    assert answer["exit_code"] == 0 and "confirm" not in answer
+    assert answer["exit_code"] == 0 and "confirm" not in answer  # reading needs no preview
     answer = run(editor_client, cluster, "oc adm upgrade --to=4.14.58")
-    assert "confirm" not in answer and "unknown flag" not in str(answer["lines"])
+    assert answer["confirm"] == "oc adm upgrade --to=4.14.58" and answer["lines"] == []
+    assert "4.14.58" in answer["preview"]
+    assert "desiredUpdate" not in spec(cluster)  # nothing written by the preview
+    answer = run(editor_client, cluster, "oc adm upgrade --to=4.14.58", confirm="1")
+    assert "unknown flag" not in str(answer["lines"])
     assert (answer["exit_code"], text(answer)) == (0, "Requested update to 4.14.58\n")
     assert spec(cluster)["desiredUpdate"]["version"] == "4.14.58"
-    answer = run(editor_client, cluster, "oc adm upgrade channel fast-4.14")
+    answer = run(editor_client, cluster, "oc adm upgrade channel fast-4.14", confirm="1")
     assert answer["exit_code"] == 0 and spec(cluster)["channel"] == "fast-4.14"
 
 

@@ -53,9 +53,20 @@ def test_an_editor_deletes_a_machine_and_acts_as_each_hook_owner(editor_client):
     cluster = scenario("machine-deletion-hooks")
     url = reverse("machine-detail", args=[cluster.pk, NS, VICTIM])
     page = editor_client.get(url)
-    assert current_step(page) == "" and "Delete machine" in text(page)
+    assert current_step(page) == "" and "Preview deleting the machine" in text(page)
 
-    editor_client.post(reverse("machine-delete", args=[cluster.pk, NS, VICTIM]))
+    # the preview: the loop on a copy, the hooks holding the machine as its controller holds it
+    preview = editor_client.post(reverse("machine-delete-preview", args=[cluster.pk, NS, VICTIM]), HTTP_HX_REQUEST="true")
+    shown = text(preview)
+    assert f"Preview: delete machine/{VICTIM}" in shown and "Nothing has changed yet." in shown
+    assert f"oc delete machine {VICTIM} -n {NS}" in shown
+    assert re.search(rf'<tr data-machine="{VICTIM}" data-after="Deleting">', preview.content.decode())
+    assert "DrainBlocked" in preview.content.decode() and "Delete machine" in shown
+    assert services.get_object(cluster, "Machine", VICTIM, NS).document["metadata"].get("deletionTimestamp") is None
+
+    applied = editor_client.post(reverse("machine-delete", args=[cluster.pk, NS, VICTIM]), {"page": "preview"},
+                                 HTTP_HX_REQUEST="true")
+    assert f'machine.machine.openshift.io &quot;{VICTIM}&quot; deleted' in text(applied)
     reconcile.reconcile(cluster.pk)
     page = editor_client.get(url)
     assert current_step(page) == "3"
@@ -106,6 +117,13 @@ def test_viewers_cannot_change_machines(viewer_client):
 
 def test_scaling_a_machineset_from_the_page(editor_client):
     cluster = scenario("machine-log-flush")
+    preview = editor_client.post(reverse("machineset-scale-preview", args=[cluster.pk, NS, "ci-7xk2p-worker-us-east-1a"]),
+                                 {"replicas": "4"}, HTTP_HX_REQUEST="true")
+    shown = text(preview)
+    assert "Preview: scale machineset/ci-7xk2p-worker-us-east-1a to 4" in shown
+    # the loop runs until the new machine is provisioned and its node joined
+    assert re.search(r"\(new\) Running ip-[\d-]+\.ec2\.internal", shown), shown
+    assert "Nodes that join: ip-" in shown and "Scale to 4" in shown
     editor_client.post(reverse("machineset-scale", args=[cluster.pk, NS, "ci-7xk2p-worker-us-east-1a"]), {"replicas": "4"})
     reconcile.reconcile(cluster.pk)
     page = text(editor_client.get(reverse("machines", args=[cluster.pk])))

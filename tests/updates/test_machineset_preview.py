@@ -1,9 +1,9 @@
-"""The MachineSet page's template edit form (seed 000 §7.7.3): before applying, the what-if
-preview says that the existing nodes do not change, then where every pod of the set's nodes
-would go once the set is scaled to 0 and back: the seed's example, a taint key1=value1:
+"""The MachineSet page's template edit form (seed 000 §7.7.3): before applying, the preview
+(the cluster's loop on a copy) says that the existing nodes do not change, then what scaling
+the set to 0 and back does to every pod of its nodes: the seed's example, a taint key1=value1:
 NoExecute added to the template, leaves the pod without the toleration Pending (and says
-which toleration would let it on the new nodes) and puts the pod with it on a new node,
-evicted after its tolerationSeconds. Nothing is written until Apply."""
+which toleration would let it on the new nodes) and puts the pod with it on a new node, where
+the taint manager deletes it after its tolerationSeconds. Nothing is written until Apply."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from django.urls import reverse
 from scheduling import kube, previews, reconcile, services
 from scheduling.models import Cluster, KIND_MODELS
 
+from .clusters import scenario_objects
+
 pytestmark = pytest.mark.django_db
 
 NS = "openshift-machine-api"
@@ -26,7 +28,8 @@ TAINT = {"op": "template-taint-add", "key": "key1", "value": "value1", "effect":
 
 
 def scenario() -> Cluster:
-    cluster = services.load_scenario("machineset-taints")
+    """The seed's cluster without the scenario's script (which edits and scales the set by itself)."""
+    cluster = services.import_new_cluster("machineset-taints", scenario_objects("machineset-taints"), "cluster.yaml")
     reconcile.reconcile(cluster.pk)
     return Cluster.objects.get(pk=cluster.pk)
 
@@ -36,10 +39,13 @@ def text(html: str) -> str:
     return htmllib.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip())
 
 
-def row(html: str, pod_prefix: str) -> str:
-    """The text of the preview's table row of the pod whose name starts with `pod_prefix`."""
-    match = re.search(rf'<tr data-pod="default/{pod_prefix}[^"]*".*?</tr>', html, re.S)
-    assert match, f"no row for {pod_prefix}"
+def item(html: str, step: str, what: str, pod_prefix: str) -> str:
+    """The text of the list item `data-<what>` of the pod whose name starts with `pod_prefix`,
+    in the preview step whose command starts with `step`."""
+    section = re.search(rf'<section class="pv loop-step" data-step="{re.escape(step)}.*?</section>', html, re.S)
+    assert section, f"no step {step}"
+    match = re.search(rf'<li data-{what}="default/{pod_prefix}[^"]*".*?</li>', section.group(0), re.S)
+    assert match, f"no {what} item for {pod_prefix} in {step}"
     return text(match.group(0))
 
 
@@ -79,24 +85,26 @@ def test_the_seeds_taint_preview_shows_where_each_pod_would_go(client):
             "template (taints key1=value1:NoExecute).") in page
     for node in OLD_NODES:
         assert f"→ {node}: taints none — keeps running without key1=value1:NoExecute" in page
-    assert "No pod would be evicted, started or stranded by the edit itself." in page
+    assert "oc apply -f machineset-" + SET + ".yaml then the cluster's controllers for 0 s, until nothing more happens" in page
+    assert "No machine, node or pod changes." in page
 
-    # then scaled to 0 and back
-    assert f"oc scale --replicas=0 machineset {SET} -n {NS}" in page
-    assert f"oc scale --replicas=2 machineset {SET} -n {NS}" in page
-    no_toleration = row(html, "no-toleration-")
-    assert "While scaled to 0" in page
-    assert "Pending — no nodes available to schedule pods" in no_toleration
+    # then scaled to 0 and back, on the same copy
+    down, up = f"oc scale --replicas=0 machineset {SET} -n {NS}", f"oc scale --replicas=2 machineset {SET} -n {NS}"
+    assert down in page and up in page
+    assert "Pending — no nodes available to schedule pods" in item(html, down, "pending", "no-toleration-")
+    assert "Killing at +0 s" in item(html, down, "gone", "tolerates-")
+    no_toleration = item(html, up, "pending", "no-toleration-")
     assert ("stays Pending — 0/2 nodes are available: 2 node(s) had taints that the pod didn't tolerate."
             in no_toleration)
     assert "does not tolerate key1=value1:NoExecute of the new nodes; the toleration that would:" in no_toleration
     assert "key: key1 operator: Equal value: value1 effect: NoExecute" in no_toleration
     assert re.search(r'<a class="explain-link" href="/clusters/\d+/pods/default/no-toleration-[^/"]+/">Explain', html)
 
-    tolerates = row(html, "tolerates-")
-    assert re.search(rf"→ {SET}-new-[12] new node evicted after 3600 s \(tolerationSeconds for key1=value1:NoExecute\)",
-                     tolerates), tolerates
-    assert "stays Pending" not in tolerates
+    tolerates = item(html, up, "started", "tolerates-")
+    # the new machines provision in 240 s; the taint manager deletes the pod 3600 s after it lands
+    assert re.search(r"\(was Pending\) → ip-[\d-]+\.ec2\.internal new node at \+240 s the taint manager deletes it at "
+                     r"\+3840 s \(its tolerationSeconds\)", tolerates), tolerates
+    assert 'data-pending="default/tolerates-' not in html[html.index(f'data-step="{up}'):]
 
     # nothing written; Apply carries the edited document and the version previewed
     assert stored_machineset(cluster) == before

@@ -11,7 +11,7 @@ from typing import Any, Mapping, Sequence
 from scheduling.engine import actions as A
 from scheduling.engine.api.defaults import apply_defaults
 from scheduling.engine.api.validation import decode_and_validate, invalid_error
-from scheduling.engine.store import Store
+from scheduling.engine.store import Store, time_value
 
 from .core import BY_KIND, DRY_RUN, FILENAME, OUTPUT, OcError, OcResult, dry_run_strategy, finish, meta, parse_flags
 from .taint import print_obj
@@ -84,8 +84,9 @@ def _run(store: Store, args: Sequence[str], now: float, files, verb: str) -> OcR
             continue
         if current is None:
             created = apply_defaults(doc)
-            if kind == "Pod":
-                created.setdefault("metadata", {}).setdefault("creationTimestamp", now)
+            # the API server stamps every object it creates (not only pods)
+            if created.setdefault("metadata", {}).get("creationTimestamp") is None:
+                created["metadata"]["creationTimestamp"] = time_value(now)
             actions.append(A.CreateObject(created))
             operation = "created"
             shown = created

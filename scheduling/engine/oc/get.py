@@ -10,6 +10,7 @@ from typing import Any, Callable, Mapping, Sequence
 from scheduling.engine.api.defaults import KINDS
 from scheduling.engine.store import Store
 
+from . import events as ev
 from .core import BY_KIND, OUTPUT, SELECTOR, Flag, OcError, OcResult, Resource, meta, not_found, parse_flags, split_type_names
 from .output import api_document, human_duration, json_text, jsonpath, tabwriter, yaml_text
 from .printers import generic
@@ -53,40 +54,66 @@ def _labels_text(doc: Mapping[str, Any]) -> str:
 
 
 EVENT_NAMES = ("events", "event", "ev")
+EVENT_RESOURCE = "/v1, Resource=events"
 
 
-def _event_fields(e: Any) -> dict:
-    """The fields an Event's field selector reads (kubernetes pkg/registry/core/event ToSelectableFields)."""
-    return {"metadata": {"namespace": e.namespace or "default"},
-            "involvedObject": {"kind": e.kind, "namespace": e.namespace, "name": e.name},
-            "reason": e.reason, "type": e.type, "source": e.source or "", "reportingComponent": e.source or ""}
-
-
-def _events(store: Store, positional: Sequence[str], flags, now: float) -> OcResult:
-    """`oc get events`: LAST SEEN TYPE REASON OBJECT MESSAGE, oldest first (the events
-    the store keeps: engine RecordEvents, or stored ones with counts)."""
+def _events(store: Store, positional: Sequence[str], flags, fmt: str, template: str, now: float) -> OcResult:
+    """`oc get events [NAME...]`: the Events (engine.oc.events) oldest first, in every output
+    format: printEvent's table (`-o wide` adds SUBOBJECT SOURCE ... FIRST SEEN COUNT NAME),
+    the Event documents (`-o json|yaml|jsonpath`: a List, or the one Event named),
+    `event/<name>` (`-o name`)."""
+    first, _, named = positional[0].partition("/")
+    names = ([named] if named else []) + list(positional[1:])
     namespace = flags.namespace or "default"
-    rows = []
-    events = sorted(store.events, key=lambda e: float(getattr(e, "last_time", e.time)))
+    all_ns = flags.all_namespaces
+    chosen = [e for e in ev.folded(store.events) if all_ns or e.event_namespace == namespace]
+    docs = [(e, ev.document(store, e)) for e in chosen]
     if flags.field_selector:
-        match = parse_field_selector(flags.field_selector, "Event", "/v1, Resource=events", flags.selector)
-        events = [e for e in events if match(_event_fields(e))]
-    for e in events:
-        if not flags.all_namespaces and (e.namespace or "default") != namespace and e.namespace:
-            continue
-        if not flags.all_namespaces and not e.namespace and namespace != "default":
-            continue
-        last = float(getattr(e, "last_time", e.time))
-        row = [human_duration(now - last), e.type, e.reason, f"{e.kind.lower()}/{e.name}", e.message.strip().replace("\n", " ")]
-        if flags.all_namespaces:
-            row.insert(0, e.namespace or "default")
+        match = parse_field_selector(flags.field_selector, "Event", EVENT_RESOURCE, flags.selector)
+        docs = [(e, d) for e, d in docs if match(ev.selectable_fields(d))]
+    if flags.selector:  # the Events the simulator makes carry no labels
+        label_match = parse_selector(flags.selector)
+        docs = [(e, d) for e, d in docs if label_match(meta(d).get("labels") or {})]
+    errors: list[str] = []
+    if names:
+        by_name = {meta(d).get("name"): (e, d) for e, d in docs}
+        found = []
+        for name in names:
+            if name in by_name:
+                found.append(by_name[name])
+            else:
+                errors.append(f'Error from server (NotFound): events "{name}" not found\n')
+        docs = found
+    result = OcResult(stderr="".join(errors), exit_code=1 if errors else 0)
+    if fmt in ("yaml", "json", "jsonpath"):
+        shown = [d for _, d in docs]
+        if names and len(names) == 1:
+            if not shown:
+                return result
+            obj = shown[0]
+        else:
+            obj = list_document(shown)
+        result.stdout = yaml_text(obj) if fmt == "yaml" else json_text(obj) if fmt == "json" else jsonpath(template, obj)
+        return result
+    if fmt == "name":
+        result.stdout = "".join(f"event/{meta(d).get('name')}\n" for _, d in docs)
+        return result
+    wide = fmt == "wide"
+    rows = []
+    for e, d in docs:
+        row = ev.row(store, e, now, wide)
+        if all_ns:
+            row.insert(0, meta(d).get("namespace") or "default")
         rows.append(row)
     if not rows:
-        return OcResult(stderr="No resources found\n" if flags.all_namespaces else f"No resources found in {namespace} namespace.\n")
-    headers = ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
-    if flags.all_namespaces:
+        if not errors:
+            result.stderr = "No resources found\n" if all_ns else f"No resources found in {namespace} namespace.\n"
+        return result
+    headers = list(ev.WIDE_HEADERS if wide else ev.HEADERS)
+    if all_ns:
         headers.insert(0, "NAMESPACE")
-    return OcResult(tabwriter([headers, *rows]))
+    result.stdout = tabwriter(rows if flags.no_headers else [headers, *rows])
+    return result
 
 
 def _gvr(resource: Resource) -> str:
@@ -112,8 +139,8 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
         raise OcError('You must specify the type of resource to get. Use "oc api-resources" for a complete list of supported '
                       "resources.\n\nerror: Required resource not specified.\nUse \"oc explain <resource>\" for a detailed "
                       "description of that resource (e.g. oc explain pods).\nSee 'oc get -h' for help and examples", raw=True)
-    if positional[0].lower() in EVENT_NAMES:
-        return _events(store, positional, flags, now)
+    if positional[0].partition("/")[0].lower() in EVENT_NAMES:
+        return _events(store, positional, flags, fmt, template, now)
     if positional == ["all"]:
         pairs: list[tuple[Resource, str | None]] = [(BY_KIND[kind], None) for kind in ALL_TYPES]
     else:
@@ -170,6 +197,8 @@ def _render(groups: list[tuple[Resource, list[dict]]], fmt: str, template: str, 
     docs = [d for _, ds in groups for d in ds]
     if fmt in ("yaml", "json", "jsonpath"):
         shown = [api_document(d) for d in docs]
+        if single and not shown:  # the one object named is not found: only the error (kubectl's singleItemImplied)
+            return ""
         obj = shown[0] if single and len(shown) == 1 else list_document(shown)
         if fmt == "yaml":
             return yaml_text(obj)
