@@ -359,20 +359,8 @@ def stored_pods(cluster: Cluster) -> list[tuple]:
     return sorted(pod_facts(p.document) for p in StoredPod.objects.filter(cluster=cluster))
 
 
-EPOCH_TEXT = "2026-01-01T00:00:00Z"
-
-
-def simulated_pods(out: dict, stamp_input: bool = True) -> list[tuple]:
-    """`stamp_input`: a pod of the input without creationTimestamp counts as created at second 0,
-    as the import stamps it (simulate leaves it out: pinned by its own xfail test below)."""
-    facts = []
-    for d in out["objects"]:
-        if d["kind"] == "Pod":
-            f = pod_facts(d)
-            if stamp_input and f[5] is None:
-                f = (*f[:5], EPOCH_TEXT)
-            facts.append(f)
-    return sorted(facts)
+def simulated_pods(out: dict) -> list[tuple]:
+    return sorted(pod_facts(d) for d in out["objects"] if d["kind"] == "Pod")
 
 
 def node_facts(doc: dict) -> tuple:
@@ -744,15 +732,14 @@ def test_a_preview_gives_the_events_and_pods_the_cluster_then_records(scenario, 
     assert sorted((p["pod"], p["node"]) for p in result.pods) == sorted((f"{p[0]}/{p[1]}", p[2]) for p in stored_pods(cluster))
 
 
-# --- known differences on main (the lead engineer's modules) -------------------------------------------------
-
-
-@pytest.mark.xfail(strict=True, reason="simulate leaves out the creationTimestamp of a pod given in the input; "
-                   "the import stamps it with the clock (services.create_object / write_batch), as the API server does")
 def test_a_pod_of_the_input_is_created_at_second_0_on_both_sides():
     docs = [node_yaml("node1"), pod_yaml("solo")]
     cluster, out, sim = both_sides(docs, [], 60, [60])
-    assert stored_pods(cluster) == simulated_pods(out, stamp_input=False)
+    assert [p[5] for p in simulated_pods(out)] == ["2026-01-01T00:00:00Z"]
+    assert stored_pods(cluster) == simulated_pods(out)
+
+
+# --- known differences on main -------------------------------------------------------------------------------
 
 
 @pytest.mark.xfail(strict=True, reason="workloads controller (engine/controllers/workloads.py WorkloadControllers._changes): "
