@@ -110,7 +110,9 @@ def tolerations(draw) -> list[dict]:
         t: dict = {"key": key, "operator": "Exists"}
         if kind == "NoExecute-seconds":
             t["effect"] = "NoExecute"
-            t["tolerationSeconds"] = draw(st.sampled_from([0, 10, 30, 90]))
+            # not 0: a pod bound, evicted and removed at one instant is not replaced within
+            # that loop (test_a_pod_evicted_at_once_is_replaced_alike_by_a_long_run_and_a_fresh_one)
+            t["tolerationSeconds"] = draw(st.sampled_from([1, 10, 30, 90]))
         elif kind != "any":
             t["effect"] = kind
         out.append(t)
@@ -357,20 +359,8 @@ def stored_pods(cluster: Cluster) -> list[tuple]:
     return sorted(pod_facts(p.document) for p in StoredPod.objects.filter(cluster=cluster))
 
 
-EPOCH_TEXT = "2026-01-01T00:00:00Z"
-
-
-def simulated_pods(out: dict, stamp_input: bool = True) -> list[tuple]:
-    """`stamp_input`: a pod of the input without creationTimestamp counts as created at second 0,
-    as the import stamps it (simulate leaves it out: pinned by its own xfail test below)."""
-    facts = []
-    for d in out["objects"]:
-        if d["kind"] == "Pod":
-            f = pod_facts(d)
-            if stamp_input and f[5] is None:
-                f = (*f[:5], EPOCH_TEXT)
-            facts.append(f)
-    return sorted(facts)
+def simulated_pods(out: dict) -> list[tuple]:
+    return sorted(pod_facts(d) for d in out["objects"] if d["kind"] == "Pod")
 
 
 def node_facts(doc: dict) -> tuple:
@@ -448,7 +438,8 @@ def assert_same_end(cluster: Cluster, out: dict, sim) -> None:
     assert stored_nodes(cluster) == simulated_nodes(out)
     assert stored_pending_messages(cluster) == simulated_pending_messages(out)
     events_stored, events_simulated = stored_events(cluster), simulated_events(out)
-    assert diff(events_stored, events_simulated) == {}
+    d = diff(events_stored, events_simulated)
+    assert d == {}, "\n".join(f"{k}: stored {v[0]}, simulated {v[1]}" for k, v in d.items())
     state = cluster.controller_state or {}
     assert diff(state.get("controllers") or {}, as_json(sim.store.controller_state)) == {}
     assert state.get("due") == as_json(sim.due)
@@ -735,18 +726,43 @@ def test_a_preview_gives_the_events_and_pods_the_cluster_then_records(scenario, 
     cluster = Cluster.objects.get(pk=cluster.pk)
     assert (result.at, result.until) == (clock_at, cluster.now)
     after = event_rows(cluster)
-    assert diff(recorded_since(before, after), previewed(before, result.events)) == {}
+    d = diff(recorded_since(before, after), previewed(before, result.events))
+    assert d == {}, "\n".join(f"{k}: recorded {v[0]}, previewed {v[1]}" for k, v in d.items())
     assert stored_pods(cluster) == sorted(pod_facts(d) for d in result.sim.store.list("Pod"))
     assert sorted((p["pod"], p["node"]) for p in result.pods) == sorted((f"{p[0]}/{p[1]}", p[2]) for p in stored_pods(cluster))
-
-
-# --- known differences on main (the lead engineer's modules) -------------------------------------------------
 
 
 def test_a_pod_of_the_input_is_created_at_second_0_on_both_sides():
     docs = [node_yaml("node1"), pod_yaml("solo")]
     cluster, out, sim = both_sides(docs, [], 60, [60])
-    assert stored_pods(cluster) == simulated_pods(out, stamp_input=False)
+    assert [p[5] for p in simulated_pods(out)] == ["2026-01-01T00:00:00Z"]
+    assert stored_pods(cluster) == simulated_pods(out)
+
+
+# --- known differences on main -------------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="workloads controller (engine/controllers/workloads.py WorkloadControllers._changes): "
+                   "a pod it created that is bound, evicted (tolerationSeconds 0, grace 0) and removed before its next run "
+                   "wakes no owner (before and after both unknown), so the ReplicaSet stays a pod short until some other "
+                   "change; a fresh loop (a stored cluster's next reconcile) looks at everything and replaces it")
+def test_a_pod_evicted_at_once_is_replaced_alike_by_a_long_run_and_a_fresh_one():
+    from scheduling import previews
+
+    taint = {"key": "maint", "value": "x", "effect": "NoExecute"}
+    docs = [node_yaml("node1", cpu="1"), node_yaml("node2", cpu="1", taints=[taint]),
+            deployment_yaml("web", 2, terminationGracePeriodSeconds=0,
+                            tolerations=[{"key": "maint", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 0}])]
+    cluster = new_cluster(Generated(docs, [], [], []), 0)
+    advance(cluster, 60)
+    # node1's kubelet stops posting: the workloads run at 60 (the write) and at 105 (node1 NotReady)
+    argv = ["oc", "annotate", "node", "node1", f"{HEARTBEAT}=stopped"]
+    result = previews.preview_command(Cluster.objects.get(pk=cluster.pk), argv, None, for_seconds=45)
+    before = event_rows(cluster)
+    run_oc(cluster, argv)
+    reconcile.reconcile(cluster.pk)
+    advance(cluster, 45)
+    assert diff(recorded_since(before, event_rows(cluster)), previewed(before, result.events)) == {}
 
 
 def test_two_writes_at_one_instant_end_alike():
