@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from scheduling.engine.controllers.scheduling import is_pod_updated
+
 from scheduling import kube
 from scheduling.engine import actions as A
 from scheduling.engine import scenarios, simulation
@@ -294,3 +296,29 @@ def test_a_pod_held_for_a_pod_affinity_match_is_retried_when_a_matching_pod_is_b
     result = simulate([node_doc("node1"), node_doc("node2"), _follower(),
                        timeline({"at": 30, "apply": other})], until=60)
     assert [obj for _, reason, obj, _ in events(result) if reason == "FailedScheduling"] == ["Pod/default/follower"]
+
+
+def test_an_unschedulable_pod_updated_with_the_toleration_it_lacked_is_scheduled_at_once():
+    """The 1.11 scheduling queue's Update: a pod in the unschedulable queue that is updated
+    (isPodUpdated) goes back to the active queue; nothing else had to change."""
+    taint = {"key": "k", "value": "v", "effect": "NoSchedule"}
+    pod = pod_doc("p")
+    fixed = {**pod, "spec": {**pod["spec"], "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}]}}
+    timeline = {"apiVersion": "clusterui.io/v1alpha1", "kind": "Timeline", "metadata": {"name": "t"},
+                "steps": [{"at": 10, "apply": fixed}]}
+    result = simulate([node_doc("node1", taints=[taint]), pod, timeline], until=20)
+    assert [(e[0], e[1]) for e in events(result) if e[2] == "Pod/default/p"] == [(0.0, "FailedScheduling"), (10.0, "Scheduled")]
+
+
+@pytest.mark.parametrize("old, new, updated", [
+    pytest.param({"metadata": {"name": "p", "resourceVersion": "1"}, "spec": {"a": 1}, "status": {"phase": "Pending"}},
+                 {"metadata": {"name": "p", "resourceVersion": "2"}, "spec": {"a": 1}, "status": {"nominatedNodeName": "n"}},
+                 False, id="a new resourceVersion and status is no update"),
+    pytest.param({"metadata": {"name": "p"}, "spec": {"a": 1}}, {"metadata": {"name": "p"}, "spec": {"a": 2}}, True,
+                 id="a spec change is an update"),
+    pytest.param({"metadata": {"name": "p"}, "spec": {}}, {"metadata": {"name": "p", "labels": {"x": "y"}}, "spec": {}}, True,
+                 id="a label is an update"),
+    pytest.param(None, {"metadata": {"name": "p"}}, True, id="a pod not seen before counts as updated"),
+])
+def test_is_pod_updated_ignores_what_the_scheduling_queue_ignores(old, new, updated):
+    assert is_pod_updated(old, new) is updated

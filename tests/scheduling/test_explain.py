@@ -206,8 +206,6 @@ def test_the_pod_page_shows_the_summary_the_taint_and_the_toleration_to_preview(
     assert 'name="op" value="toleration-add"><input type="hidden" name="key" value="key2">' in body
 
 
-@pytest.mark.xfail(strict=True, reason="the engine's scheduler does not move an updated unschedulable pod back to "
-                   "the active queue (1.11 PriorityQueue.Update does): the loop, and so its preview, leave it Pending")
 def test_the_offered_toleration_previews_the_pod_starting(editor_client, demo):
     body = editor_client.post(reverse("pod-preview", args=[demo.pk, "default", "new-pod-key1"]), {
         "op": "toleration-add", "key": "key2", "operator": "Equal", "value": "value2", "effect": "NoSchedule",

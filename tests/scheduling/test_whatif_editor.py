@@ -65,8 +65,6 @@ def test_an_invalid_edit_is_explained_and_not_previewed(editor_client, demo):
     assert "metadata.labels: Invalid value: &quot;bad key!&quot;" in response.content.decode()
 
 
-@pytest.mark.xfail(strict=True, reason="the engine's scheduler does not move an updated unschedulable pod back to "
-                   "the active queue (1.11 PriorityQueue.Update does): the loop, and so its preview, leave it Pending")
 def test_a_pod_toleration_preview_shows_the_pod_starting(editor_client, demo):
     url = reverse("pod-preview", args=[demo.pk, "default", "new-pod-key1"])
     body = editor_client.post(url, {"op": "toleration-add", "key": "key2", "operator": "Equal", "value": "value2",

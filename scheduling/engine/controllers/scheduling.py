@@ -142,6 +142,20 @@ def _affinity_matched(store: Store, snapshot: "Snapshot | None", keys: Iterable[
     return out
 
 
+def is_pod_updated(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> bool:
+    """The scheduling queue's isPodUpdated: the pods differ other than in resourceVersion,
+    generation and status (a status the scheduler or the kubelet wrote moves nothing).
+    An old document not known counts as updated."""
+    if old is None:
+        return True
+
+    def strip(doc: Mapping[str, Any]) -> dict:
+        meta = {k: v for k, v in (doc.get("metadata") or {}).items() if k not in ("resourceVersion", "generation")}
+        return {**{k: v for k, v in doc.items() if k not in ("status", "metadata")}, "metadata": meta}
+
+    return strip(old) != strip(new)
+
+
 def _pending(doc: Mapping[str, Any] | None) -> bool:
     return doc is not None and not (doc.get("spec") or {}).get("nodeName") and not is_terminating(doc)
 
@@ -173,17 +187,24 @@ class SchedulerController:
         unschedulable = set(ctx.state.get("unschedulable") or ())
         if self._bound is None or ctx.changed is None:
             self._bound = {_key(*_ns_name(p)) for p in store.list("Pod") if (p.get("spec") or {}).get("nodeName")}
+        # the pods' documents as the last run saw them (none known: a resumed loop's first
+        # run, whose changes are users' writes)
+        seen = {} if self._snapshot is None or not ctx.changed else {
+            _key(ns, name): self._snapshot.pod_docs.get(_key(ns, name)) for kind, ns, name in ctx.changed if kind == "Pod"}
         if self._snapshot is None or ctx.changed is None:
             self._snapshot = Snapshot(store)
         else:
             self._snapshot.note(store, ctx.changed)
-        move_all, needed = self._note(store, ctx.changed, unschedulable)
+        move_all, needed = self._note(store, ctx.changed, unschedulable, seen)
         if not needed:
             return A.Result()
         return self._schedule(ctx, unschedulable, move_all)
 
-    def _note(self, store: Store, changed, unschedulable: set[str]) -> tuple[bool, bool]:
-        """(move every unschedulable pod back to the active queue, a pass is needed)."""
+    def _note(self, store: Store, changed, unschedulable: set[str], seen: Mapping[str, Any] = {}) -> tuple[bool, bool]:
+        """(move every unschedulable pod back to the active queue, a pass is needed).
+        A pending pod in the unschedulable queue that was updated (`seen`: its document at
+        the last run; not known: a user's write) goes back to the active queue, as the 1.11
+        scheduling queue's Update does when isPodUpdated."""
         if changed is None:
             unschedulable.clear()
             self._woken = set()
@@ -208,6 +229,9 @@ class SchedulerController:
                 if doc is None:
                     unschedulable.discard(key)
                 elif _pending(doc) and key not in unschedulable:
+                    needed = True
+                elif _pending(doc) and is_pod_updated(seen.get(key), doc):
+                    unschedulable.discard(key)
                     needed = True
         woken, self._woken = self._woken, set()
         if newly_bound and unschedulable and not move_all:
