@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .simulation import Simulation, pod_key
-from .store import CONTROLLER_STATE_KIND, is_terminating
+from .simulation import Simulation, fewer_collections
+from .store import CONTROLLER_STATE_KIND
 
 __all__ = ["MAX_SECONDS", "PreviewResult", "run_preview"]
 
@@ -51,15 +51,17 @@ def run_preview(sim: Simulation, actions: Iterable[Any], for_seconds: float | No
     instant at which something changed (a document or an event) within MAX_SECONDS."""
     at = sim.now
     first_event = len(sim.events)
-    changed = [r for r in sim.apply(list(actions)) if r[0] != CONTROLLER_STATE_KIND]
-    if for_seconds is not None:
-        sim.run_until(at + max(0.0, float(for_seconds)))
-        until = sim.now
-    else:
-        until = _run_until_quiet(sim, at)
-    events = [e.to_doc() for e in sim.events[first_event:]]
-    events.sort(key=lambda e: e["time"])  # stable: the order recorded within an instant
-    return PreviewResult(at=at, until=until, events=events, pods=pods_of(sim), sim=sim, changed=changed)
+    with fewer_collections():  # the whole preview makes objects by the thousand: as the loop's runs do
+        changed = [r for r in sim.apply(list(actions)) if r[0] != CONTROLLER_STATE_KIND]
+        if for_seconds is not None:
+            sim.run_until(at + max(0.0, float(for_seconds)))
+            until = sim.now
+        else:
+            until = _run_until_quiet(sim, at)
+        events = [e.to_doc() for e in sim.events[first_event:]]
+        events.sort(key=lambda e: e["time"])  # stable: the order recorded within an instant
+        pods = pods_of(sim)
+    return PreviewResult(at=at, until=until, events=events, pods=pods, sim=sim, changed=changed)
 
 
 def _run_until_quiet(sim: Simulation, at: float) -> float:
@@ -87,14 +89,22 @@ def _next_instant(sim: Simulation) -> float | None:
 
 
 def pods_of(sim: Simulation) -> list[dict]:
-    """Every pod in the store, in the order pods first appeared, as the contract lists them."""
+    """Every pod in the store, in store order, as the contract lists them (the phase as
+    Simulation.phase words it, read from the document at hand)."""
     out = []
     for doc in sim.store.list("Pod"):
-        key = pod_key(doc)
-        out.append({
-            "pod": key,
-            "node": (doc.get("spec") or {}).get("nodeName") or None,
-            "phase": sim.phase(key),
-            "terminating": is_terminating(doc),
-        })
+        meta = doc.get("metadata") or {}
+        node = (doc.get("spec") or {}).get("nodeName") or None
+        terminating = meta.get("deletionTimestamp") is not None
+        phase = (doc.get("status") or {}).get("phase")
+        if terminating:
+            shown = "Terminating"
+        elif phase in ("Succeeded", "Failed"):
+            shown = phase
+        elif node:
+            shown = "Running" if phase == "Running" or not sim.clock_ran else "Pending"
+        else:
+            shown = "Pending"
+        out.append({"pod": f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}", "node": node,
+                    "phase": shown, "terminating": terminating})
     return out
