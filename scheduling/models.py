@@ -34,7 +34,7 @@ class Cluster(models.Model):
     # ["delete", kind, namespace, name] for an object deleted, ["resync"] for a change of
     # the cluster's settings (policy, admission, descheduler, facts). Created and replaced
     # objects are the rows whose resource_version is past the last run's revision.
-    # Emptied by the reconcile that takes them up (scheduling.reconcile).
+    # Emptied by the reconcile that takes them up (scheduling.store.reconcile).
     journal = models.JSONField(default=list, blank=True)
     # The descheduler's DeschedulerPolicy document and how it runs ({"policy": {...},
     # "interval": seconds or null, "flags": {...}}); empty: no descheduler.
@@ -265,4 +265,11 @@ class Event(models.Model):
 
 
 # Training mode (issue 15): sessions, questions, snapshots for rewinding.
-from .training_models import Answer, Attendee, ClusterScript, ClusterSnapshot, Question, TrainingSession  # noqa: E402,F401
+from scheduling.training.models import (
+    Answer,
+    Attendee,
+    ClusterScript,
+    ClusterSnapshot,
+    Question,
+    TrainingSession,
+)  # noqa: E402,F401

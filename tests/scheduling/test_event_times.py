@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from scheduling import board, services
+from scheduling.pages import board
+from scheduling.store import services
 
 
 def _events(demo):
