@@ -173,6 +173,7 @@ def test_the_cycle_finder_reports_the_circle_it_finds(edges, expected):
 # placed inside functions to get around a cycle" are forbidden; these are not about cycles).
 LAZY_IMPORTS = {
     "scheduling.apps": "ready() subscribes the broadcast once the app registry is ready",
+    "updates.apps": "ready() registers the update progress fragment once the app registry is ready",
     "scheduling.management.commands.serve": "daphne and twisted are loaded only when it serves",
     "scheduling.bench_board": "a benchmark script: configures Django before importing it",
     "scheduling.bench_interactive": "a benchmark script: configures Django before importing it",

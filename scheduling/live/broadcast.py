@@ -156,7 +156,7 @@ def render_changes(cluster_id: int, changes: list[Change]) -> str:
         parts.append(FRAGMENTS["pending"](cluster))
     if kinds & {"Event", "Cluster"}:
         parts.append(FRAGMENTS["events"](cluster))
-    if kinds & UPDATE_KINDS:
+    if kinds & UPDATE_KINDS and "update-progress" in FRAGMENTS:  # registered by the updates app
         parts.append(FRAGMENTS["update-progress"](cluster))
     return "".join(parts)
 

@@ -29,6 +29,7 @@ from django.utils.safestring import mark_safe
 
 from scheduling.engine.api import selectors
 from scheduling.engine.api.objects import CPU, MEMORY, PODS, Resource, Taint
+from scheduling.engine.timeline import sim_time_text
 from scheduling.engine.api.selectors import Selector
 from scheduling.engine.api.quantity import QuantityError
 from scheduling.pages import explain
@@ -209,11 +210,6 @@ def format_clock(seconds: float) -> str:
     minutes, s = divmod(s, 60)
     text = f"{hours}:{minutes:02d}:{s:02d}"
     return f"{days}d {text}" if days else text
-
-
-def sim_time_text(seconds: float) -> str:
-    """A simulated time as the scenarios write it: t=105 s."""
-    return f"t={seconds:.0f} s" if seconds == int(seconds) else f"t={seconds:.1f} s"
 
 
 # --- view models --------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 
 from scheduling.store import kube
-from scheduling.pages.board import sim_time_text
+from scheduling.engine.timeline import sim_time_text
 from scheduling.engine import scenarios
 from scheduling.engine.timeline import TIMELINE_KIND, load_timeline
 from scheduling.models import Cluster, ClusterScript

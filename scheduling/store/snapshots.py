@@ -308,19 +308,8 @@ def restore(cluster: Cluster, snapshot: ClusterSnapshot, *, events_from: Cluster
 
     `events_from`: the cluster the snapshot was taken of, when restoring it into another one
     (a fork): its events are copied. Otherwise the cluster's own events are cut back."""
-    Cluster.objects.select_for_update().get(pk=cluster.pk)
     objects, stood = _materialise(snapshot)
-    shown = _restore_objects(cluster, objects)
-    _restore_events(cluster, stood, events_from)
-    fields = dict(snapshot.fields)
-    revision = Cluster.objects.values_list("revision", flat=True).get(pk=cluster.pk) + 1
-    state = dict(fields.get("controller_state") or {})
-    if state.get("revision") == snapshot.revision:
-        # The controllers had caught up with every write when the snapshot was taken: they
-        # have caught up with the restored cluster too (nothing to run until their next due time).
-        state["revision"] = revision
-    fields["controller_state"] = state
-    Cluster.objects.filter(pk=cluster.pk).update(**fields, paused=True, clock_anchor=None, revision=revision)
+    shown = services.restore_cluster(cluster, objects, stood, dict(snapshot.fields), snapshot.revision, events_from)
     ClusterSnapshot.objects.filter(cluster=cluster, at__gt=snapshot.at).delete()
     token = (snapshot.marks or {}).get("token")
     if events_from is None and token:
@@ -335,52 +324,3 @@ def restore(cluster: Cluster, snapshot: ClusterSnapshot, *, events_from: Cluster
         note(cluster.pk, Change(kind))
     services.request_reconcile(cluster.pk)
     cluster.refresh_from_db()
-
-
-def _restore_objects(cluster: Cluster, wanted: dict[Key, dict]) -> set[str]:
-    """Rewrite only the objects that differ from the snapshot: a row with the same uid and
-    resource_version is the same document (every write takes a new resource_version).
-    Returns the nodes whose cards change (a changed node, the nodes of a changed pod)."""
-    cards: set[str] = set()
-    for kind, model in KIND_MODELS.items():
-        stale = []
-        keep = set()
-        columns = ("pk", "namespace", "name", "uid", "resource_version") + (("node_name",) if kind == "Pod" else ())
-        for pk, namespace, name, uid, version, *node in model.objects.filter(cluster=cluster).values_list(*columns):
-            row = wanted.get((kind, namespace, name))
-            if row is not None and (row["uid"], row["resource_version"]) == (uid, version):
-                keep.add((kind, namespace, name))
-            else:
-                stale.append(pk)
-                cards.update([name] if kind == "Node" else node)
-        for start in range(0, len(stale), 500):
-            model.objects.filter(pk__in=stale[start:start + 500]).delete()
-        missing = [
-            model(cluster=cluster, **{k: v for k, v in row.items() if k != "kind"})
-            for key, row in wanted.items()
-            if key[0] == kind and key not in keep
-        ]
-        model.objects.bulk_create(missing, batch_size=500)
-        cards.update(o.name if kind == "Node" else o.node_name for o in missing if kind in ("Node", "Pod"))
-    cards.discard("")
-    return cards
-
-
-def _restore_events(cluster: Cluster, stood: dict[int, tuple], source: Cluster | None) -> None:
-    if source is None:
-        Event.objects.filter(cluster=cluster).exclude(pk__in=stood).delete()
-        changed = []
-        for event in Event.objects.filter(cluster=cluster):
-            count, last_time = stood[event.pk]
-            if (event.count, event.last_time) != (count, last_time):
-                event.count, event.last_time = count, last_time
-                changed.append(event)
-        Event.objects.bulk_update(changed, ["count", "last_time"], batch_size=500)
-        return
-    Event.objects.filter(cluster=cluster).delete()
-    copies = []
-    for event in Event.objects.filter(cluster=source, pk__in=stood).order_by("pk"):
-        count, last_time = stood[event.pk]
-        values = {f.name: getattr(event, f.name) for f in Event._meta.fields if f.name not in ("id", "cluster")}
-        copies.append(Event(**{**values, "count": count, "last_time": last_time}, cluster=cluster))
-    Event.objects.bulk_create(copies, batch_size=500)

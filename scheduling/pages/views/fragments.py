@@ -1,10 +1,13 @@
 """The fragments the broadcast pushes to open cluster pages, and the page function that
 renders each, out of band, from the committed state. broadcast.py finds its renderers here
-and nowhere else; adding a fragment is one line here and one use in broadcast.render_changes."""
+and nowhere else; adding a fragment is one line here and one use in broadcast.render_changes.
+
+An app built on this one (updates: the update progress page) adds its own fragment from its
+AppConfig.ready() with `register`, so this app never imports it (the apps' arrows run one way)."""
 
 from __future__ import annotations
 
-from updates import views as update_views
+from typing import Callable
 
 from scheduling.pages.views import board, clock
 
@@ -15,5 +18,9 @@ FRAGMENTS = {
     "node-tiles": board.node_tile_fragments,  # (cluster, names)
     "pending": board.pending_fragment,  # (cluster)
     "events": board.events_fragment,  # (cluster)
-    "update-progress": update_views.progress_fragment,  # (cluster); "" without a ClusterVersion
 }
+
+
+def register(name: str, render: Callable) -> None:
+    """Add a fragment rendered by another app's page function (its AppConfig.ready())."""
+    FRAGMENTS[name] = render
