@@ -175,10 +175,10 @@ LAZY_IMPORTS = {
     "scheduling.apps": "ready() subscribes the broadcast once the app registry is ready",
     "updates.apps": "ready() registers the update progress fragment once the app registry is ready",
     "scheduling.management.commands.serve": "daphne and twisted are loaded only when it serves",
-    "scheduling.bench_board": "a benchmark script: configures Django before importing it",
-    "scheduling.bench_interactive": "a benchmark script: configures Django before importing it",
-    "scheduling.bench_preview": "a benchmark script: configures Django before importing it",
-    "scheduling.bench_rewind": "a benchmark script: configures Django before importing it",
+    "scheduling.bench.board": "a benchmark script: configures Django before importing it",
+    "scheduling.bench.interactive": "a benchmark script: configures Django before importing it",
+    "scheduling.bench.preview": "a benchmark script: configures Django before importing it",
+    "scheduling.bench.rewind": "a benchmark script: configures Django before importing it",
     "updates.bench_machineset": "a benchmark script: configures Django before importing it",
 }
 
