@@ -44,13 +44,13 @@ fuzz: venv
 	CLUSTERUI_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(TEST_ENV) $(PY) -m pytest -q tests/scheduling/test_one_truth.py --hypothesis-show-statistics $(PYTEST_ARGS)
 
 bench: venv
-	$(PY) -m scheduling.bench
-	$(PY) -m scheduling.bench_board
-	$(PY) -m updates.bench --nodes 1000 --pods 10000
+	$(PY) -m scheduling.bench.scheduler
+	$(PY) -m scheduling.bench.board
+	$(PY) -m scheduling.bench.update --nodes 1000 --pods 10000
 	$(PY) -m updates.bench_machineset
-	$(PY) -m scheduling.bench_interactive
-	$(PY) -m scheduling.bench_preview
-	$(PY) -m scheduling.bench_rewind
+	$(PY) -m scheduling.bench.interactive
+	$(PY) -m scheduling.bench.preview
+	$(PY) -m scheduling.bench.rewind
 
 # `manage.py check --deploy` with production settings.
 check-deploy: venv

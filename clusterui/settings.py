@@ -125,7 +125,7 @@ def _database() -> dict:
 DATABASES = {"default": _database()}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# A pasted document may be as large as an uploaded file (scheduling.kube.MAX_TEXT_BYTES, 20 MiB).
+# A pasted document may be as large as an uploaded file (scheduling.store.kube.MAX_TEXT_BYTES, 20 MiB).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 21 * 1024 * 1024
 
 # --- auth -----------------------------------------------------------------------------

@@ -8,6 +8,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("scheduling.urls")),
     path("", include("updates.urls")),
-    path("", include("scheduling.console")),
+    path("", include("scheduling.console.views")),
     path("", include("updates.urls_machines")),
 ]

@@ -5,11 +5,11 @@ import json
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from .broadcast import group_name
+from scheduling.live.broadcast import group_name
 from .models import Attendee, Cluster, TrainingSession
-from .permissions import can_edit
-from .training import attendee_connected
-from .training_broadcast import instructor_group, session_group
+from scheduling.store.permissions import can_edit
+from scheduling.training.sessions import attendee_connected
+from scheduling.training.broadcast import instructor_group, session_group
 
 
 class ClusterConsumer(AsyncWebsocketConsumer):

@@ -8,7 +8,7 @@ import threading
 from celery import shared_task
 from django.utils import timezone
 
-from . import clock, reconcile, services
+from scheduling.store import clock, reconcile, services
 
 
 @shared_task(name="scheduling.tasks.tick", ignore_result=True)

@@ -1,6 +1,17 @@
 from django.urls import include, path
 
-from .views import board, clock, clusters, descheduler, imports, node, node_selection, pod, policy, whatif
+from scheduling.pages.views import (
+    board,
+    clock,
+    clusters,
+    descheduler,
+    imports,
+    node,
+    node_selection,
+    pod,
+    policy,
+    whatif,
+)
 
 urlpatterns = [
     path("", clusters.cluster_list, name="cluster-list"),
@@ -32,5 +43,5 @@ urlpatterns = [
     path("clusters/<int:pk>/descheduler", descheduler.descheduler_page, name="descheduler"),
     path("clusters/<int:pk>/descheduler/action", descheduler.descheduler_action, name="descheduler-action"),
     path("clusters/<int:pk>/admission-config", node_selection.admission_config_save, name="admission-config"),
-    path("", include("scheduling.training_urls")),  # training mode (issue 15)
+    path("", include("scheduling.training.urls")),  # training mode (issue 15)
 ]

@@ -13,7 +13,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("scheduling", "updates", "clusterui")
-ENGINES = ("scheduling.engine", "updates.engine")
 FRAMEWORKS = ("django", "celery", "channels", "redis", "kombu", "asgiref", "daphne", "django_htmx")
 
 
@@ -108,22 +107,49 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_the_engines_import_no_framework_and_the_scheduling_engine_never_imports_updates(engine):
+ENGINE = "scheduling.engine"
+APPS = ("scheduling", "updates", "clusterui")
+
+
+def dotted_strings(path: Path) -> list[tuple[str, int]]:
+    """(string, line) of every string constant of the module that reads as a dotted module
+    path of one of the project's packages ("updates.views", "scheduling.tasks:x", ...):
+    an import by name that the syntax tree's imports do not show."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.split(":", 1)[0]
+            if text.split(".")[0] in APPS and "." in text and all(part.isidentifier() for part in text.split(".")):
+                out.append((node.value, node.lineno))
+    return out
+
+
+def test_the_engine_imports_no_framework_and_no_app_module_not_even_by_name():
+    """The one engine package imports nothing but itself and the standard library: no
+    framework, no module of the Django apps, and no such module named in a string (a dotted
+    path handed to importlib is an import all the same)."""
     offences = []
     for name, path in MODULES.items():
-        if name != engine and not name.startswith(engine + "."):
+        if name != ENGINE and not name.startswith(ENGINE + "."):
             continue
         for imported, line in imported_names(name, path):
             top = imported.split(".")[0]
             if top in FRAMEWORKS:
                 offences.append(f"{path.relative_to(ROOT)}:{line} imports {imported}")
-            if engine == "scheduling.engine" and top == "updates":
-                offences.append(f"{path.relative_to(ROOT)}:{line} imports {imported} (the engine names updates controllers by dotted path)")
             target = internal_target(imported)
-            if target is not None and not target.startswith(("scheduling.engine", engine)):
-                offences.append(f"{path.relative_to(ROOT)}:{line} imports the Django app module {target}")
+            if target is not None and not target.startswith(ENGINE):
+                offences.append(f"{path.relative_to(ROOT)}:{line} imports the app module {target}")
+        for text, line in dotted_strings(path):
+            module = text.split(":", 1)[0]
+            if not (module == ENGINE or module.startswith(ENGINE + ".")):
+                offences.append(f"{path.relative_to(ROOT)}:{line} names the app module {module!r} in a string")
     assert offences == [], "\n".join(offences)
+
+
+def test_the_string_check_finds_a_dotted_path_naming_an_app_module(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text('CONTROLLERS = ["updates.engine.cvo:ClusterVersionOperator", "scheduling.engine.store", "a.b"]\n')
+    assert dotted_strings(module) == [("updates.engine.cvo:ClusterVersionOperator", 1), ("scheduling.engine.store", 1)]
 
 
 def test_there_is_no_import_cycle_between_the_modules():
@@ -147,11 +173,12 @@ def test_the_cycle_finder_reports_the_circle_it_finds(edges, expected):
 # placed inside functions to get around a cycle" are forbidden; these are not about cycles).
 LAZY_IMPORTS = {
     "scheduling.apps": "ready() subscribes the broadcast once the app registry is ready",
+    "updates.apps": "ready() registers the update progress fragment once the app registry is ready",
     "scheduling.management.commands.serve": "daphne and twisted are loaded only when it serves",
-    "scheduling.bench_board": "a benchmark script: configures Django before importing it",
-    "scheduling.bench_interactive": "a benchmark script: configures Django before importing it",
-    "scheduling.bench_preview": "a benchmark script: configures Django before importing it",
-    "scheduling.bench_rewind": "a benchmark script: configures Django before importing it",
+    "scheduling.bench.board": "a benchmark script: configures Django before importing it",
+    "scheduling.bench.interactive": "a benchmark script: configures Django before importing it",
+    "scheduling.bench.preview": "a benchmark script: configures Django before importing it",
+    "scheduling.bench.rewind": "a benchmark script: configures Django before importing it",
     "updates.bench_machineset": "a benchmark script: configures Django before importing it",
 }
 
@@ -199,3 +226,89 @@ def test_no_module_uses_another_modules_private_names():
                     and node.attr.startswith("_") and not node.attr.startswith("__")):
                 found.append(f"{name}:{node.lineno} uses {node.value.id}.{node.attr}")
     assert found == []
+
+
+# The layers of the Django side, from the bottom up (docs/architecture.md): a module may import
+# its own layer and the layers below it, never one above. The engine is below them all;
+# the project's configuration (clusterui) and the modules Django and Celery look for at the
+# top of an app (urls, apps, admin, tasks, consumers, templatetags, management commands) and
+# the benchmarks stand above them all.
+LAYERS = (
+    ("engine", ("scheduling.engine",)),
+    ("models", ("scheduling.models",)),
+    ("store", ("scheduling.store",)),
+    ("pages", ("scheduling.pages",)),
+    ("live push", ("scheduling.live",)),
+    ("console and training", ("scheduling.console", "scheduling.training")),
+    ("the update and machine pages", ("updates.services", "updates.machine_previews", "updates.views",
+                                      "updates.views_machines")),
+)
+
+
+def layer_of(module: str) -> int | None:
+    for i, (_, prefixes) in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return i
+    return None
+
+
+def test_the_apps_arrows_run_one_way_from_the_pages_down_to_the_engine():
+    upward = []
+    for name, targets in graph().items():
+        here = layer_of(name)
+        if here is None:
+            continue
+        for target in targets:
+            there = layer_of(target)
+            if there is not None and there > here:
+                upward.append(f"{name} ({LAYERS[here][0]}) imports {target} ({LAYERS[there][0]})")
+    assert upward == [], "\n".join(upward)
+
+
+def test_the_scheduling_app_never_imports_the_updates_app():
+    """updates builds on scheduling (its pages use the store and the previews); scheduling
+    knows nothing of it: the update progress fragment is registered from updates' ready()."""
+    found = [f"{name} imports {target}" for name, targets in graph().items() if name.startswith("scheduling.")
+             for target in targets if target.startswith("updates.")]
+    found += [f"{path.relative_to(ROOT)}:{line} names {text!r}" for name, path in MODULES.items()
+              if name.startswith("scheduling.") for text, line in dotted_strings(path) if text.startswith("updates.")]
+    assert found == [], "\n".join(found)
+
+
+def test_the_scheduling_app_stands_in_folders_by_job():
+    """The top of the app holds only what Django and Celery look for there; everything else
+    lives in a folder that says its job."""
+    top = sorted(p.name for p in (ROOT / "scheduling").glob("*.py"))
+    assert top == ["__init__.py", "admin.py", "apps.py", "consumers.py", "models.py", "tasks.py", "urls.py"]
+    folders = sorted(p.name for p in (ROOT / "scheduling").iterdir() if p.is_dir() and p.name != "__pycache__")
+    assert folders == ["bench", "console", "demo", "engine", "live", "management", "migrations", "pages", "store",
+                       "templatetags", "training"]
+
+
+WRITE_METHODS = {"create", "bulk_create", "bulk_update", "delete", "update", "update_or_create", "get_or_create", "save"}
+
+
+def object_row_writes(path: Path) -> list[tuple[int, str]]:
+    """(line, code) of every ORM write of a cluster object's row or an Event row: a call of
+    a write method on a queryset of `Event`, of a kind's model (Pod, Node, ..., `model`,
+    `KIND_MODELS[...]`) or on such a row."""
+    from scheduling.models import KIND_MODELS  # noqa: the kinds' model names, read once
+
+    names = {m.__name__ for m in KIND_MODELS.values()} | {"Event", "model", "KIND_MODELS"}
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in WRITE_METHODS:
+            receiver = ast.unparse(node.func.value)
+            head = receiver.split(".")[0].split("[")[0]
+            if ".objects" in receiver and head in names:
+                found.append((node.lineno, ast.unparse(node)[:100]))
+    return found
+
+
+def test_only_the_services_write_the_cluster_objects_rows():
+    """scheduling.store.services is the one writer of the cluster's object rows and events:
+    no other module creates, updates or deletes them through the ORM."""
+    found = [f"{path.relative_to(ROOT)}:{line}: {code}" for name, path in MODULES.items()
+             if name.startswith(("scheduling.", "updates.")) and name != "scheduling.store.services"
+             and not name.startswith(("scheduling.bench", "scheduling.engine")) for line, code in object_row_writes(path)]
+    assert found == [], "\n".join(found)

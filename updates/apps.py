@@ -2,6 +2,16 @@ from django.apps import AppConfig
 
 
 class UpdatesConfig(AppConfig):
-    """ClusterVersion, ClusterOperators, MachineConfigPools and Machines: a later issue."""
+    """The update and machine pages (ClusterVersion, ClusterOperators, MachineConfigPools,
+    Machines); their controllers are the engine's (scheduling.engine.openshift)."""
 
     name = "updates"
+
+    def ready(self):
+        # The live update progress fragment, pushed with the scheduling app's fragments
+        # (which never import this app). Imported here, once the app registry is ready.
+        from scheduling.pages.views import fragments
+
+        from . import views
+
+        fragments.register("update-progress", views.progress_fragment)  # (cluster); "" without a ClusterVersion

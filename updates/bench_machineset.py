@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
     from scheduling.engine.simulation import Simulation
 
     from updates import machine_previews as MP
-    from updates.engine import template_rollout
+    from scheduling.engine.openshift import template_rollout
 
     docs = build(args.nodes, args.pods, args.owned)
     figures = []

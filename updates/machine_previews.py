@@ -23,7 +23,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from scheduling import explain, forms, kube, oc_cli, previews, reconcile
+from scheduling.pages import explain, forms, previews
+from scheduling.store import kube, oc_cli, reconcile
 from scheduling.engine import actions as A
 from scheduling.engine.api.objects import Pod
 from scheduling.engine.controllers.scheduling import build_state
@@ -32,8 +33,8 @@ from scheduling.engine.preview import MAX_SECONDS, PreviewResult, run_preview
 from scheduling.engine.store import is_terminating
 from scheduling.models import Cluster
 
-from .engine import machine_api as M
-from .engine import template_rollout as R
+from scheduling.engine.openshift import machine_api as M
+from scheduling.engine.openshift import template_rollout as R
 
 MAX_EXPLAINED = 40  # pods left Pending given the tolerations that would let them on the new nodes
 EditError = previews.EditError

@@ -1,5 +1,5 @@
-"""Writes of the update pages, through scheduling.services (validation, compare-and-swap,
-events, reconcile) and with `oc`'s own checks and messages (updates.engine.oc_upgrade), so
+"""Writes of the update pages, through scheduling.store.services (validation, compare-and-swap,
+events, reconcile) and with `oc`'s own checks and messages (scheduling.engine.openshift.oc_upgrade), so
 the page and `oc adm upgrade` accept and refuse the same requests with the same words.
 
 An update is previewed before it is requested (`preview_update`): `oc adm upgrade --to`
@@ -13,21 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from scheduling import reconcile, services
+from scheduling.store import reconcile, services
 from scheduling.engine.preview import PreviewResult, run_preview
 from scheduling.engine import actions as A
 from scheduling.engine.oc import OcError
 from scheduling.engine.store import Store
 from scheduling.models import Cluster
-from scheduling.state import cluster_documents
-from updates.engine import alerts as AL
-from updates.engine import facts as F
+from scheduling.store.state import cluster_documents
+from scheduling.engine.openshift import alerts as AL
+from scheduling.engine.openshift import facts as F
 from updates import machine_previews as MP
-from updates.engine import oc_upgrade, progress
-from updates.engine.cvo import current_version
-from updates.engine.mco import NODE_CONTROLLER
-from updates.engine.cvo import INJECT_DEGRADED as CVO_INJECT_DEGRADED, SLOW as CVO_SLOW
-from updates.engine.mco import FAIL_UPDATE as MCO_FAIL_UPDATE
+from scheduling.engine.openshift import oc_upgrade, progress
+from scheduling.engine.openshift.cvo import current_version
+from scheduling.engine.openshift.mco import NODE_CONTROLLER
+from scheduling.engine.openshift.cvo import INJECT_DEGRADED as CVO_INJECT_DEGRADED, SLOW as CVO_SLOW
+from scheduling.engine.openshift.mco import FAIL_UPDATE as MCO_FAIL_UPDATE
 
 
 class UpdateError(Exception):
@@ -162,7 +162,7 @@ def set_channel(cluster: Cluster, channel: str) -> str:
 
 
 def set_facts(cluster: Cluster, data: Mapping[str, Any]) -> dict:
-    """The Cluster Settings form's facts (updates.engine.facts.DEFAULT_FACTS keys)."""
+    """The Cluster Settings form's facts (scheduling.engine.openshift.facts.DEFAULT_FACTS keys)."""
     facts = F.facts_of(cluster.facts)
     for key in ("platform", "networkType", "initialVersion", "managedBy", "installer", "credentialsMode", "cpuVendor",
                 "cpuFamily"):
@@ -227,7 +227,7 @@ INJECTIONS = {
 
 def inject(cluster: Cluster, kind: str, name: str, action: str, message: str = "") -> str:
     """Failure injection from the progress page: the annotations the simulated operators
-    and machine-config daemons obey (updates.engine.cvo / mco)."""
+    and machine-config daemons obey (scheduling.engine.openshift.cvo / mco)."""
     if (kind, action) not in INJECTIONS:
         raise UpdateError(f"unknown action {action!r} for a {kind}")
     annotation, value = INJECTIONS[(kind, action)]

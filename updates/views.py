@@ -2,10 +2,10 @@
 its known issues, the simulated facts the risks query, the update button) and the update
 progress (runlevel lanes, operators, pools, node phases, updated machines, `oc adm upgrade
 status`, history, stuck drains). A view parses, calls updates.services or the engine,
-renders; writes need the edit permission (scheduling.permissions) and CSRF.
+renders; writes need the edit permission (scheduling.store.permissions) and CSRF.
 
 The progress page is live without polling: after every committed change of its objects the
-broadcast renders `progress_fragment` once (scheduling/views/fragments.FRAGMENTS) and pushes
+broadcast renders `progress_fragment` once (scheduling/pages/views/fragments.FRAGMENTS) and pushes
 it to the cluster's websocket group; the page's htmx ws extension swaps it in
 (static/js/updates.js refetches it when the socket opens or reopens)."""
 
@@ -17,21 +17,21 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from scheduling import board
+from scheduling.pages import board
 from scheduling.engine.api.validation import engine_problem, invalid_object_message
 from scheduling.engine.api.validation.crd import SCHEMAS as CUSTOM_KINDS
 from scheduling.engine.store import Store
 from scheduling.models import ClusterVersion, Event, Pod
-from scheduling.permissions import can_edit, get_cluster_for_user
-from scheduling.state import cluster_documents
+from scheduling.store.permissions import can_edit, get_cluster_for_user
+from scheduling.store.state import cluster_documents
 from updates import services
-from updates.engine import alerts as AL
-from updates.engine import facts as F
-from updates.engine import graph as G
-from updates.engine import oc_recommend, progress
-from updates.engine.cvo import current_version
-from updates.engine.mco import NODE_CONTROLLER
-from updates.engine.versions import Version, is_version
+from scheduling.engine.openshift import alerts as AL
+from scheduling.engine.openshift import facts as F
+from scheduling.engine.openshift import graph as G
+from scheduling.engine.openshift import oc_recommend, progress
+from scheduling.engine.openshift.cvo import current_version
+from scheduling.engine.openshift.mco import NODE_CONTROLLER
+from scheduling.engine.openshift.versions import Version, is_version
 
 PROGRESS_KINDS = ("ClusterVersion", "ClusterOperator", "MachineConfigPool", "MachineConfig", "Node")
 # what "why a drain is stuck" also reads, only while the drain controller works on nodes

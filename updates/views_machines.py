@@ -11,9 +11,9 @@ cluster from its clock: the change applied as the write would be, then the contr
 until nothing more happens; the page tells what the loop did (machines, nodes, pods,
 refused evictions). Previews write nothing, so viewers may preview too.
 
-Writes go through scheduling.services (compare-and-swap on the object's resource
+Writes go through scheduling.store.services (compare-and-swap on the object's resource
 version, events, reconcile); the documents they write come from the engine's own helpers
-(updates.engine.machine_api), so the dashboard, `oc` and the controllers change machines
+(scheduling.engine.openshift.machine_api), so the dashboard, `oc` and the controllers change machines
 the same way. Pages stay live through the cluster's websocket: every push the broadcast
 sends makes the fragments below refetch themselves (hx-trigger on htmx:wsAfterMessage).
 """
@@ -28,19 +28,20 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from scheduling import forms, kube, previews, services
+from scheduling.pages import forms, previews
+from scheduling.store import kube, services
 from scheduling.engine.api.objects import TAINT_EFFECTS
 from scheduling.engine.store import Store
 from scheduling.models import KIND_MODELS, Cluster, Event
-from scheduling.permissions import can_edit, get_cluster_for_user
-from scheduling.state import controllers_state
-from scheduling.views.common import error_status, page_urls
+from scheduling.store.permissions import can_edit, get_cluster_for_user
+from scheduling.store.state import controllers_state
+from scheduling.pages.views.common import error_status, page_urls
 
 from . import machine_previews
-from .engine import etcd_quorum
-from .engine import machine_api as M
-from .engine import template_rollout
-from .engine.machine_printers import machine_health_checks, machine_sets, machines
+from scheduling.engine.openshift import etcd_quorum
+from scheduling.engine.openshift import machine_api as M
+from scheduling.engine.openshift import template_rollout
+from scheduling.engine.openshift.machine_printers import machine_health_checks, machine_sets, machines
 
 PAGE = "updates/machines.html"
 MACHINE_PAGE = "updates/machine.html"

@@ -2,7 +2,7 @@
 
 Every controller of the engine (taint manager, node lifecycle, kubelet, workloads,
 scheduler driver, `oc`) is a pure function over the cluster's documents (the plain dicts
-the API stores, the shape scheduling/kube.py produces) and the simulated time `now`. It
+the API stores, the shape scheduling/store/kube.py produces) and the simulated time `now`. It
 returns a `Result`: the actions to apply and `next_due`, the simulated time at which it
 wants to run again even if no document changes (None: only when something changes).
 

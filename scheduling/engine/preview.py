@@ -1,7 +1,7 @@
 """A preview is the loop on a copy: a change applied at the clock, then the same controllers.
 
 `run_preview(sim, actions, for_seconds)` takes a Simulation already run up to the clock of the
-cluster it stands for (a stored cluster: scheduling.reconcile.loop_at_clock; a file:
+cluster it stands for (a stored cluster: scheduling.store.reconcile.loop_at_clock; a file:
 `Simulation(...).run_until(t)`), applies the change's actions at that instant exactly as a
 write at the clock is taken (the controllers that watch what changed run at once), and runs
 the loop on for `for_seconds` (None: until nothing more happens, at most MAX_SECONDS). The

@@ -1,7 +1,7 @@
 """`simulate()`: the engine behind `python manage.py simulate` (DESIGN, "The command-line
 contract"). Documents in, the JSON a user reads out.
 
-Input documents are already validated (scheduling.kube.load_documents). They are admitted
+Input documents are already validated (scheduling.store.kube.load_documents). They are admitted
 (the ADMISSION_PLUGINS hook list: engine.admission's plugins), put in an
 engine.simulation.Simulation, and every controller of its CONTROLLERS list (or those
 `controllers` names) processes them once, in order: the scheduler first (the pending

@@ -3,7 +3,7 @@
 `CONTROLLERS` is a literal list of dotted paths ("module:Class"), in run order; each
 class follows the protocol of engine.controller (a `name`, the kinds it `watches`,
 `reconcile(ctx) -> actions.Result`) and is made with no arguments. Adding a controller
-is one line here (the modules of `updates.engine` are named by path, so this package
+is one line here (the modules of `scheduling.engine.openshift` are named by path, so this package
 never imports them). A path that cannot be imported is an error (ControllerLoadError),
 never skipped.
 
@@ -62,18 +62,18 @@ CONTROLLERS: list[str] = [
     "scheduling.engine.controllers.workloads:WorkloadControllers",
     "scheduling.engine.oc.drain:DrainController",
     "scheduling.engine.controllers.descheduler:Descheduler",
-    "updates.engine.cvo:ClusterVersionOperator",
-    "updates.engine.mco:MCONodeController",
-    "updates.engine.mco:MCODaemon",
-    # the Machine API (updates.engine, seed 002)
-    "updates.engine.machinesets:MachineSetController",
-    "updates.engine.machinesets:ControlPlaneMachineSetController",
-    "updates.engine.machines:MachineController",
-    "updates.engine.machines:DrainController",
-    "updates.engine.machinehealthcheck:MachineHealthCheckController",
-    "updates.engine.etcd_quorum:EtcdQuorumGuard",
-    "updates.engine.hook_owners:HookOwners",
-    "updates.engine.hook_owners:ClusterAutoscaler",
+    "scheduling.engine.openshift.cvo:ClusterVersionOperator",
+    "scheduling.engine.openshift.mco:MCONodeController",
+    "scheduling.engine.openshift.mco:MCODaemon",
+    # the Machine API (scheduling.engine.openshift, seed 002)
+    "scheduling.engine.openshift.machinesets:MachineSetController",
+    "scheduling.engine.openshift.machinesets:ControlPlaneMachineSetController",
+    "scheduling.engine.openshift.machines:MachineController",
+    "scheduling.engine.openshift.machines:DrainController",
+    "scheduling.engine.openshift.machinehealthcheck:MachineHealthCheckController",
+    "scheduling.engine.openshift.etcd_quorum:EtcdQuorumGuard",
+    "scheduling.engine.openshift.hook_owners:HookOwners",
+    "scheduling.engine.openshift.hook_owners:ClusterAutoscaler",
 ]
 
 MAX_ROUNDS = 100  # rounds of controllers at one instant before we call it a bug

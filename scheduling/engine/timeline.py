@@ -187,3 +187,8 @@ def _delete_step(value: Any, path: str, at: float, index: int, errors: list[str]
     else:
         namespace = ""
     return Step(at, index, "delete", kind=kind, namespace=namespace, name=name)
+
+
+def sim_time_text(seconds: float) -> str:
+    """A simulated time as the scenarios and the pages write it: t=105 s."""
+    return f"t={seconds:.0f} s" if seconds == int(seconds) else f"t={seconds:.1f} s"

@@ -4,9 +4,9 @@ section (the cluster page), the "Ask the room first" button (the what-if preview
 from django import template
 from django.template.loader import render_to_string
 
-from scheduling import training_views
+from scheduling.training import views as training_views
 from scheduling.models import TrainingSession
-from scheduling.permissions import can_edit
+from scheduling.store.permissions import can_edit
 
 register = template.Library()
 

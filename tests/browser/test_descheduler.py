@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 def desched_pk(clusterui_server) -> int:
     path = clusterui_server.var_dir / "desched.yaml"
     path.write_text(CLUSTER)
-    code = (f"from scheduling import services; c = services.import_new_cluster('desched', open({str(path)!r}).read(), 'desched.yaml'); "
+    code = (f"from scheduling.store import services; c = services.import_new_cluster('desched', open({str(path)!r}).read(), 'desched.yaml'); "
             "print(c.pk)")
     out = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=server_env(clusterui_server.var_dir),
                          check=True, capture_output=True, text=True)

@@ -17,8 +17,8 @@ from tests.conftest import ROOT
 pytestmark = pytest.mark.browser
 
 POPULATE = """
-from scheduling.bench_board import _populate
-from scheduling import services
+from scheduling.bench.board import _populate
+from scheduling.store import services
 from scheduling.models import Node
 c = _populate("five-hundred", 500, 6000)
 for i, (name, change) in enumerate([("worker-0003", "notready"), ("worker-0007", "cordon"), ("worker-0011", "pressure")]):

@@ -14,7 +14,7 @@ from tests.conftest import ROOT, start_process, wait_for
 pytestmark = pytest.mark.browser
 
 TAINT_NODE4 = """
-from scheduling import services
+from scheduling.store import services
 from scheduling.models import Cluster
 cluster = Cluster.objects.get(name="demo")
 doc = services.get_object(cluster, "Node", "node4").document

@@ -189,7 +189,7 @@ def pdb(name: str, selector: Mapping[str, str] | None, disruptions_allowed: int 
 def node_doc(name: str, labels: Mapping[str, str] | None = None, taints: Iterable[Any] = (),
              conditions: Mapping[str, str] | None = None, annotations: Mapping[str, str] | None = None,
              unschedulable: bool = False, cpu: str = "4", memory: str = "8Gi", pods: str = "110") -> dict:
-    """A Node document (the shape scheduling/kube.py produces); taints as in `node()`;
+    """A Node document (the shape scheduling/store/kube.py produces); taints as in `node()`;
     conditions map type -> status."""
     doc: dict = {
         "apiVersion": "v1",

@@ -1,4 +1,4 @@
-"""The built-in scenarios (engine/scenarios): each loads with scheduling.kube.load_documents,
+"""The built-in scenarios (engine/scenarios): each loads with scheduling.store.kube.load_documents,
 plays with simulate(..., until=...), and shows its seed example with exact simulated times."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from scheduling.engine import scenarios
 from scheduling.engine.simulate import simulate
-from scheduling.kube import load_documents
+from scheduling.store.kube import load_documents
 
 
 def play(name: str, until: float | None = None) -> dict:

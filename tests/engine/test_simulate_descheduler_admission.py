@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from scheduling import kube
+from scheduling.store import kube
 from scheduling.engine.api.node_selection_admission import UserInfo
 from scheduling.engine.controllers.descheduler import Flags
 from scheduling.engine.scheduler.policy import schedulers_for

@@ -11,7 +11,7 @@ import pytest
 
 from scheduling.engine.controllers.scheduling import is_pod_updated
 
-from scheduling import kube
+from scheduling.store import kube
 from scheduling.engine import actions as A
 from scheduling.engine import scenarios, simulation
 from scheduling.engine.controller import Context
@@ -52,17 +52,17 @@ def test_the_controllers_run_in_the_order_of_the_literal_list():
         "scheduling.engine.controllers.workloads:WorkloadControllers",
         "scheduling.engine.oc.drain:DrainController",
         "scheduling.engine.controllers.descheduler:Descheduler",
-        "updates.engine.cvo:ClusterVersionOperator",
-        "updates.engine.mco:MCONodeController",
-        "updates.engine.mco:MCODaemon",
-        "updates.engine.machinesets:MachineSetController",
-        "updates.engine.machinesets:ControlPlaneMachineSetController",
-        "updates.engine.machines:MachineController",
-        "updates.engine.machines:DrainController",
-        "updates.engine.machinehealthcheck:MachineHealthCheckController",
-        "updates.engine.etcd_quorum:EtcdQuorumGuard",
-        "updates.engine.hook_owners:HookOwners",
-        "updates.engine.hook_owners:ClusterAutoscaler",
+        "scheduling.engine.openshift.cvo:ClusterVersionOperator",
+        "scheduling.engine.openshift.mco:MCONodeController",
+        "scheduling.engine.openshift.mco:MCODaemon",
+        "scheduling.engine.openshift.machinesets:MachineSetController",
+        "scheduling.engine.openshift.machinesets:ControlPlaneMachineSetController",
+        "scheduling.engine.openshift.machines:MachineController",
+        "scheduling.engine.openshift.machines:DrainController",
+        "scheduling.engine.openshift.machinehealthcheck:MachineHealthCheckController",
+        "scheduling.engine.openshift.etcd_quorum:EtcdQuorumGuard",
+        "scheduling.engine.openshift.hook_owners:HookOwners",
+        "scheduling.engine.openshift.hook_owners:ClusterAutoscaler",
     ]
     assert simulation.controller_names() == [
         "scheduler", "node-lifecycle", "taint-manager", "kubelet", "workloads", "drain", "descheduler", "cvo",
@@ -204,7 +204,7 @@ def test_replacing_a_pod_keeps_its_timer_and_the_pod_carries_none():
 
 
 def resume(sim: Simulation, until: float, timelines: list[dict]) -> Simulation:
-    """What scheduling.reconcile does between two runs: a new Simulation from the documents
+    """What scheduling.store.reconcile does between two runs: a new Simulation from the documents
     and the state the previous one left, resumed at its time (events carried over)."""
     nxt = Simulation(list(sim.store.all()), schedulers=[("default-scheduler", default_policy())],
                      timelines=[load_timeline(d) for d in timelines], steps_played=sim.steps_played,

@@ -32,9 +32,9 @@ from scheduling.engine.simulate import simulate
 from scheduling.engine.simulation import Simulation
 from scheduling.engine.store import Store, controller_ref, namespace_of, name_of
 from scheduling.engine.timeline import load_timeline
-from scheduling.kube import load_documents
-from updates import bench
-from updates.engine.mco import DAEMON, NODE_CONTROLLER
+from scheduling.store.kube import load_documents
+from scheduling.bench import update as bench
+from scheduling.engine.openshift.mco import DAEMON, NODE_CONTROLLER
 
 # --- the reference: nothing kept, nothing indexed ------------------------------------------------
 

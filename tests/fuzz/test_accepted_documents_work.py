@@ -15,8 +15,8 @@ from django.urls import reverse
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from scheduling import kube, services
-from scheduling.reconcile import reconcile
+from scheduling.store import kube, services
+from scheduling.store.reconcile import reconcile
 
 NODE = {
     "apiVersion": "v1", "kind": "Node",

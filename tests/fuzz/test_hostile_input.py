@@ -15,9 +15,9 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils.html import escape
 
-from scheduling import services
+from scheduling.store import services
 from scheduling.models import Cluster
-from scheduling.reconcile import reconcile
+from scheduling.store.reconcile import reconcile
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -172,7 +172,7 @@ def test_a_file_that_is_not_utf8_exits_2_from_both_commands(tmp_path):
 
 @pytest.mark.django_db
 def test_a_text_past_the_size_limit_is_refused_by_every_door(tmp_path, monkeypatch, editor_client):
-    from scheduling import kube
+    from scheduling.store import kube
 
     monkeypatch.setattr(kube, "MAX_TEXT_BYTES", 1000)
     path = tmp_path / "large.yaml"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scheduling import services
+from scheduling.store import services
 from scheduling.management.commands.oc import Command
 from scheduling.models import Pod
 from tests.fuzz.test_hostile_input import EXPECTED

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scheduling import services
+from scheduling.store import services
 from tests.scheduling.pages import DEMO
 
 

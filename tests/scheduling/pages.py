@@ -9,7 +9,7 @@ from pathlib import Path
 
 from django.urls import reverse
 
-from scheduling import services
+from scheduling.store import services
 
 DEMO = Path(__file__).resolve().parents[2] / "scheduling" / "demo" / "demo-cluster.yaml"
 FRONTEND_ON_NODE2 = "shop/frontend-6d4f8b9c7d-4xk2p"

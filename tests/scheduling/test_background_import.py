@@ -67,7 +67,7 @@ SMALL = "apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\n"
 
 @pytest.fixture
 def small_imports_in_background(monkeypatch):
-    from scheduling import imports
+    from scheduling.store import imports
 
     monkeypatch.setattr(imports, "BACKGROUND_BYTES", 10)
 

@@ -9,7 +9,7 @@ import html
 import pytest
 from django.urls import reverse
 
-from scheduling import reconcile, services
+from scheduling.store import reconcile, services
 from scheduling.models import ClusterVersion, Event, MachineSet, Node, Pod
 
 pytestmark = pytest.mark.django_db
@@ -54,7 +54,7 @@ def test_a_node_stored_with_an_allocatable_past_any_quantity_does_not_stop_the_c
 def _openshift_cluster():
     from tests.fuzz.test_accepted_documents_work import CLUSTER_VERSION, MACHINE_SET
     from tests.scheduling.pages import DEMO
-    from scheduling import kube
+    from scheduling.store import kube
     return services.import_new_cluster("openshift", DEMO.read_text() + "\n---\n" + kube.dump_documents([MACHINE_SET, CLUSTER_VERSION]),
                                        "openshift.yaml")
 

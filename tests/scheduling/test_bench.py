@@ -1,4 +1,4 @@
-"""`make bench` runs: `python -m scheduling.bench --quick` prints its figures for both
+"""`make bench` runs: `python -m scheduling.bench.scheduler --quick` prints its figures for both
 scenarios. The figures themselves are not asserted (benchmarks are not tests)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_quick_benchmark_runs_without_a_database_and_prints_its_figures():
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
     done = subprocess.run(
-        [sys.executable, "-m", "scheduling.bench", "--quick"],
+        [sys.executable, "-m", "scheduling.bench.scheduler", "--quick"],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -34,7 +34,7 @@ def test_the_quick_benchmark_runs_without_a_database_and_prints_its_figures():
 
 def test_the_benchmark_can_also_trace_python_allocations():
     done = subprocess.run(
-        [sys.executable, "-m", "scheduling.bench", "--quick", "--scenario", "a", "--tracemalloc"],
+        [sys.executable, "-m", "scheduling.bench.scheduler", "--quick", "--scenario", "a", "--tracemalloc"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -47,7 +47,7 @@ def test_the_benchmark_can_also_trace_python_allocations():
 def test_the_quick_interactive_benchmark_prints_each_row_of_issue_14_against_its_target():
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
     done = subprocess.run(
-        [sys.executable, "-m", "scheduling.bench_interactive", "--quick"],
+        [sys.executable, "-m", "scheduling.bench.interactive", "--quick"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )
     assert done.returncode == 0, done.stderr
@@ -66,7 +66,7 @@ def test_the_quick_interactive_benchmark_prints_each_row_of_issue_14_against_its
 def test_the_quick_preview_benchmark_prints_the_preview_and_step_rows():
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
     done = subprocess.run(
-        [sys.executable, "-m", "scheduling.bench_preview", "--quick"],
+        [sys.executable, "-m", "scheduling.bench.preview", "--quick"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )
     assert done.returncode == 0, done.stderr

@@ -7,7 +7,8 @@ import re
 
 
 
-from scheduling import board, services
+from scheduling.pages import board
+from scheduling.store import services
 from tests.scheduling.pages import FRONTEND_ON_NODE2, card_html, page, set_doc
 
 
@@ -54,7 +55,7 @@ def test_a_busy_node_shows_some_chips_and_aggregates_the_rest(client, demo):
          "spec": {"nodeName": "node6", "containers": [{"name": "c", "image": "x"}]}}
         for i in range(board.CHIPS_PER_NODE + 5)
     ]
-    services.apply_documents(demo, __import__("scheduling.kube", fromlist=["x"]).check_documents(docs))
+    services.apply_documents(demo, __import__("scheduling.store.kube", fromlist=["x"]).check_documents(docs))
     node6 = card_html(page(client, demo), "node6")
     assert node6.count('data-pod="') == board.CHIPS_PER_NODE
     assert "+6 more" in node6

@@ -11,8 +11,10 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from scheduling import board, broadcast, services
-from scheduling.changes import Change
+from scheduling.pages import board
+from scheduling.live import broadcast
+from scheduling.store import services
+from scheduling.store.changes import Change
 from scheduling.models import Node, Pod
 from tests.scheduling.pages import page
 

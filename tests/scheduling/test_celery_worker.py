@@ -84,7 +84,7 @@ spec:
 
 
 def test_the_clock_ticking_through_the_worker_evicts_after_toleration_seconds(worker):
-    from scheduling import services
+    from scheduling.store import services
     from scheduling.models import Event, Pod
 
     cluster = services.create_cluster("evicting")
@@ -126,7 +126,7 @@ def test_a_worker_killed_in_the_middle_of_a_run_loses_and_duplicates_nothing(red
     cluster ends exactly as one uninterrupted run leaves it."""
     import signal
 
-    from scheduling import services
+    from scheduling.store import services
     from scheduling.models import Event, Pod
 
     if settings.EMBEDDED:

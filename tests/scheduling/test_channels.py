@@ -10,7 +10,8 @@ from channels.testing import WebsocketCommunicator
 from django.test import override_settings
 
 from clusterui.asgi import application
-from scheduling import broadcast, services
+from scheduling.live import broadcast
+from scheduling.store import services
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 

@@ -30,7 +30,7 @@ async def test_unknown_websocket_paths_are_refused_with_4404(path):
 
 @pytest.mark.django_db
 def test_a_page_without_its_database_answers_503_with_the_reason(client, monkeypatch):
-    from scheduling.views import clusters as views
+    from scheduling.pages.views import clusters as views
 
     def unreachable(*args, **kwargs):
         raise OperationalError('connection to server at "db.example", port 5432 failed: Connection refused\nIs the server running?')

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from scheduling import services
+from scheduling.store import services
 
 DEMO = Path(__file__).resolve().parents[2] / "scheduling" / "demo" / "demo-cluster.yaml"
 TOKEN = re.compile(rb'"X-CSRFToken": "([^"]+)"')

@@ -1,4 +1,4 @@
-"""The oc console over HTTP (scheduling/console.py): output exactly as `manage.py oc`
+"""The oc console over HTTP (scheduling/console/views.py): output exactly as `manage.py oc`
 prints it, reads for everyone, writes only for editors (checked on the server), the
 what-if preview before a change, CSRF, and a drain followed as the clock runs."""
 
@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from scheduling import clock, reconcile, services
+from scheduling.store import clock, reconcile, services
 from scheduling.models import Node, Pod
 from tests.scheduling.test_oc_command import CLUSTER, DRAIN
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from scheduling import services
+from scheduling.store import services
 from scheduling.engine.controllers.descheduler_strategies.samples import SAMPLES
 from scheduling.models import Cluster, Event, Pod
-from scheduling.reconcile import reconcile
+from scheduling.store.reconcile import reconcile
 
 CLUSTER = """\
 apiVersion: v1
@@ -78,7 +78,7 @@ def test_an_invalid_policy_is_refused_with_the_reason(client, cluster):
 
 
 def test_unparsable_yaml_gets_the_one_yaml_error_message(client, cluster):
-    """The import's YAML error (scheduling.kube.parse_values): where and what, the same
+    """The import's YAML error (scheduling.store.kube.parse_values): where and what, the same
     words as every other YAML editor of the app."""
     body = act(client, cluster, action="validate",
                policy="apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\nstrategies: {a: 1\n").content.decode()

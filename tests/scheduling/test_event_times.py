@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from scheduling import board, services
+from scheduling.engine.timeline import sim_time_text
+from scheduling.pages import board
+from scheduling.store import services
 
 
 def _events(demo):
@@ -34,5 +36,5 @@ def test_the_board_event_stream_shows_the_simulated_time_beside_last_seen(client
 
 
 def test_the_formatter_is_the_clock_and_the_scenarios_notation():
-    assert [board.sim_time_text(t) for t in (0, 105, 7.5)] == ["t=0 s", "t=105 s", "t=7.5 s"]
+    assert [sim_time_text(t) for t in (0, 105, 7.5)] == ["t=0 s", "t=105 s", "t=7.5 s"]
     assert [board.format_clock(t) for t in (0, 105, 90061)] == ["0:00:00", "0:01:45", "1d 1:01:01"]

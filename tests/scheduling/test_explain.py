@@ -10,10 +10,11 @@ import pytest
 import yaml
 from django.urls import reverse
 
-from scheduling import board, explain, services
+from scheduling.pages import board, explain
+from scheduling.store import services
 from scheduling.engine.scheduler.policy import default_policy, load_policy
 from scheduling.engine.simulate import build_state
-from scheduling.kube import load_documents
+from scheduling.store.kube import load_documents
 from tests.engine.builders import cluster, node, pod
 
 DEMO = Path(__file__).resolve().parents[2] / "scheduling" / "demo" / "demo-cluster.yaml"

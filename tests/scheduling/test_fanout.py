@@ -9,8 +9,8 @@ import threading
 import pytest
 from django.urls import reverse
 
-from scheduling import broadcast
-from scheduling.changes import Change
+from scheduling.live import broadcast
+from scheduling.store.changes import Change
 from tests.scheduling.pages import apply_form, preview
 
 
@@ -36,7 +36,7 @@ def slow_render(monkeypatch):
 
 @pytest.mark.django_db(transaction=True)
 def test_apply_returns_before_the_push_is_rendered(editor_client, slow_render):
-    from scheduling import services
+    from scheduling.store import services
     from tests.scheduling.pages import DEMO
 
     release, _, rendered, sent = slow_render

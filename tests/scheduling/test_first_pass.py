@@ -7,7 +7,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from scheduling import reconcile, services
+from scheduling.store import reconcile, services
 from scheduling.models import Cluster, Pod
 
 pytestmark = pytest.mark.django_db

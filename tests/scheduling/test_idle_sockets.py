@@ -11,7 +11,8 @@ from django.test import override_settings
 
 from clusterui.asgi import application
 from clusterui.layers import redis_channel_layer
-from scheduling import broadcast, services
+from scheduling.live import broadcast
+from scheduling.store import services
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 

@@ -10,7 +10,7 @@ import json
 
 from django.core.management import call_command
 
-from scheduling import clock, services
+from scheduling.store import clock, services
 from tests.scheduling.test_oc_command import oc
 
 DOCS = """\

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from scheduling import kube, services
+from scheduling.store import kube, services
 from scheduling.models import Cluster, Node, Pod
 
 DEMO = Path(__file__).resolve().parents[2] / "scheduling" / "demo" / "demo-cluster.yaml"

@@ -1,5 +1,5 @@
 """A stored cluster is read once per process and then kept up to date by (pk,
-resource_version) (scheduling.state); a reconcile runs the controllers on those shared
+resource_version) (scheduling.store.state); a reconcile runs the controllers on those shared
 documents without copying them, the engine objects built from them are kept, and each
 snapshot takes its rows from the same read. Whatever users write in between, every
 reconcile must store exactly what a reconcile reading the whole cluster from the database
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from scheduling import clock, reconcile, services, snapshots, state
+from scheduling.store import clock, reconcile, services, snapshots, state
 from scheduling.engine.controllers.scheduling import build_state
 from scheduling.models import KIND_MODELS, Cluster, ClusterSnapshot, Event
 

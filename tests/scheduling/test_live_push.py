@@ -11,8 +11,9 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from scheduling import broadcast, services
-from scheduling.changes import Change
+from scheduling.live import broadcast
+from scheduling.store import services
+from scheduling.store.changes import Change
 from scheduling.models import Node
 from tests.scheduling.pages import DEMO, apply_form, preview
 

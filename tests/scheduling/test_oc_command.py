@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from scheduling import services
+from scheduling.store import services
 from scheduling.management.commands.oc import Command
 from scheduling.models import Cluster, Node, Pod
 
@@ -139,11 +139,11 @@ spec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}}
 
 
 def test_a_drain_plays_the_stored_clusters_clock_until_the_pdb_lets_every_pod_go(db):
-    from scheduling import reconcile
+    from scheduling.store import reconcile
 
     cluster = services.import_new_cluster("drain", DRAIN, "drain.yaml")
     reconcile.reconcile(cluster.pk, force=True)
-    from scheduling import clock
+    from scheduling.store import clock
 
     clock.step(cluster, 60)
     reconcile.reconcile(cluster.pk, force=True)
@@ -162,7 +162,7 @@ def test_a_drain_plays_the_stored_clusters_clock_until_the_pdb_lets_every_pod_go
 
 
 def test_a_drain_completes_once_the_replacements_run_elsewhere(db):
-    from scheduling import clock, reconcile
+    from scheduling.store import clock, reconcile
 
     cluster = services.import_new_cluster("drain", DRAIN.replace("nodeSelector: {pool: a}, ", ""),
                                           "drain.yaml")
@@ -251,7 +251,7 @@ def test_forbidden_names_the_verb_resource_and_scope(cluster, viewer, argv, stde
 
 
 def test_objects_are_stamped_with_the_clusters_clock_when_created(db):
-    from scheduling import clock
+    from scheduling.store import clock
 
     cluster = services.create_cluster("stamped")
     clock.step(cluster, 120)

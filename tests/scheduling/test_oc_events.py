@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from scheduling import services
+from scheduling.store import services
 from tests.scheduling.test_oc_command import CLUSTER, oc
 
 NOW = "2026-01-01T00:10:00Z"

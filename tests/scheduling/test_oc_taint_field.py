@@ -10,7 +10,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from scheduling import services
+from scheduling.store import services
 from scheduling.models import Node
 from tests.scheduling.pages import apply_form, preview
 

@@ -34,7 +34,7 @@ from hypothesis import note as _note
 from hypothesis.control import currently_in_test_context
 from hypothesis import strategies as st
 
-from scheduling import clock, kube, oc_cli, reconcile, services
+from scheduling.store import clock, kube, oc_cli, reconcile, services
 from scheduling.engine import simulate as simulate_module
 from scheduling.engine.oc.output import api_document
 from scheduling.engine.simulate import EXTRA_KINDS, simulate
@@ -697,7 +697,7 @@ def previewed(before: dict[tuple, tuple], events: list[dict]) -> dict[tuple, tup
 @FUZZ
 @given(scenario=scenarios(), data=st.data(), for_seconds=st.sampled_from([0, 20, 45, 90, 300]))
 def test_a_preview_gives_the_events_and_pods_the_cluster_then_records(scenario, data, for_seconds):
-    from scheduling import previews
+    from scheduling.pages import previews
 
     g, changes, clock_at, seed = scenario
     cluster, _ = stored_side(g, changes, clock_at, seed, increments(data, changes, clock_at))
@@ -747,7 +747,7 @@ def test_a_pod_of_the_input_is_created_at_second_0_on_both_sides():
                    "wakes no owner (before and after both unknown), so the ReplicaSet stays a pod short until some other "
                    "change; a fresh loop (a stored cluster's next reconcile) looks at everything and replaces it")
 def test_a_pod_evicted_at_once_is_replaced_alike_by_a_long_run_and_a_fresh_one():
-    from scheduling import previews
+    from scheduling.pages import previews
 
     taint = {"key": "maint", "value": "x", "effect": "NoExecute"}
     docs = [node_yaml("node1", cpu="1"), node_yaml("node2", cpu="1", taints=[taint]),

@@ -11,7 +11,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from scheduling import kube, reconcile, services
+from scheduling.store import kube, reconcile, services
 from scheduling.management.commands.oc import Command
 from scheduling.models import Pod
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from scheduling import services
+from scheduling.store import services
 from scheduling.engine.scheduler.sample_policies import SAMPLE_POLICIES
 from scheduling.models import Cluster
 
@@ -90,7 +90,7 @@ def test_two_policies_side_by_side_for_the_pending_pods(client, demo):
 
 
 def test_an_editor_switches_admission_plugins_and_preemption(editor_client):
-    from scheduling import services
+    from scheduling.store import services
     from scheduling.models import Cluster, Pod
 
     cluster = services.create_cluster("switches")
@@ -110,7 +110,7 @@ def test_an_editor_switches_admission_plugins_and_preemption(editor_client):
 
 
 def test_with_default_admission_a_new_pod_gets_the_300s_tolerations(editor_client):
-    from scheduling import services
+    from scheduling.store import services
     from scheduling.models import Pod
 
     cluster = services.create_cluster("defaults")
@@ -120,7 +120,7 @@ def test_with_default_admission_a_new_pod_gets_the_300s_tolerations(editor_clien
 
 
 def test_a_viewer_cannot_switch_admission(viewer_client):
-    from scheduling import services
+    from scheduling.store import services
 
     cluster = services.create_cluster("locked")
     assert viewer_client.post(f"/clusters/{cluster.pk}/settings", {"admission": []}).status_code == 403
@@ -129,7 +129,7 @@ def test_a_viewer_cannot_switch_admission(viewer_client):
 
 
 def test_an_editor_configures_the_node_selection_plugins_and_imports_obey_them(editor_client):
-    from scheduling import kube, services
+    from scheduling.store import kube, services
 
     cluster = services.create_cluster("node-selection")
     config = ("apiVersion: v1\nkind: PodNodeConstraintsConfig\nnodeSelectorLabelBlacklist: [region]\n---\n"
@@ -153,7 +153,7 @@ def test_an_editor_configures_the_node_selection_plugins_and_imports_obey_them(e
 
 
 def test_a_bad_admission_configuration_is_not_saved(editor_client):
-    from scheduling import services
+    from scheduling.store import services
 
     cluster = services.create_cluster("bad-node-selection")
     response = editor_client.post(f"/clusters/{cluster.pk}/admission-config", {"config": "apiVersion: v1\nkind: Pod\n"}, follow=True)
@@ -163,7 +163,7 @@ def test_a_bad_admission_configuration_is_not_saved(editor_client):
 
 
 def test_unparsable_admission_configuration_gets_the_one_yaml_error_message(editor_client):
-    from scheduling import services
+    from scheduling.store import services
 
     cluster = services.create_cluster("unparsable-node-selection")
     response = editor_client.post(f"/clusters/{cluster.pk}/admission-config",

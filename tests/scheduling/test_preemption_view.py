@@ -9,9 +9,9 @@ import re
 import pytest
 from django.urls import reverse
 
-from scheduling import reconcile, services
+from scheduling.store import reconcile, services
 from scheduling.models import Pod
-from scheduling.views.board import pod_statuses
+from scheduling.pages.views.board import pod_statuses
 
 CLUSTER = """
 apiVersion: scheduling.k8s.io/v1beta1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scheduling import previews
+from scheduling.pages import previews
 from tests.engine.builders import node_doc
 
 

@@ -3,7 +3,7 @@ on the simulated clock, idempotent and compare-and-swap."""
 
 import pytest
 
-from scheduling import clock, reconcile, services
+from scheduling.store import clock, reconcile, services
 from scheduling.engine import simulation
 from scheduling.models import Cluster, Event, Pod
 

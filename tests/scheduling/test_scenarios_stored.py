@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from scheduling import clock, kube, reconcile, services, tasks
+from scheduling.store import clock, kube, reconcile, services
+from scheduling import tasks
 from scheduling.engine import scenarios
 from scheduling.engine.scenarios import SCENARIOS
 from scheduling.engine.simulate import simulate

@@ -20,7 +20,7 @@ POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
 def test_the_collector_is_left_as_it_was(tmp_path, items):
     path = tmp_path / "cluster.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    gc.unfreeze()  # (the process's stored-cluster reads freeze what they keep: scheduling.state._settle)
+    gc.unfreeze()  # (the process's stored-cluster reads freeze what they keep: scheduling.store.state._settle)
     threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
     out = io.StringIO()
     try:

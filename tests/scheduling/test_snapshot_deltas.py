@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from scheduling import clock, reconcile, services, snapshots, state, training
+from scheduling.store import clock, reconcile, services, snapshots, state
+from scheduling.training import sessions as training
 from scheduling.models import KIND_MODELS, Cluster, ClusterSnapshot, Event
 
 pytestmark = pytest.mark.django_db

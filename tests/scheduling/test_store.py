@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from scheduling import kube, services
+from scheduling.store import kube, services
 from scheduling.models import Cluster, Event, Node, Pod
 
 pytestmark = pytest.mark.django_db

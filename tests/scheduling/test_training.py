@@ -9,9 +9,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from scheduling import clock, reconcile, services, snapshots, training
+from scheduling.store import clock, reconcile, services, snapshots
+from scheduling.training import sessions as training
 from scheduling.models import Attendee, Cluster, ClusterSnapshot, Event, KIND_MODELS, Question, TrainingSession
-from scheduling.script import cluster_script
+from scheduling.store.script import cluster_script
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,8 @@ from django.conf import settings
 from django.test import Client
 
 from clusterui.asgi import application
-from scheduling import services, training
+from scheduling.store import services
+from scheduling.training import sessions as training
 from scheduling.models import Attendee, Cluster
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from scheduling import services
+from scheduling.store import services
 from scheduling.models import Cluster, Node
 
 pytestmark = pytest.mark.django_db

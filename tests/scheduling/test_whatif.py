@@ -3,7 +3,7 @@ What an edit then does is the loop's answer (tests/scheduling/test_whatif_loop.p
 
 from __future__ import annotations
 
-from scheduling import whatif
+from scheduling.pages import whatif
 
 
 def test_toleration_edits_go_to_the_pod_template_of_a_controller():

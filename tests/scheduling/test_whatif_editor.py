@@ -155,7 +155,7 @@ BLACKLIST_DISKTYPE = [{"apiVersion": "v1", "kind": "PodNodeConstraintsConfig", "
 
 
 def test_a_template_change_whose_new_pods_admission_would_refuse_says_so(editor_client, demo):
-    from scheduling import services
+    from scheduling.store import services
 
     services.set_admission_config(demo, BLACKLIST_DISKTYPE, False)
     url = reverse("controller-preview", args=[demo.pk, "Deployment", "shop", "frontend"])
@@ -168,7 +168,7 @@ def test_a_template_change_whose_new_pods_admission_would_refuse_says_so(editor_
 
 
 def test_a_template_change_previews_the_new_pods_with_their_projects_node_selector(editor_client, demo):
-    from scheduling import services
+    from scheduling.store import services
 
     ns = services.get_object(demo, "Namespace", "shop").document
     ns["metadata"]["annotations"] = {"openshift.io/node-selector": "disktype=nvme"}
@@ -185,7 +185,7 @@ def test_a_template_change_previews_the_new_pods_with_their_projects_node_select
 def test_an_update_of_a_statefulsets_template_is_refused_with_the_api_servers_text(editor_client, demo):
     """PodNodeConstraints checks updates too (of the resources it lists: apps StatefulSets,
     not apps Deployments); the what-if editor shows the refusal and Apply refuses it."""
-    from scheduling import services
+    from scheduling.store import services
 
     services.import_documents(demo, """\
 apiVersion: apps/v1

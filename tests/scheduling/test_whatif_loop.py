@@ -10,7 +10,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from scheduling import clock, kube, reconcile, services
+from scheduling.store import clock, kube, reconcile, services
 from scheduling.models import Cluster, Event
 from tests.scheduling.pages import apply_form
 
@@ -255,7 +255,7 @@ def test_the_console_dry_run_shows_the_events_the_apply_records(editor_client, d
 @pytest.mark.parametrize("for_seconds", [60])
 def test_the_preview_command_and_the_editor_agree(editor_client, db, for_seconds):
     """The editor's taint field and `oc adm taint` previewed by preview_command: one loop, one answer."""
-    from scheduling import previews
+    from scheduling.pages import previews
 
     cluster = _load("tolerating", TOLERATING)
     result = previews.preview_command(cluster, ["oc", "adm", "taint", "nodes", "n1", "k=v:NoExecute"])

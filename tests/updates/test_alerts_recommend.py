@@ -12,7 +12,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from scheduling import reconcile, services
+from scheduling.store import reconcile, services
 from scheduling.management.commands.oc import Command
 from scheduling.models import ClusterVersion
 from tests.updates.clusters import ONE_WORKER, WEB_BEHIND_A_PDB
@@ -211,7 +211,7 @@ def test_a_viewer_may_not_roll_back(viewer):
 
 def test_status_update_health_shows_the_alerts_of_the_stored_cluster_on_the_command_line_and_the_progress_page(
         editor_client, cluster):
-    from scheduling import clock
+    from scheduling.store import clock
     from scheduling.models import Cluster
 
     editor_client.post(reverse("update-request", args=[cluster.pk]), {"version": "4.14.58"})

@@ -1,4 +1,4 @@
-"""`make bench` (updates): `python -m updates.bench --quick` runs the update end to end and
+"""`make bench` (updates): `python -m scheduling.bench.update --quick` runs the update end to end and
 prints each figure beside its target. The figures are not asserted (benchmarks
 are not tests); that every pool was updated is."""
 
@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_quick_update_bench_prints_its_figures_against_their_targets():
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
-    done = subprocess.run([sys.executable, "-m", "updates.bench", "--quick"], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, "-m", "scheduling.bench.update", "--quick"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     rows = [

@@ -1,4 +1,4 @@
-"""`oc adm upgrade` in the browser's console (scheduling/console.py): the read-only forms
+"""`oc adm upgrade` in the browser's console (scheduling/console/views.py): the read-only forms
 (`oc adm upgrade` without a target, `status`, `recommend`) run for anyone, viewers included;
 the writes (`--to`, `--to-latest`, `--to-image`, `--clear`, `channel`, `rollback`) are
 refused without edit rights (checked on the server, and never through the page's socket),
@@ -11,7 +11,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from scheduling import reconcile, services
+from scheduling.store import reconcile, services
 from scheduling.models import ClusterVersion
 
 from .test_pages import CLUSTER

@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 from django.urls import reverse
 
-from scheduling import clock, reconcile, services
+from scheduling.store import clock, reconcile, services
 from scheduling.models import Cluster, Event, KIND_MODELS, Pod
 from updates import machine_previews as MP
 from updates import services as update_services

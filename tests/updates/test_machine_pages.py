@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from scheduling import clock, reconcile, services
+from scheduling.store import clock, reconcile, services
 from scheduling.models import Cluster
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from scheduling import kube, previews, reconcile, services
+from scheduling.store import kube, reconcile, services
+from scheduling.pages import previews
 from scheduling.models import Cluster, KIND_MODELS
 
 from .clusters import scenario_objects

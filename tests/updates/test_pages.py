@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from scheduling import clock, reconcile, services
+from scheduling.store import clock, reconcile, services
 from scheduling.models import Cluster, ClusterVersion
 from tests.updates.clusters import ONE_WORKER
 

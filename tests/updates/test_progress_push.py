@@ -14,7 +14,8 @@ from django.test import override_settings
 from django.urls import reverse
 
 from clusterui.asgi import application
-from scheduling import broadcast, clock, reconcile, services
+from scheduling.live import broadcast
+from scheduling.store import clock, reconcile, services
 from updates import services as update_services
 from tests.updates.clusters import ONE_WORKER
 

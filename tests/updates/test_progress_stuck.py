@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from scheduling import clock, reconcile, services
+from scheduling.store import clock, reconcile, services
 from scheduling.models import Cluster, Pod
 from updates.views import progress_fragment
 from tests.updates.clusters import WEB_BEHIND_A_PDB, node, update_cluster

@@ -1,9 +1,9 @@
 """The kinds the simulator knows and the API server's defaults, as pure functions.
 
-`apply_defaults` is the same defaulting scheduling/kube.py applies to loaded documents
+`apply_defaults` is the same defaulting scheduling/store/kube.py applies to loaded documents
 (kube.py imports yaml, which the engine must not); the engine uses it for objects that
 arrive during a simulation (Timeline `apply` steps, controller-created objects).
-scheduling/kube.py can call this one instead of keeping its own copy.
+scheduling/store/kube.py can call this one instead of keeping its own copy.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 COMMANDS maps a command path (the words after `oc`) to its function, given as a dotted
 path "package.module:function" and imported when the command runs, so commands of other
-apps (`oc adm upgrade` from updates.engine) are added by one line here without
+apps (`oc adm upgrade` from scheduling.engine.openshift) are added by one line here without
 scheduling.engine importing them. Every command function is
 
     run(store: Store, args: Sequence[str], now: float) -> OcResult
@@ -43,11 +43,11 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("adm", "cordon"): "scheduling.engine.oc.cordon:cordon",
     ("adm", "uncordon"): "scheduling.engine.oc.cordon:uncordon",
     ("adm", "drain"): "scheduling.engine.oc.drain:run",
-    ("adm", "upgrade"): "updates.engine.oc_upgrade:upgrade",
-    ("adm", "upgrade", "channel"): "updates.engine.oc_upgrade:channel",
-    ("adm", "upgrade", "recommend"): "updates.engine.oc_recommend:recommend",
-    ("adm", "upgrade", "rollback"): "updates.engine.oc_upgrade:rollback",
-    ("adm", "upgrade", "status"): "updates.engine.oc_status:status",
+    ("adm", "upgrade"): "scheduling.engine.openshift.oc_upgrade:upgrade",
+    ("adm", "upgrade", "channel"): "scheduling.engine.openshift.oc_upgrade:channel",
+    ("adm", "upgrade", "recommend"): "scheduling.engine.openshift.oc_recommend:recommend",
+    ("adm", "upgrade", "rollback"): "scheduling.engine.openshift.oc_upgrade:rollback",
+    ("adm", "upgrade", "status"): "scheduling.engine.openshift.oc_status:status",
 }
 # kubectl's top-level names for the commands oc keeps under `oc adm`.
 KUBECTL_NAMES = {"taint": ("adm", "taint"), "cordon": ("adm", "cordon"), "uncordon": ("adm", "uncordon"), "drain": ("adm", "drain")}

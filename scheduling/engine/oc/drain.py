@@ -28,7 +28,7 @@ kubelet removes terminated pods) and calls `resume(store, pending, now)` at
 `pending["next_due"]`, which prints what happened since and returns the next `pending`,
 until the drain ends with `node/n1 drained` (or kubectl's failure summary and exit 1).
 `manage.py oc --cluster` does this by stepping the stored cluster's clock (see
-scheduling/oc_cli.py); `-f` snapshots have no controllers, so only the pods' own grace
+scheduling/store/oc_cli.py); `-f` snapshots have no controllers, so only the pods' own grace
 periods pass there. DrainController resumes drains kept in controller state (Timeline
 `run:` steps) inside the simulation loop.
 """

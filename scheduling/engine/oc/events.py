@@ -1,7 +1,7 @@
 """Events as the API server returns them (core/v1 Event) and as `oc get events` prints them.
 
 The store's events are the engine's RecordEvents (one per occurrence) or stored events
-(scheduling.oc_cli.StoredEvent: a row that already counts its repeats, with its first and
+(scheduling.store.oc_cli.StoredEvent: a row that already counts its repeats, with its first and
 last time; from a snapshot, with the Event document as given). `folded` turns them into
 the events the API server would hold: client-go's EventCorrelator folds a repeat (same
 source, object, type, reason and message) into the first Event, bumping `count` and

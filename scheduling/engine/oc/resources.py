@@ -26,11 +26,11 @@ PRINTERS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "PriorityClass": (("priorityclasses", "priorityclass", "pc"), "scheduling.engine.oc.printers:priority_classes"),
     # OpenShift kinds: their CRDs' printer columns, printed by the update and machine apps'
     # own printers (a value the column's JSONPath does not find prints empty, not <none>).
-    "ClusterVersion": (("clusterversions", "clusterversion"), "updates.engine.printers:cluster_versions"),
-    "ClusterOperator": (("clusteroperators", "clusteroperator", "co"), "updates.engine.printers:cluster_operators"),
-    "MachineConfigPool": (("machineconfigpools", "machineconfigpool", "mcp"), "updates.engine.printers:machine_config_pools"),
-    "MachineConfig": (("machineconfigs", "machineconfig", "mc"), "updates.engine.printers:machine_configs"),
-    "Machine": (("machines", "machine"), "updates.engine.machine_printers:machines"),
-    "MachineSet": (("machinesets", "machineset"), "updates.engine.machine_printers:machine_sets"),
-    "MachineHealthCheck": (("machinehealthchecks", "machinehealthcheck", "mhc"), "updates.engine.machine_printers:machine_health_checks"),
+    "ClusterVersion": (("clusterversions", "clusterversion"), "scheduling.engine.openshift.printers:cluster_versions"),
+    "ClusterOperator": (("clusteroperators", "clusteroperator", "co"), "scheduling.engine.openshift.printers:cluster_operators"),
+    "MachineConfigPool": (("machineconfigpools", "machineconfigpool", "mcp"), "scheduling.engine.openshift.printers:machine_config_pools"),
+    "MachineConfig": (("machineconfigs", "machineconfig", "mc"), "scheduling.engine.openshift.printers:machine_configs"),
+    "Machine": (("machines", "machine"), "scheduling.engine.openshift.machine_printers:machines"),
+    "MachineSet": (("machinesets", "machineset"), "scheduling.engine.openshift.machine_printers:machine_sets"),
+    "MachineHealthCheck": (("machinehealthchecks", "machinehealthcheck", "mhc"), "scheduling.engine.openshift.machine_printers:machine_health_checks"),
 }

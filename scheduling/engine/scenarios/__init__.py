@@ -1,5 +1,5 @@
 """Built-in scenarios: the seeds' worked examples on taints and tolerations, one YAML file
-each (Nodes, Pods, controllers and a Timeline), loadable with scheduling.kube.load_documents
+each (Nodes, Pods, controllers and a Timeline), loadable with scheduling.store.kube.load_documents
 and playable with engine.simulate.simulate(docs, until=scenario.until).
 
 The engine reads no files: `path(scenario)` only says where the file is.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scheduling import clock, reconcile
+from scheduling.store import clock, reconcile
 from scheduling.models import Cluster
 
 

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scheduling import kube, services
+from scheduling.store import kube, services
 from scheduling.models import Cluster
 
 

@@ -5,7 +5,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from scheduling import kube, reconcile, services
+from scheduling.store import kube, reconcile, services
 from scheduling.engine.api.validation import is_dns1123_label, render_value
 from scheduling.models import Cluster
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from scheduling import reconcile, services
+from scheduling.store import reconcile, services
 from scheduling.models import Cluster
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "demo" / "demo-cluster.yaml"

@@ -16,7 +16,7 @@ come first; the first other word starts the oc command (`oc` itself may be omitt
   file "--alerts"); without it a stored cluster's own simulated alerts are read.
 * `oc adm upgrade recommend --mock-clusterversion=X-cv.yaml` (oc's hidden test flag) reads X-cv.yaml
   and, when it exists, X-alerts.json, and needs neither --cluster nor -f.
-See scheduling/oc_cli.py.
+See scheduling/store/oc_cli.py.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import sys
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from scheduling import kube, oc_cli, reconcile
+from scheduling.store import kube, oc_cli, reconcile
 from scheduling.models import Cluster
 
 USAGE = "usage: manage.py oc [-f FILE ...] [--cluster NAME] [--now TIME] [--alerts FILE] [--as USER] ARGS...\n"

@@ -21,7 +21,8 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scheduling import kube, previews
+from scheduling.store import kube
+from scheduling.pages import previews
 from scheduling.models import Cluster
 
 USAGE = "usage: manage.py preview NAME [--for SECONDS] (-f FILE... | -- oc ARGS...)"

@@ -36,7 +36,7 @@ class Command(BaseCommand):
 
         from clusterui.asgi import application
         from scheduling.models import Cluster
-        from scheduling.reconcile import enqueue_due
+        from scheduling.store.reconcile import enqueue_due
 
         connection.ensure_connection()
         Cluster.objects.exists()  # the tables are there (else: run migrate)

@@ -2,7 +2,7 @@
 
 The command-line contract of DESIGN.md: Kubernetes YAML or JSON in (`-` = stdin), the
 scheduler's decisions out as JSON (default), YAML or a text table. No database is used:
-the files are read with scheduling.kube and handed to the pure engine
+the files are read with scheduling.store.kube and handed to the pure engine
 (scheduling.engine.simulate). Bad input exits with status 2 and the message on stderr.
 """
 
@@ -16,8 +16,9 @@ import sys
 import yaml
 from django.core.management.base import BaseCommand, CommandError
 
-from scheduling import kube
-from scheduling.board import format_clock, sim_time_text
+from scheduling.store import kube
+from scheduling.engine.timeline import sim_time_text
+from scheduling.pages.board import format_clock
 from scheduling.engine.api.node_selection_admission import UserInfo
 from scheduling.engine.controllers.descheduler import Flags
 from scheduling.engine.simulate import EXPLAIN_CHOICES, EXTRA_KINDS, SimulationError, simulate
@@ -158,7 +159,7 @@ def _keep(docs: list[dict]) -> None:
 def format_text(result: dict) -> str:
     """Tables a person reads: one line per pod (POD, NODE, PHASE, MESSAGE), then the events
     in time order with their simulated time (TIME as the scenarios write it, CLOCK as the
-    board's clock reads it: board.sim_time_text and board.format_clock)."""
+    board's clock reads it: engine.timeline.sim_time_text and board.format_clock)."""
     rows = [("POD", "NODE", "PHASE", "MESSAGE")]
     for entry in result["pods"]:
         message = entry.get("message") or ""

@@ -560,7 +560,7 @@ def test_node_local_results_follow_binds_one_by_one_in_batches_and_wholesale():
 
 @pytest.mark.parametrize("scenario", ["a", "b"])
 def test_the_benchmark_clusters_are_scheduled_alike_on_both_paths(scenario):
-    from scheduling.bench import QUICK, make_state
+    from scheduling.bench.scheduler import QUICK, make_state
 
     runs = []
     for fast in (True, False):

@@ -1,0 +1,329 @@
+"""Run the controllers of one stored cluster up to its clock, through the engine.
+
+The same `engine.simulation.Simulation` that plays `simulate --until` runs here: the
+stored documents go in, the controllers of engine.simulation.CONTROLLERS run from
+`reconciled_to` to the cluster's `now`, and what changed comes back as documents and
+events, written in one transaction.
+
+What the loop must carry from one run to the next is kept in `Cluster.controller_state`:
+* `controllers`: every controller's own state (`Simulation.store.controller_state`:
+  the taint manager's timers, the scheduler's unschedulable queue and attempts, the
+  workload controllers' name counters, the node lifecycle controller's zones, ...),
+  handed back to the next Simulation (`controller_state=`);
+* `due`: when each controller asked to run again (`Simulation.due`);
+* `steps_played`, `timelines`: the Timeline steps already played, and the Timelines;
+* `revision`: the cluster revision the last run wrote. When it is still the cluster's
+  revision, nothing but the clock moved since: the run is resumed (`resumed=True`) and
+  the controllers run exactly when they would have in one long run, which is what makes
+  a stored cluster stepped +1 min ten times play like one +10 min step and like
+  `simulate --until`. Otherwise someone wrote meanwhile and every controller looks at
+  everything once at the first instant;
+* `next_due`: the earliest of `due` (for `is_due`), and `zones`: the zones as the
+  cluster page shows them (derived from the node lifecycle controller's state).
+A stored cluster from before controller state (Zone documents in `zones`, timers in pod
+annotations) is migrated when read (engine.controllers.legacy).
+
+The random generator is derived from `Cluster.seed` alone (and each decision's identity,
+engine.controller.rng_for), never from the time of the run.
+
+Idempotent by construction: all controller state lives in the documents and in
+`controller_state`; the write is a compare-and-swap on the cluster revision read at the
+start (someone else wrote meanwhile: nothing is written, the next run starts again from
+the new state); and a run with nothing due and nothing changed since the last one
+returns before computing anything.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from scheduling.store import node_selection, services
+from scheduling.engine.controllers import node_lifecycle
+from scheduling.engine.scheduler.policy import PolicyError, schedulers_for
+from scheduling.engine import actions as A
+from scheduling.engine.simulation import Simulation
+from scheduling.engine.timeline import load_timeline
+from scheduling.models import KIND_MODELS, Cluster
+from scheduling.store.snapshots import take_snapshot_if_due
+from scheduling.store.state import (
+    cluster_state,
+    keep_read,
+    read_after_writes,
+    shared_documents,
+    with_usable_documents,
+)
+from scheduling.engine.api.validation import INVALID_OBJECT_REASON, invalid_object_message
+
+logger = logging.getLogger(__name__)
+EPSILON = 1e-9
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ran: bool  # the controllers ran
+    written: int = 0  # objects created, replaced or deleted
+    events: int = 0
+    conflict: bool = False  # someone wrote meanwhile; nothing was written
+
+
+def _comparable(doc: dict) -> dict:
+    """A document without the fields the store manages."""
+    meta = {k: v for k, v in (doc.get("metadata") or {}).items() if k != "resourceVersion"}
+    return {**doc, "metadata": meta}
+
+
+def _schedulers(cluster: Cluster):
+    docs = [cluster.policy, *(cluster.scheduler_policies or {}).values()]
+    try:
+        return schedulers_for(docs)
+    except PolicyError:  # stored policies were validated; keep running on the defaults
+        logger.exception("cluster %s has an invalid policy; using the default", cluster.pk)
+        return schedulers_for([])
+
+
+def is_due(cluster: Cluster) -> bool:
+    """Something changed since the last run, or a controller asked to run by now."""
+    state = cluster.controller_state or {}
+    if state.get("revision") != cluster.revision:
+        return True
+    due = [t for t in (state.get("next_due"), _next_step_time(state)) if t is not None]
+    return bool(due) and cluster.now >= min(due)
+
+
+def enqueue_due() -> list[int]:
+    """Ask for a reconcile of every cluster with work due (run when the server starts: a
+    reconcile enqueued by a process without a worker, say `manage.py load_demo`, was lost,
+    and a paused clock never asks again). Returns their ids."""
+    due = [c.pk for c in Cluster.objects.order_by("pk") if is_due(c)]
+    for cluster_id in due:
+        services.request_reconcile(cluster_id)
+    return due
+
+
+def _next_step_time(state: dict) -> float | None:
+    """When the next Timeline step not yet played is due."""
+    times = sorted(float(step.get("at") or 0) for doc in state.get("timelines") or [] for step in doc.get("steps") or [])
+    played = int(state.get("steps_played") or 0)
+    return times[played] if played < len(times) else None
+
+
+def reconcile(cluster_id: int, *, force: bool = False, inside_write: bool = False) -> Outcome:
+    """Run the controllers of the cluster up to its clock and write what they changed.
+    `inside_write`: run inside a user's write transaction (catch_up), which may still roll
+    back: what this run read is kept for the process only once it commits."""
+    with transaction.atomic():  # one consistent snapshot of the cluster
+        cluster = Cluster.objects.filter(pk=cluster_id).first()
+        if cluster is None:
+            return Outcome(ran=False)
+        if not force and not is_due(cluster):
+            # nothing due and nothing written: the loop would only move its clock
+            if cluster.now > cluster.reconciled_to + EPSILON:
+                Cluster.objects.filter(pk=cluster_id, revision=cluster.revision,
+                                       reconciled_to=cluster.reconciled_to).update(reconciled_to=cluster.now)
+            return Outcome(ran=False)
+        docs, memo = shared_documents(cluster)
+    until = max(cluster.now, cluster.reconciled_to)
+    sim, docs = _run(cluster, docs, memo, until)
+    return _write(cluster, docs, sim, until, inside_write)
+
+
+def catch_up(cluster_id: int) -> None:
+    """Run the controllers up to the cluster's clock before a user's write
+    (services.at_clock), so that the write is taken at the clock: nothing is ever processed
+    in the past. A cluster whose clock moved with nothing due and nothing written since
+    its last run only has `reconciled_to` moved (what a run would do, without the run)."""
+    cluster = Cluster.objects.filter(pk=cluster_id).first()
+    if cluster is not None and cluster.now > cluster.reconciled_to + EPSILON:
+        reconcile(cluster_id, inside_write=True)
+
+
+def loop_at_clock(cluster: Cluster, *, explain: bool = False) -> Simulation:
+    """The cluster's loop, run up to its clock exactly as the next reconcile would run it,
+    writing nothing: what a preview applies a change to and runs on (engine.preview)."""
+    with transaction.atomic():
+        cluster = Cluster.objects.get(pk=cluster.pk)
+        docs, memo = shared_documents(cluster)
+    sim, _ = _run(cluster, docs, memo, max(cluster.now, cluster.reconciled_to), explain=explain)
+    return sim
+
+
+def _run(cluster: Cluster, docs: list[dict], memo: dict, until: float, *, explain: bool = False
+         ) -> tuple[Simulation, list[dict]]:
+    """The loop of one stored cluster from `reconciled_to` to `until`, over the shared
+    documents: (the Simulation, the documents it started from, less any it had to skip).
+
+    A stored cluster is the loop paused at its clock. When controller state was kept, the
+    run resumes it: the controllers run exactly when they would have in one long run, and
+    what users wrote since the last run (rows past its revision, deletions and settings in
+    the journal) is handed to the controllers that watch it, as a Timeline step played at
+    `reconciled_to` would be (a user's write is taken at the clock: services.at_clock)."""
+    stored = cluster.controller_state or {}
+    timelines = [load_timeline(doc) for doc in stored.get("timelines") or []]
+    start = cluster.reconciled_to
+    has_state = "controllers" in stored
+    journal = list(cluster.journal or [])
+    resumed = has_state and ["resync"] not in journal
+    legacy_zones = [] if has_state else list(stored.get("zones") or [])
+
+    def run(usable: list[dict]) -> Simulation:
+        changes = written_since(usable, stored.get("revision"), journal) if resumed else ()
+        sim = _simulation(cluster, usable + legacy_zones, stored, timelines, resumed, changes, dict(memo), explain)
+        sim.now = start
+        sim.run_until(until)
+        return sim
+
+    # An object stored before the rules that keep the engine safe existed is skipped and
+    # reported, and the rest of the cluster goes on (its own documents stay as they are).
+    sim, skipped = with_usable_documents(docs, run)
+    if skipped:
+        bad = {id(doc) for doc, _ in skipped}
+        docs = [d for d in docs if id(d) not in bad]
+        for doc, problem in skipped:
+            meta = doc.get("metadata") or {}
+            sim.store.events.append(A.RecordEvent(
+                until, "Warning", INVALID_OBJECT_REASON, str(doc.get("kind")), meta.get("namespace") or "",
+                str(meta.get("name") or ""), invalid_object_message(doc, problem), "clusterui"))
+    return sim, docs
+
+
+def written_since(docs: list[dict], revision: int | None, journal: list) -> list[tuple[str, str, str]]:
+    """The objects users wrote since the run that wrote `revision`: the documents whose
+    resourceVersion is past it (created or replaced), then the deletions of the journal."""
+    if revision is None:
+        return []
+    refs = []
+    for doc in docs:
+        meta = doc.get("metadata") or {}
+        if int(meta.get("resourceVersion") or 0) > revision:
+            refs.append((doc.get("kind") or "", meta.get("namespace") or "", meta.get("name") or ""))
+    refs += [(entry[1], entry[2] or "", entry[3]) for entry in journal if entry and entry[0] == "delete"]
+    return refs
+
+
+def _simulation(cluster: Cluster, docs: list[dict], stored: dict, timelines: list, resumed: bool, changes,
+                memo: dict, explain: bool = False) -> Simulation:
+    """The Simulation of one run over the shared documents (state.shared_documents: never
+    copied, never changed; `memo` the engine objects built from them)."""
+    return Simulation(
+        docs,
+        schedulers=_schedulers(cluster),
+        seed=cluster.seed,
+        admission=cluster.admission or None,
+        settings={
+            "node_selection": node_selection.config_of(cluster),
+            "user": node_selection.web_user(cluster),
+            "descheduler": cluster.descheduler or None,
+            "facts": cluster.facts or {},  # what update risks query (scheduling.engine.openshift.facts)
+        },
+        explain=explain,
+        preemption=cluster.preemption_enabled,
+        timelines=timelines,
+        steps_played=int(stored.get("steps_played") or 0),
+        controller_state=stored.get("controllers") or {},
+        due=stored.get("due") or {},
+        resumed=resumed,
+        changes=changes,
+        memo=memo,
+    )
+
+
+def zone_docs(controller_state: dict) -> list[dict]:
+    """The zones of the node lifecycle controller as the cluster page lists them."""
+    zones = node_lifecycle.recorded_zones(controller_state.get(node_lifecycle.NAME) or {})
+    return [{"metadata": {"name": name}, "status": status} for name, status in sorted(zones.items())]
+
+
+def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float, inside_write: bool = False) -> Outcome:
+    after = [d for kind in sim.store.kinds() if kind in KIND_MODELS for d in sim.store.list(kind)]
+    # Pods that are still pending carry the scheduler's last word, as the API shows it.
+    pending: dict[int, dict] = {}  # id(the store's document) -> the document to write instead
+    for key, result in sim.last_results().items():
+        ns, _, name = key.partition("/")
+        doc = sim.store.get("Pod", ns, name)
+        if doc is not None and result.node is None and result.message and not (doc.get("spec") or {}).get("nodeName"):
+            pending[id(doc)] = _with_unschedulable_condition(doc, result.message, until)
+    # The store puts a new document for every change and the documents read are never
+    # changed: a document of `before` still in the store is unchanged, so only the others
+    # (and the pending pods') are keyed and compared, in the order of `before` and of the store.
+    before_ids, after_ids = set(map(id, before)), set(map(id, after))
+    old = {_key(d): d for d in before if id(d) not in after_ids or id(d) in pending}
+    new = {_key(d): pending.get(id(d), d) for d in after if id(d) not in before_ids or id(d) in pending}
+    written = 0
+    with transaction.atomic(), services.controller_writes():
+        locked = Cluster.objects.select_for_update().get(pk=cluster.pk)
+        if locked.revision != cluster.revision:
+            return Outcome(ran=True, conflict=True)
+        order = {kind: i for i, kind in enumerate(KIND_MODELS)}
+        # Kinds in store order; within a kind the stored objects first, then the new ones
+        # in the order the controllers created them (the order the next run reads them in).
+        keys = list(old) + [k for k in new if k not in old]
+        writes: list[services.Write] = []
+        for key in sorted(keys, key=lambda k: order.get(k[0], len(order))):
+            before_doc, after_doc = old.get(key), new.get(key)
+            if key[0] not in KIND_MODELS:
+                continue
+            if before_doc is after_doc:
+                continue  # the store puts a new document for every change: this one did not change
+            if before_doc is None:
+                writes.append(("create", None, after_doc))
+            elif after_doc is None:
+                writes.append(("delete", before_doc, None))
+            elif _comparable(after_doc) != _comparable(before_doc):
+                writes.append(("replace", before_doc, after_doc))
+        written = len(writes)
+        written_rows: dict[str, tuple[list[int], list[int]]] = {}
+        revision = services.write_batch(cluster, writes, written_rows)
+        # The shared read at the revision written, from the rows just written (nothing else
+        # wrote in between: the lock is held since the revision was checked).
+        read = read_after_writes(cluster, cluster.revision, revision, written_rows)
+        services.record_events(cluster, sim.events)
+        Cluster.objects.filter(pk=cluster.pk).update(
+            reconciled_to=until,
+            journal=[],
+            controller_state={
+                **(cluster.controller_state or {}),
+                "controllers": sim.store.controller_state,
+                "due": sim.due,
+                "zones": zone_docs(sim.store.controller_state),
+                "next_due": sim.next_due,
+                "revision": revision,
+                "steps_played": sim.steps_played,
+            },
+        )
+    if inside_write:  # kept once the user's transaction, which holds this run's writes, commits
+        transaction.on_commit(functools.partial(keep_read, cluster, read))
+    else:
+        keep_read(cluster, read)
+    take_snapshot_if_due(cluster)  # training mode: a snapshot every snapshots.INTERVAL simulated seconds
+    # What the pages ask next (the explainer, a preview) reads the state just written: read
+    # it now, while the documents it shares with this run are at hand (state.cluster_state).
+    written_cluster = Cluster.objects.filter(pk=cluster.pk).first()
+    if written_cluster is not None:
+        cluster_state(written_cluster)
+    return Outcome(ran=True, written=written, events=len(sim.events))
+
+
+def _key(doc: dict) -> tuple[str, str, str]:
+    meta = doc.get("metadata") or {}
+    return doc.get("kind") or "", meta.get("namespace") or "", meta.get("name") or ""
+
+
+def _with_unschedulable_condition(doc: dict, message: str, now: float) -> dict:
+    """The pod with status.conditions PodScheduled=False, reason Unschedulable, as the 1.11
+    scheduler records a pod it could not place (a new document: the store's are shared)."""
+    status = dict(doc.get("status") or {})
+    conditions = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
+    previous = next((c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"), None)
+    if previous and previous.get("status") == "False" and previous.get("message") == message:
+        conditions.append(previous)
+    else:
+        conditions.append(
+            {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message,
+             "lastTransitionTime": now}
+        )
+    status["conditions"] = conditions
+    return {**doc, "status": status}

@@ -1,0 +1,412 @@
+"""Training mode pages (issue 15): start a session, join it, follow, ask and answer,
+rewind, restart. A view parses, checks access (raising PermissionDenied), calls
+scheduling.training.sessions, renders a named partial of templates/scheduling/training.html."""
+
+from __future__ import annotations
+
+import json
+
+import segno
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from scheduling.store import clock, script, services, snapshots
+from scheduling.training import sessions as training
+from scheduling.engine.scenarios import BY_NAME as SCENARIOS_BY_NAME
+from scheduling.models import Attendee, Cluster, Event, MachineConfigPool, Question, TrainingSession
+from scheduling.store.permissions import can_edit, get_cluster_for_user, require_editor
+
+TEMPLATE = "scheduling/training.html"
+SESSION_KEY = "training"  # {code: attendee id} of the sessions this browser joined
+CURRENT_KEY = "training_current"  # {"code": ..., "role": "attendee" | "instructor"}
+
+
+# --- who is who ------------------------------------------------------------------------------------
+
+
+def _session_or_404(code: str) -> TrainingSession:
+    session = training.open_session(code)
+    if session is None:
+        raise Http404("no open training session with this code")
+    return session
+
+
+def _instructor_session(request, code: str) -> TrainingSession:
+    require_editor(request)
+    return _session_or_404(code)
+
+
+def _attendee(request, session: TrainingSession) -> Attendee | None:
+    attendee_id = (request.session.get(SESSION_KEY) or {}).get(session.code)
+    return Attendee.objects.filter(pk=attendee_id, session=session).first() if attendee_id else None
+
+
+def current(request) -> tuple[TrainingSession | None, str, Attendee | None]:
+    """The open session this browser takes part in, its role in it and its attendee."""
+    mine = request.session.get(CURRENT_KEY) or {}
+    session = training.open_session(mine.get("code") or "") if mine else None
+    if session is None:
+        return None, "", None
+    if mine.get("role") == "instructor" and can_edit(request.user):
+        return session, "instructor", None
+    attendee = _attendee(request, session)
+    return (session, "attendee", attendee) if attendee else (None, "", None)
+
+
+def join_url(request, session: TrainingSession) -> str:
+    return request.build_absolute_uri(reverse("training-join-code", args=[session.code]))
+
+
+def session_context(request, session: TrainingSession, role: str, attendee: Attendee | None = None) -> dict:
+    return {
+        "session": session,
+        "role": role,
+        "attendee": attendee,
+        "join_url": join_url(request, session),
+        "code_text": f"{session.code[:3]} {session.code[3:]}",
+    }
+
+
+# --- starting, joining, closing ---------------------------------------------------------------------
+
+
+@require_POST
+def session_start(request, pk: int):
+    cluster = get_cluster_for_user(request, pk, write=True)
+    session = training.start_session(cluster, request.user)
+    request.session[CURRENT_KEY] = {"code": session.code, "role": "instructor"}
+    return _redirect(request, reverse("training-console", args=[session.code]))
+
+
+@require_GET
+def console(request, code: str):
+    session = _instructor_session(request, code)
+    request.session[CURRENT_KEY] = {"code": session.code, "role": "instructor"}
+    return render(request, TEMPLATE, {
+        **session_context(request, session, "instructor"),
+        "cluster": session.cluster,
+        "can_edit": True,
+        "qr_svg": mark_safe(segno.make(join_url(request, session), error="m").svg_inline(scale=5, dark="#111", light="#fff")),
+    })
+
+
+@require_GET
+def qr_code(request, code: str):
+    session = _session_or_404(code)
+    svg = segno.make(join_url(request, session), error="m").svg_inline(scale=10, dark="#111", light="#fff")
+    return HttpResponse(svg, content_type="image/svg+xml")
+
+
+@require_http_methods(["GET", "POST"])
+def join(request, code: str = ""):
+    code = training.normalise_code(request.POST.get("code", code))
+    name = request.POST.get("name", "")
+    error = ""
+    if request.method == "POST":
+        session = training.open_session(code)
+        if session is None:
+            error = "no open training session has this code: check it with your instructor"
+        else:
+            try:
+                attendee = training.join(session, name)
+            except training.TrainingError as exc:
+                error = str(exc)
+            else:
+                joined = dict(request.session.get(SESSION_KEY) or {})
+                joined[session.code] = attendee.pk
+                request.session[SESSION_KEY] = joined
+                request.session[CURRENT_KEY] = {"code": session.code, "role": "attendee"}
+                return _redirect(request, session.view.get("url") or reverse("cluster-detail", args=[session.cluster_id]))
+    return render(request, "scheduling/training_join.html", {"code": code, "name": name, "error": error},
+                  status=422 if error else 200)
+
+
+@require_POST
+def session_close(request, code: str):
+    session = _instructor_session(request, code)
+    training.close_session(session)
+    request.session.pop(CURRENT_KEY, None)
+    messages.success(request, f"training session {session.code} closed")
+    return _redirect(request, reverse("cluster-detail", args=[session.cluster_id]))
+
+
+@require_GET
+def ended(request, code: str):
+    session = TrainingSession.objects.filter(code=training.normalise_code(code)).first()
+    if session is None:
+        raise Http404("no such training session")
+    if request.session.get(CURRENT_KEY, {}).get("code") == session.code and not session.is_open:
+        request.session.pop(CURRENT_KEY, None)
+    return render(request, "scheduling/training_ended.html", {"session": session})
+
+
+@require_POST
+def follow_again(request, code: str):
+    """An attendee who stepped away comes back (the page then fetches the view)."""
+    session = _session_or_404(code)
+    if _attendee(request, session) is None:
+        raise PermissionDenied("join the session first")
+    request.session[CURRENT_KEY] = {"code": session.code, "role": "attendee"}
+    return JsonResponse(session.view)
+
+
+# --- following ------------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def view_state(request, code: str):
+    """GET: what the instructor shows (for an attendee who comes back to following).
+    POST (the instructor's pages): url and panel shown now."""
+    session = _session_or_404(code)
+    if request.method == "GET":
+        if not can_edit(request.user) and _attendee(request, session) is None:
+            raise PermissionDenied("join the session first")
+        return JsonResponse(session.view)
+    require_editor(request)
+    try:
+        view = training.set_view(session, request.POST.get("url", ""), request.POST.get("panel", ""))
+    except training.TrainingError as exc:
+        return HttpResponse(str(exc), status=400)
+    return JsonResponse(view)
+
+
+def presence_context(session: TrainingSession) -> dict:
+    attendees = list(session.attendees.all())
+    connected = [a for a in attendees if a.connections > 0]
+    return {"session": session, "connected": connected, "joined_count": len(attendees)}
+
+
+@require_GET
+def presence(request, code: str):
+    """Who is connected. A closed session answers too: its attendees' pages leave after
+    the close, and each departure makes the instructor's page (maybe still open) refetch."""
+    require_editor(request)
+    session = get_object_or_404(TrainingSession, code=training.normalise_code(code))
+    return render(request, f"{TEMPLATE}#presence", presence_context(session))
+
+
+# --- predict, then reveal ---------------------------------------------------------------------------
+
+
+def question_context(session: TrainingSession, role: str, attendee: Attendee | None = None) -> dict:
+    question = session.questions.prefetch_related("answers__attendee").first()
+    if question is None:
+        return {"question": None, "role": role, "session": session}
+    answers = list(question.answers.all())
+    mine = next((a.choices for a in answers if attendee is not None and a.attendee_id == attendee.pk), None)
+    counts = dict(training.tally(question)) if (question.revealed or role == "instructor") else {}
+    return {
+        "session": session,
+        "role": role,
+        "question": question,
+        "rows": [{"choice": c, "count": counts.get(c, 0), "correct": c in question.correct, "mine": bool(mine and c in mine)}
+                 for c in question.choices],
+        "answered": len(answers),
+        "names": sorted(a.attendee.name for a in answers),
+        "mine": mine,
+        "right": mine is not None and sorted(mine) == sorted(question.correct),
+    }
+
+
+@require_GET
+def question_fragment(request, code: str):
+    session = _session_or_404(code)
+    if can_edit(request.user) and request.GET.get("as") != "attendee":
+        return render(request, f"{TEMPLATE}#question-instructor", question_context(session, "instructor"))
+    attendee = _attendee(request, session)
+    if attendee is None:
+        raise PermissionDenied("join the session first")
+    return render(request, f"{TEMPLATE}#question", question_context(session, "attendee", attendee))
+
+
+@require_POST
+def answer(request, code: str, question_id: int):
+    session = _session_or_404(code)
+    attendee = _attendee(request, session)
+    if attendee is None:
+        raise PermissionDenied("only attendees answer questions")
+    question = get_object_or_404(Question, pk=question_id, session=session)
+    error = ""
+    try:
+        training.answer(question, attendee, request.POST.getlist("choice"))
+    except training.TrainingError as exc:
+        error = str(exc)
+    context = {**question_context(session, "attendee", attendee), "error": error}
+    return render(request, f"{TEMPLATE}#question", context, status=200 if request.htmx or not error else 422)
+
+
+def _cluster_session(request, pk: int) -> TrainingSession:
+    cluster = get_cluster_for_user(request, pk, write=True)
+    session = TrainingSession.objects.filter(cluster=cluster, closed_at__isnull=True).first()
+    if session is None:
+        raise Http404("no open training session on this cluster")
+    return session
+
+
+@require_POST
+def ask_edit(request, pk: int):
+    """The what-if editor's "Ask the room first": the previewed document becomes a question."""
+    session = _cluster_session(request, pk)
+    try:
+        doc = json.loads(request.POST.get("document") or "")
+        version = int(request.POST.get("resource_version") or "")
+        if not isinstance(doc, dict):
+            raise ValueError
+        training.ask_about_edit(session, doc, version)
+    except (ValueError, training.TrainingError) as exc:
+        return render(request, f"{TEMPLATE}#asked", {"error": str(exc) or "the preview was incomplete; preview the change again"})
+    return render(request, f"{TEMPLATE}#asked", {"session": session, **question_context(session, "instructor")})
+
+
+@require_POST
+def ask_step(request, pk: int):
+    session = _cluster_session(request, pk)
+    try:
+        training.ask_about_next_step(session)
+    except training.TrainingError as exc:
+        return render(request, f"{TEMPLATE}#question-instructor", {**question_context(session, "instructor"), "error": str(exc)})
+    return render(request, f"{TEMPLATE}#question-instructor", question_context(session, "instructor"))
+
+
+@require_POST
+def ask_pool(request, pk: int):
+    """Ask the room how many nodes of a pool (default: worker) will be updating at once."""
+    session = _cluster_session(request, pk)
+    try:
+        training.ask_about_pool(session, request.POST.get("pool") or "worker")
+    except training.TrainingError as exc:
+        return render(request, f"{TEMPLATE}#question-instructor", {**question_context(session, "instructor"), "error": str(exc)})
+    return render(request, f"{TEMPLATE}#question-instructor", question_context(session, "instructor"))
+
+
+@require_POST
+def question_action(request, code: str, question_id: int, action: str):
+    session = _instructor_session(request, code)
+    question = get_object_or_404(Question, pk=question_id, session=session)
+    error, done = "", ""
+    try:
+        if action == "reveal":
+            training.reveal(question)
+        elif action == "apply":
+            done = training.apply_question(question)
+        else:
+            raise Http404("no such action")
+    except training.TrainingError as exc:
+        error = str(exc)
+    return render(request, f"{TEMPLATE}#question-instructor", {**question_context(session, "instructor"), "error": error, "done": done})
+
+
+# --- the script, rewind, restart ------------------------------------------------------------------------
+
+
+def script_context(request, cluster: Cluster) -> dict:
+    # The board shows the rewind slider from the cluster's start: record it the first time
+    # the board of a fresh cluster is shown (the clock may move before the controllers run).
+    snapshots.record_start(cluster)
+    the_script = script.cluster_script(cluster)
+    first_at = snapshots.first_at(cluster)
+    event_times = sorted(set(Event.objects.filter(cluster=cluster).values_list("first_time", flat=True)))[:300]
+    session = TrainingSession.objects.filter(cluster=cluster, closed_at__isnull=True).first()
+    current = the_script.current_index(cluster.now) if the_script else None
+    return {
+        "cluster": cluster,
+        "script": the_script,
+        "steps": [
+            {"step": s, "done": current is not None and i <= current, "current": i == current}
+            for i, s in enumerate(the_script.steps if the_script else ())
+        ],
+        "ended": the_script is not None and cluster.now >= the_script.end,
+        "next_at": script.sim_time_text(n) if the_script and (n := the_script.next_stop(cluster.now)) is not None else "",
+        "can_edit": can_edit(request.user),
+        "rewind_from": first_at,
+        "event_times": event_times,
+        "open_session": session,
+        "has_worker_pool": MachineConfigPool.objects.filter(cluster=cluster, name="worker").exists(),
+        "now_text": script.sim_time_text(cluster.now),
+    }
+
+
+@require_GET
+def script_fragment(request, pk: int):
+    cluster = get_cluster_for_user(request, pk)
+    return render(request, f"{TEMPLATE}#script", script_context(request, cluster))
+
+
+@require_POST
+def script_action(request, pk: int, action: str):
+    cluster = get_cluster_for_user(request, pk, write=True)
+    snapshots.record_start(cluster)
+    error = ""
+    if action == "next":
+        try:
+            clock.run_to_next_step(cluster)
+        except ValueError as exc:
+            error = str(exc)
+    elif action in ("go-on", "stop-at-end"):
+        script.set_go_on(cluster, action == "go-on")
+    else:
+        raise Http404("no such action")
+    cluster.refresh_from_db()
+    return render(request, f"{TEMPLATE}#script", {**script_context(request, cluster), "error": error})
+
+
+def _moment(request) -> float:
+    try:
+        return float(request.POST.get("at", ""))
+    except ValueError:
+        raise training.TrainingError("choose a moment on the timeline") from None
+
+
+@require_POST
+def rewind(request, pk: int):
+    cluster = get_cluster_for_user(request, pk, write=True)
+    try:
+        training.rewind(cluster, _moment(request), who=request.user.get_username())
+    except training.TrainingError as exc:
+        messages.error(request, str(exc))
+    return _redirect(request, reverse("cluster-detail", args=[cluster.pk]))
+
+
+@require_POST
+def fork_at(request, pk: int):
+    cluster = get_cluster_for_user(request, pk, write=True)
+    name = (request.POST.get("name") or "").strip() or f"{cluster.name}-fork"
+    try:
+        fork = training.fork_at(cluster, _moment(request), name)
+    except (training.TrainingError, services.StoreError) as exc:
+        messages.error(request, str(exc))
+        return _redirect(request, reverse("cluster-detail", args=[cluster.pk]))
+    return _redirect(request, reverse("cluster-detail", args=[fork.pk]))
+
+
+@require_POST
+def restart(request, pk: int):
+    cluster = get_cluster_for_user(request, pk, write=True)
+    try:
+        training.restart(cluster, who=request.user.get_username())
+    except training.TrainingError as exc:
+        messages.error(request, str(exc))
+    return _redirect(request, reverse("cluster-detail", args=[cluster.pk]))
+
+
+@require_POST
+def clean_copies(request, name: str):
+    """Delete the extra copies of a scenario (name-2, name-3, ...) from the cluster list."""
+    require_editor(request)
+    if name not in SCENARIOS_BY_NAME:
+        raise Http404("no such scenario")
+    removed = training.delete_scenario_copies(name)
+    messages.success(request, f"{removed} cop{'y' if removed == 1 else 'ies'} of {name} deleted")
+    return _redirect(request, reverse("cluster-list"))
+
+
+def _redirect(request, url: str):
+    if request.htmx:
+        return HttpResponseClientRedirect(url)
+    return redirect(url)
