@@ -1,7 +1,7 @@
 """`oc get` tables for the Kubernetes kinds, column for column as kubectl's printers
 (kubernetes pkg/printers/internalversion/printers.go) print them. Each printer is
 `table(docs, now, wide) -> (headers, rows)`; wide adds the Priority 1 columns.
-Registered in engine.oc.resources.PRINTERS."""
+Registered in engine.api.kinds.TABLE."""
 
 from __future__ import annotations
 
