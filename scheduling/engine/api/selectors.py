@@ -149,6 +149,8 @@ def _go_quote(text: str) -> str:
 # and a node selector's (v1.NodeSelectorOperator, which adds Gt and Lt).
 LABEL_SELECTOR_OPERATORS = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": DOES_NOT_EXIST}
 NODE_SELECTOR_OPERATORS = {**LABEL_SELECTOR_OPERATORS, "Gt": GREATER_THAN, "Lt": LESS_THAN}
+# The operators that take no values (a requirement with values is refused).
+VALUELESS_OPERATORS = ("Exists", "DoesNotExist")
 
 Expression = tuple[str, str, tuple[str, ...]]  # (key, the API's operator name, values)
 
