@@ -312,3 +312,138 @@ def test_only_the_services_write_the_cluster_objects_rows():
              if name.startswith(("scheduling.", "updates.")) and name != "scheduling.store.services"
              and not name.startswith(("scheduling.bench", "scheduling.engine")) for line, code in object_row_writes(path)]
     assert found == [], "\n".join(found)
+
+
+# --- one kinds table, one selector matcher ----------------------------------------------------------------
+# engine.api.kinds.TABLE is the one list of kinds (names, scope, versions, printer, validator);
+# engine.api.selectors is the one place that evaluates a selector's operators.
+
+KINDS_TABLE_MODULE = "scheduling.engine.api.kinds"
+MATCHER_MODULE = "scheduling.engine.api.selectors"
+
+
+def _table():
+    from scheduling.engine.api.kinds import TABLE  # noqa: read once by these tests
+
+    return TABLE
+
+
+def test_every_list_of_kinds_is_the_kinds_tables():
+    """`oc get`'s resources, the importer's kinds, the validated kinds, the store's resource
+    names and the Django models' kinds are the table's kinds, no more, no fewer."""
+    from scheduling.engine.api import defaults, validation  # noqa: the derived lists, read once
+    from scheduling.engine.oc import core as oc_core  # noqa
+    from scheduling.models import KIND_MODELS  # noqa
+    from scheduling.store import kube, services  # noqa
+
+    table = {k.kind for k in _table()}
+    assert len(table) == len(_table())
+    assert {r.kind for r in oc_core.RESOURCES} == table
+    assert all(oc_core.find_resource(name).kind == k.kind for k in _table() for name in k.names())
+    assert set(defaults.KINDS) == table
+    assert set(defaults.WORKLOAD_KINDS) == {k.kind for k in _table() if k.workload}
+    assert validation.SUPPORTED_KINDS == {k.kind for k in _table() if k.validator}
+    assert set(services.RESOURCES) == table
+    assert set(KIND_MODELS) == table
+    refused = []
+    for k in _table():
+        try:
+            kube.check_documents([{"kind": k.kind, "apiVersion": k.api_version, "metadata": {"name": "x"}}])
+        except kube.DocumentError as e:
+            refused += [p for p in e.problems if "no matches for kind" in p]
+    assert refused == []
+    with pytest.raises(kube.DocumentError, match="no matches for kind"):
+        kube.check_documents([{"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "x"}}])
+
+
+def _kind_names() -> tuple[set[str], set[str]]:
+    """(the table's kinds, every resource name and apiVersion the table spells)."""
+    kinds = {k.kind for k in _table()}
+    names = {n for k in _table() for n in (*k.names(), k.resource_string, *k.api_versions) if n not in ("v1",)}
+    return kinds, names
+
+
+def kinds_mapping_literals(path: Path, kinds: set[str], names: set[str]) -> list[tuple[int, str]]:
+    """(line, first keys) of every dict literal with two or more table kinds as keys whose
+    values spell a resource name or apiVersion of the table (a string, or a tuple/list of
+    constants holding one, nested or not): a kinds table written out again. A tuple holding
+    code (`("pods", Pod.from_doc)`: where a kind's objects go) is not a names table."""
+    def constant(value: ast.AST) -> bool:
+        return isinstance(value, ast.Constant) or (
+            isinstance(value, (ast.Tuple, ast.List)) and all(constant(e) for e in value.elts))
+
+    def spells(value: ast.AST) -> bool:
+        if isinstance(value, ast.Constant):
+            return isinstance(value.value, str) and value.value in names
+        if isinstance(value, (ast.Tuple, ast.List)) and constant(value):
+            return any(spells(e) for e in value.elts)
+        return False
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Dict):
+            keyed = [(k.value, v) for k, v in zip(node.keys, node.values)
+                     if isinstance(k, ast.Constant) and k.value in kinds]
+            if len(keyed) >= 2 and any(spells(v) for _, v in keyed):
+                found.append((node.lineno, ", ".join(k for k, _ in keyed[:3])))
+    return found
+
+
+def test_no_module_but_the_kinds_table_maps_kinds_to_their_names():
+    kinds, names = _kind_names()
+    found = [f"{path.relative_to(ROOT)}:{line}: {{{keys}, ...}}" for name, path in MODULES.items()
+             if name != KINDS_TABLE_MODULE for line, keys in kinds_mapping_literals(path, kinds, names)]
+    assert found == [], "\n".join(found)
+
+
+def test_the_kinds_literal_scan_finds_a_plural_table(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text('A = {"Pod": "pods", "Node": "nodes"}\nB = {"Pod": (("pods", "po"), None), "Node": 1}\n'
+                      'C = {"Pod": ("pods", f), "Service": ("services", g)}\nD = {"Pod": "x", "Node": "y"}\n')
+    kinds, names = _kind_names()
+    assert [line for line, _ in kinds_mapping_literals(module, kinds, names)] == [1, 2]
+
+
+OPERATOR_LITERALS = ("NotIn", "DoesNotExist")
+
+
+def operator_evaluations(path: Path) -> list[tuple[int, str]]:
+    """(line, code) of every comparison with, or dispatch table keyed by, the operator names
+    "NotIn" / "DoesNotExist", outside functions whose name says they validate (validation's
+    messages name the operators too)."""
+    def literal(node: ast.AST) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in OPERATOR_LITERALS
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(literal(e) for e in node.elts)
+        return False
+
+    found: list[tuple[int, str]] = []
+
+    def visit(node: ast.AST, validating: bool) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            validating = validating or "validate" in node.name
+        if not validating:
+            if isinstance(node, ast.Compare) and any(literal(n) for n in (node.left, *node.comparators)):
+                found.append((node.lineno, ast.unparse(node)[:80]))
+            if isinstance(node, ast.Dict) and any(k is not None and literal(k) for k in node.keys):
+                found.append((node.lineno, ast.unparse(node)[:80]))
+        for child in ast.iter_child_nodes(node):
+            visit(child, validating)
+
+    visit(ast.parse(path.read_text(), str(path)), False)
+    return found
+
+
+def test_no_module_but_the_selectors_evaluates_selector_operators():
+    found = [f"{path.relative_to(ROOT)}:{line}: {code}" for name, path in MODULES.items()
+             if name != MATCHER_MODULE for line, code in operator_evaluations(path)]
+    assert found == [], "\n".join(found)
+
+
+def test_the_operator_scan_finds_a_matcher_and_spares_a_validator(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text('def matches(op):\n    return op == "NotIn"\n'
+                      'OPS = {"In": 1, "DoesNotExist": 2}\n'
+                      'def validate(op):\n    return op in ("Exists", "DoesNotExist")\n')
+    assert [line for line, _ in operator_evaluations(module)] == [2, 3]

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from scheduling.engine.api.objects import Pod
+from scheduling.engine.api.selectors import VALUELESS_OPERATORS
 from scheduling.engine.controllers.scheduling import build_state
 from scheduling.engine.preview import PreviewResult
 from scheduling.engine.scheduler.cache import SchedulerCache
@@ -551,7 +552,7 @@ def add_node_affinity_requirement(doc: Mapping, key: str, operator: str, values:
     if not terms:
         terms.append({})
     expression: dict = {"key": key, "operator": operator}
-    if values or operator not in ("Exists", "DoesNotExist"):
+    if values or operator not in VALUELESS_OPERATORS:
         # kept as typed: the API server's validation refuses values with Exists/DoesNotExist
         expression["values"] = list(values)
     terms[0].setdefault("matchExpressions", []).append(expression)

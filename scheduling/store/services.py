@@ -28,6 +28,7 @@ from scheduling.engine.api.objects import DEFAULT_SCHEDULER, PriorityClass
 from scheduling.engine.api.priority import AdmissionError
 from scheduling.engine.api.validation import InvalidError, invalid_error, validate_update
 from scheduling.engine.scheduler.policy import PolicyError, load_policy
+from scheduling.engine.api.kinds import TABLE
 from scheduling.engine.store import time_value
 from scheduling.engine.timeline import TimelineError, load_timeline
 
@@ -41,30 +42,8 @@ from scheduling.store.state import keep_read, read_after_writes
 RECONCILE_TASK = "scheduling.tasks.reconcile_cluster"
 
 TOP_LEVEL = ("apiVersion", "kind", "metadata", "spec", "status")
-# Plural resource names as the API server prints them in errors ("nodes \"n1\" ...").
-RESOURCES = {
-    "Namespace": "namespaces",
-    "Node": "nodes",
-    "Pod": "pods",
-    "PriorityClass": "priorityclasses.scheduling.k8s.io",
-    "Service": "services",
-    "ReplicationController": "replicationcontrollers",
-    "ReplicaSet": "replicasets.apps",
-    "Deployment": "deployments.apps",
-    "StatefulSet": "statefulsets.apps",
-    "DaemonSet": "daemonsets.apps",
-    "PodDisruptionBudget": "poddisruptionbudgets.policy",
-    "PersistentVolume": "persistentvolumes",
-    "PersistentVolumeClaim": "persistentvolumeclaims",
-    "StorageClass": "storageclasses.storage.k8s.io",
-    "ClusterVersion": "clusterversions.config.openshift.io",
-    "ClusterOperator": "clusteroperators.config.openshift.io",
-    "MachineConfigPool": "machineconfigpools.machineconfiguration.openshift.io",
-    "MachineConfig": "machineconfigs.machineconfiguration.openshift.io",
-    "Machine": "machines.machine.openshift.io",
-    "MachineSet": "machinesets.machine.openshift.io",
-    "MachineHealthCheck": "machinehealthchecks.machine.openshift.io",
-}
+# Resource names as the API server prints them in errors ("nodes \"n1\" ..."), from the kinds table.
+RESOURCES = {k.kind: k.resource_string for k in TABLE}
 
 
 class StoreError(Exception):

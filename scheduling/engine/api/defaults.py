@@ -1,4 +1,4 @@
-"""The kinds the simulator knows and the API server's defaults, as pure functions.
+"""The API server's defaults, as pure functions, and the kinds (read from engine.api.kinds).
 
 `apply_defaults` is the same defaulting scheduling/store/kube.py applies to loaded documents
 (kube.py imports yaml, which the engine must not); the engine uses it for objects that
@@ -8,46 +8,14 @@ scheduling/store/kube.py can call this one instead of keeping its own copy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from scheduling.engine.api.documents import document_copy
+from scheduling.engine.api.kinds import BY_KIND, TABLE, Kind
 from scheduling.engine.api.objects import pod_qos_class
 
 
-@dataclass(frozen=True)
-class KindInfo:
-    api_versions: tuple[str, ...]
-    namespaced: bool
-
-
-KINDS: dict[str, KindInfo] = {
-    "Namespace": KindInfo(("v1",), False),
-    "Node": KindInfo(("v1",), False),
-    "Pod": KindInfo(("v1",), True),
-    "PriorityClass": KindInfo(
-        ("scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha1", "scheduling.k8s.io/v1"), False
-    ),
-    "Service": KindInfo(("v1",), True),
-    "ReplicationController": KindInfo(("v1",), True),
-    "ReplicaSet": KindInfo(("apps/v1", "apps/v1beta2", "extensions/v1beta1"), True),
-    "Deployment": KindInfo(("apps/v1", "apps/v1beta1", "apps/v1beta2", "extensions/v1beta1"), True),
-    "StatefulSet": KindInfo(("apps/v1", "apps/v1beta1", "apps/v1beta2"), True),
-    "DaemonSet": KindInfo(("apps/v1", "apps/v1beta2", "extensions/v1beta1"), True),
-    "PodDisruptionBudget": KindInfo(("policy/v1beta1", "policy/v1"), True),
-    "PersistentVolume": KindInfo(("v1",), False),
-    "PersistentVolumeClaim": KindInfo(("v1",), True),
-    "StorageClass": KindInfo(("storage.k8s.io/v1", "storage.k8s.io/v1beta1"), False),
-    # OpenShift: cluster updates (config.openshift.io, machineconfiguration.openshift.io)
-    "ClusterVersion": KindInfo(("config.openshift.io/v1",), False),
-    "ClusterOperator": KindInfo(("config.openshift.io/v1",), False),
-    "MachineConfigPool": KindInfo(("machineconfiguration.openshift.io/v1",), False),
-    "MachineConfig": KindInfo(("machineconfiguration.openshift.io/v1",), False),
-    # OpenShift: the Machine API (machine.openshift.io)
-    "Machine": KindInfo(("machine.openshift.io/v1beta1",), True),
-    "MachineSet": KindInfo(("machine.openshift.io/v1beta1",), True),
-    "MachineHealthCheck": KindInfo(("machine.openshift.io/v1beta1",), True),
-}
-WORKLOAD_KINDS = ("ReplicationController", "ReplicaSet", "Deployment", "StatefulSet", "DaemonSet")
+# Derived from the one kinds table (engine.api.kinds): kind -> its entry (api_versions, namespaced, ...).
+KINDS: dict[str, Kind] = BY_KIND
+WORKLOAD_KINDS = tuple(k.kind for k in TABLE if k.workload)
 # Not a Kubernetes kind: the node lifecycle controller's per-zone state (engine.node_lifecycle).
 ZONE_KIND = "Zone"
 CLUSTERUI_API_VERSION = "clusterui.io/v1alpha1"

@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
+from scheduling.engine.api.kinds import plural_of
 from scheduling.engine.api.priority import AdmissionError
 from scheduling.engine.api.validation import is_qualified_name, is_valid_label_value
 
@@ -59,21 +60,6 @@ CLUSTER_DEFAULT_NODE_SELECTOR = "clusterDefaultNodeSelector"
 NODE_USER_PREFIX = "system:node:"
 NODES_GROUP = "system:nodes"
 
-# PodNodeConstraints' resourcesToCheck (kinds with a pod spec; DaemonSet ignored), with
-# the resource name each one's refusal names.
-_RESOURCES = {
-    "Pod": "pods",
-    "PodTemplate": "podtemplates",
-    "ReplicationController": "replicationcontrollers",
-    "Job": "jobs",
-    "CronJob": "cronjobs",
-    "Deployment": "deployments",
-    "ReplicaSet": "replicasets",
-    "StatefulSet": "statefulsets",
-    "DeploymentConfig": "deploymentconfigs",
-}
-
-
 # resourcesToCheck (origin release-3.11): the (API group, kind) of the requests checked.
 _CHECKED = frozenset({
     ("", "Pod"), ("", "PodTemplate"), ("", "ReplicationController"),
@@ -82,6 +68,7 @@ _CHECKED = frozenset({
     ("apps", "StatefulSet"),
     ("", "DeploymentConfig"), ("apps.openshift.io", "DeploymentConfig"),
 })
+_CHECKED_KINDS = frozenset(kind for _, kind in _CHECKED)
 
 
 class NodeSelectorError(ValueError):
@@ -286,7 +273,7 @@ def resource_of(doc: Mapping[str, Any]) -> str:
     """The group-qualified resource an API refusal names: pods, deployments.apps,
     deployments.extensions, jobs.batch..."""
     kind = doc.get("kind") or ""
-    resource = _RESOURCES.get(kind, kind.lower() + "s")
+    resource = plural_of(kind)
     api_version = doc.get("apiVersion") or "v1"
     group = api_version.split("/")[0] if "/" in api_version else ""
     return f"{resource}.{group}" if group else resource
@@ -324,7 +311,7 @@ def pod_spec_of(doc: Mapping[str, Any]) -> dict | None:
         return (doc.get("template") or {}).get("spec") or {}
     if kind == "CronJob":
         return (((spec.get("jobTemplate") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
-    if kind in _RESOURCES:
+    if kind in _CHECKED_KINDS:
         return (spec.get("template") or {}).get("spec") or {}
     return None
 

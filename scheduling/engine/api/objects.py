@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterable, Mapping
 
+from scheduling.engine.api import selectors
 from scheduling.engine.api.quantity import parse_quantity, stored_milli_value, stored_value
 
 
@@ -154,32 +155,16 @@ class LabelSelector:
         return not self.match_labels and not self.match_expressions
 
     def matches(self, labels: Mapping[str, str]) -> bool:
+        """Every matchLabels pair and matchExpression holds, as labels.Requirement.Matches
+        (engine.api.selectors, the one matcher) decides; no validation (the stored selector
+        was validated on create): an unknown operator matches nothing."""
         for k, v in self.match_labels:
             if labels.get(k) != v:
                 return False
-        return all(label_requirement_matches(r, labels) for r in self.match_expressions)
-
-
-def label_requirement_matches(req: Requirement, labels: Mapping[str, str]) -> bool:
-    """labels.Requirement.Matches for In/NotIn/Exists/DoesNotExist (+ Gt/Lt)."""
-    op = req.operator
-    if op == "In":
-        return req.key in labels and labels[req.key] in req.values
-    if op == "NotIn":
-        return req.key not in labels or labels[req.key] not in req.values
-    if op == "Exists":
-        return req.key in labels
-    if op == "DoesNotExist":
-        return req.key not in labels
-    if op in ("Gt", "Lt"):
-        if req.key not in labels or len(req.values) != 1:
-            return False
-        try:
-            have, want = int(labels[req.key]), int(req.values[0])
-        except ValueError:
-            return False
-        return have > want if op == "Gt" else have < want
-    return False
+        return all(
+            selectors.Requirement(r.key, selectors.NODE_SELECTOR_OPERATORS.get(r.operator, ""), r.values).matches(labels)
+            for r in self.match_expressions
+        )
 
 
 # --- affinity -------------------------------------------------------------------------

@@ -4,7 +4,7 @@ kubectl's output, errors and exit status. `run(store, command, now)` parses and
 executes one command line against the documents of `store` (read only) and returns
 `OcResult(stdout, stderr, exit_code, actions)`; the caller applies the actions. Nothing
 is applied on a dry run or an error. The command table is engine.oc.commands.COMMANDS,
-the resource/printer table engine.oc.resources.PRINTERS."""
+the resources and their printers come from the kinds table engine.api.kinds.TABLE."""
 
 from .commands import COMMANDS, MUTATING, run
 from .core import TAINT_EFFECTS, OcError, OcResult

@@ -16,9 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from scheduling.engine.api.defaults import KINDS
+from scheduling.engine.api.kinds import BY_KIND as KINDS_BY_NAME, TABLE, Kind
 
-from .resources import PRINTERS
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
@@ -262,41 +261,10 @@ def dry_run_suffix(dry_run: str) -> str:
 # --- resources --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Resource:
-    kind: str
-    plural: str
-    singular: str
-    short_names: tuple[str, ...] = ()
-
-    @property
-    def group(self) -> str:
-        api_version = KINDS[self.kind].api_versions[0] if self.kind in KINDS else "v1"
-        return api_version.rpartition("/")[0] if "/" in api_version else ""
-
-    @property
-    def namespaced(self) -> bool:
-        return KINDS[self.kind].namespaced if self.kind in KINDS else False
-
-    @property
-    def kind_string(self) -> str:
-        """The name printer's kind: `pod`, `deployment.apps`, `clusterversion.config.openshift.io`."""
-        return f"{self.kind.lower()}.{self.group}" if self.group else self.kind.lower()
-
-    @property
-    def resource_string(self) -> str:
-        """The API server's resource in errors: `pods`, `deployments.apps`."""
-        return f"{self.plural}.{self.group}" if self.group else self.plural
-
-    def names(self) -> tuple[str, ...]:
-        return (self.plural, self.singular, *self.short_names)
-
-
-# Every simulated kind with the names `oc` accepts (engine.oc.resources, the one table).
-RESOURCES: tuple[Resource, ...] = tuple(
-    Resource(kind, names[0], names[1], tuple(names[2:])) for kind, (names, _) in PRINTERS.items()
-)
-BY_KIND = {r.kind: r for r in RESOURCES}
+# Every simulated kind with the names `oc` accepts: the one kinds table (engine.api.kinds).
+Resource = Kind
+RESOURCES: tuple[Resource, ...] = TABLE
+BY_KIND = KINDS_BY_NAME
 
 
 def find_resource(word: str) -> Resource | None:

@@ -1,20 +1,19 @@
-"""`oc get` (kubectl pkg/cmd/get): tables from the printers of engine.oc.resources,
+"""`oc get` (kubectl pkg/cmd/get): tables from the printers the kinds table (engine.api.kinds) names,
 `-o wide|yaml|json|name|jsonpath=...`, `--show-labels`, `-n`, `-A`, `-l`,
 `--field-selector`. Lists come in the API server's order (namespace, then name)."""
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Callable, Mapping, Sequence
 
 from scheduling.engine.api.defaults import KINDS
+from scheduling.engine.api.kinds import resolve
 from scheduling.engine.store import Store
 
 from . import events as ev
 from .core import BY_KIND, OUTPUT, SELECTOR, Flag, OcError, OcResult, Resource, meta, not_found, parse_flags, split_type_names
 from .output import api_document, human_duration, json_text, jsonpath, tabwriter, yaml_text
 from .printers import generic
-from .resources import PRINTERS
 from .selectors import parse_field_selector, parse_selector
 
 FLAGS = (
@@ -32,12 +31,11 @@ OUTPUTS = ("custom-columns", "custom-columns-file", "go-template", "go-template-
 
 
 def printer_for(kind: str) -> Callable[..., tuple[list[str], list[list[str]]]]:
-    """The kind's table printer from the PRINTERS table (dotted path), or NAME AGE."""
-    path = PRINTERS.get(kind, ((), None))[1]
-    if path is None:
+    """The kind's table printer named in the kinds table (engine.api.kinds), or NAME AGE."""
+    entry = BY_KIND.get(kind)
+    if entry is None or entry.printer is None:
         return generic
-    module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)
+    return resolve(entry.printer)
 
 
 def list_document(items: Sequence[Mapping[str, Any]]) -> dict:

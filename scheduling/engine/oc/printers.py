@@ -1,11 +1,13 @@
 """`oc get` tables for the Kubernetes kinds, column for column as kubectl's printers
 (kubernetes pkg/printers/internalversion/printers.go) print them. Each printer is
 `table(docs, now, wide) -> (headers, rows)`; wide adds the Priority 1 columns.
-Registered in engine.oc.resources.PRINTERS."""
+Registered in engine.api.kinds.TABLE."""
 
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
+
+from scheduling.engine.api import selectors
 
 from .output import age
 
@@ -38,25 +40,14 @@ def _int(v: Any) -> str:
 
 
 def _selector_text(selector: Mapping[str, Any] | None) -> str:
-    """metav1.FormatLabelSelector: `a=b,c in (x,y)`; `<none>` when empty."""
+    """metav1.FormatLabelSelector (engine.api.selectors): `a=b,c in (x,y)`; `<none>` when
+    empty. A plain map (a ReplicationController's selector) prints as labels.Set.String."""
     if not selector:
         return NONE
     if "matchLabels" not in selector and "matchExpressions" not in selector:
         parts = [f"{k}={v}" for k, v in sorted(selector.items())]
         return ",".join(parts) if parts else NONE
-    parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
-    for e in selector.get("matchExpressions") or ():
-        op = e.get("operator")
-        values = ",".join(e.get("values") or ())
-        if op == "In":
-            parts.append(f"{e.get('key')} in ({values})")
-        elif op == "NotIn":
-            parts.append(f"{e.get('key')} notin ({values})")
-        elif op == "Exists":
-            parts.append(str(e.get("key")))
-        elif op == "DoesNotExist":
-            parts.append(f"!{e.get('key')}")
-    return ",".join(parts) if parts else NONE
+    return selectors.format_label_selector(selector.get("matchLabels"), selectors.expressions_of(selector.get("matchExpressions")))
 
 
 def _containers_images(template_spec: Mapping[str, Any]) -> tuple[str, str]:

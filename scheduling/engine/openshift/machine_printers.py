@@ -8,7 +8,7 @@ printer writes nothing for a nil cell. So a missing value is an EMPTY cell here,
 `<none>` kubectl's own printers write for the built-in kinds (a MachineSet scaled to 0 has
 no readyReplicas: READY is blank). A `date` column prints the age of its timestamp.
 `table(docs, now, wide) -> (headers, rows)` as scheduling.engine.oc.printers; registered
-in scheduling.engine.oc.resources.PRINTERS.
+in scheduling.engine.api.kinds.TABLE.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ import re
 from typing import Any, Mapping
 
 from scheduling.engine import actions as A
+from scheduling.engine.api import selectors
 from scheduling.engine.controller import Context
 from scheduling.engine.controllers.controller_utils import ALPHANUMS, is_controlled_by, owner_reference
 from scheduling.engine.store import controller_ref, labels_of, meta, sim_time, time_value
@@ -84,18 +85,15 @@ def machines_to_delete(policy: str, machines: list[dict], diff: int, now: float)
 
 
 def format_selector(selector: Mapping[str, Any] | None) -> str:
-    """metav1.FormatLabelSelector for matchLabels and simple expressions."""
+    """The scale subresource's status.labelSelector: metav1.LabelSelectorAsSelector(...).String()
+    (engine.api.selectors); "" when empty or refused."""
     selector = selector or {}
-    parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
-    for e in selector.get("matchExpressions") or []:
-        op = e.get("operator")
-        if op == "Exists":
-            parts.append(e["key"])
-        elif op == "DoesNotExist":
-            parts.append("!" + e["key"])
-        else:
-            parts.append(f"{e['key']} {op.lower()} ({','.join(sorted(e.get('values') or []))})")
-    return ",".join(sorted(parts)) if parts else ""
+    try:
+        return str(selectors.label_selector_as_selector(
+            sorted((k, str(v)) for k, v in (selector.get("matchLabels") or {}).items()),
+            selectors.expressions_of(selector.get("matchExpressions"))))
+    except selectors.SelectorError:
+        return ""
 
 
 def node_ready_since(store, machine: Mapping[str, Any]) -> float | None:

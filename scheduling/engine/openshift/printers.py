@@ -1,7 +1,7 @@
 """`oc get` tables of the OpenShift kinds the update pages own, column for column as the
 CRDs' additionalPrinterColumns make kubectl print them (openshift/api config/v1 and
 machineconfiguration/v1): `table(docs, now, wide) -> (headers, rows)` as
-scheduling.engine.oc.printers; registered in scheduling.engine.oc.resources.PRINTERS.
+scheduling.engine.oc.printers; registered in scheduling.engine.api.kinds.TABLE.
 A column whose JSONPath finds nothing prints empty; a `date` column prints the age."""
 
 from __future__ import annotations

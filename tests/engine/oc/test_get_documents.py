@@ -9,7 +9,7 @@ import json
 import pytest
 
 from scheduling.engine import oc
-from scheduling.engine.oc.resources import PRINTERS
+from scheduling.engine.api.kinds import BY_KIND as PRINTERS
 from scheduling.engine.store import Store
 from tests.engine.builders import node_doc, pod_doc
 from tests.engine.oc.test_get import KINDS, NOW
@@ -33,7 +33,7 @@ STORE_DOCS = [EXAMPLES[kind] for kind in PRINTERS]
 @pytest.mark.parametrize("kind", list(PRINTERS))
 @pytest.mark.parametrize("fmt", ["json", "yaml"])
 def test_every_kind_prints_as_a_v1_list_of_its_objects(kind, fmt):
-    plural = PRINTERS[kind][0][0]
+    plural = PRINTERS[kind].plural
     result = oc.run(Store(STORE_DOCS), f"oc get {plural} -A -o {fmt}", NOW)
     assert (result.stderr, result.exit_code) == ("", 0)
     if fmt == "yaml":

@@ -63,6 +63,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from scheduling.engine.api.kinds import TABLE, resolve
 from scheduling.engine.api.validation.field import (
     DECODE_ERROR,
     Errors,
@@ -177,42 +178,12 @@ __all__ = [
     "validate_tolerations",
 ]
 
-_KINDS: dict[str, Callable[[dict, Errors], None]] = {
-    "Node": validate_node,
-    "Pod": validate_pod,
-    "Namespace": validate_namespace,
-    "PriorityClass": validate_priority_class,
-    "Service": validate_service,
-    "ReplicationController": validate_replication_controller,
-    "ReplicaSet": validate_replica_set,
-    "Deployment": validate_deployment,
-    "StatefulSet": validate_stateful_set,
-    "DaemonSet": validate_daemon_set,
-    "PodDisruptionBudget": validate_pod_disruption_budget,
-    "PersistentVolume": validate_persistent_volume,
-    "PersistentVolumeClaim": validate_persistent_volume_claim,
-    "StorageClass": validate_storage_class,
-}
+# The create validators and assumed apiVersions, read from the one kinds table (engine.api.kinds).
+_KINDS: dict[str, Callable[[dict, Errors], None]] = {k.kind: resolve(k.validator) for k in TABLE if k.validator}
 SUPPORTED_KINDS = frozenset(_KINDS)
 
-# Group and version assumed when a document has no apiVersion (1.11 defaults).
-_DEFAULT_API_VERSIONS = {
-    "PriorityClass": "scheduling.k8s.io/v1beta1",
-    "ReplicaSet": "apps/v1",
-    "Deployment": "apps/v1",
-    "StatefulSet": "apps/v1",
-    "DaemonSet": "apps/v1",
-    "PodDisruptionBudget": "policy/v1beta1",
-    "StorageClass": "storage.k8s.io/v1",
-    # the OpenShift kinds (custom resources of their CRDs' groups)
-    "ClusterVersion": "config.openshift.io/v1",
-    "ClusterOperator": "config.openshift.io/v1",
-    "MachineConfigPool": "machineconfiguration.openshift.io/v1",
-    "MachineConfig": "machineconfiguration.openshift.io/v1",
-    "Machine": "machine.openshift.io/v1beta1",
-    "MachineSet": "machine.openshift.io/v1beta1",
-    "MachineHealthCheck": "machine.openshift.io/v1beta1",
-}
+# Group and version assumed when a document has no apiVersion: the kind's preferred version.
+_DEFAULT_API_VERSIONS = {k.kind: k.api_version for k in TABLE}
 
 
 def _group_version(doc: dict) -> tuple[str, str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable
 
-from scheduling.engine.api import quantity
+from scheduling.engine.api import quantity, selectors
 from scheduling.engine.api.validation.field import (
     Errors,
     FieldError,
@@ -121,7 +121,6 @@ def validate_nonnegative(value: object, path: str, errs: Errors) -> None:
 
 # --- label selectors -------------------------------------------------------
 
-_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 _EXISTS_VALUES_FORBIDDEN = "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
 
 
@@ -147,68 +146,26 @@ def validate_label_selector(selector: object, path: str, errs: Errors) -> None:
         _validate_label_name(str_at(expr, "key"), child_path(expr_path, "key"), errs)
 
 
-class _Selector:
-    """A converted ``labels.Selector``: Everything, Nothing, or requirements."""
-
-    def __init__(self, requirements: list[tuple[str, str, list[str]]] | None):
-        self.requirements = requirements  # None means Nothing()
-
-    def empty(self) -> bool:
-        return self.requirements is not None and not self.requirements
-
-    def matches(self, labels: dict) -> bool:
-        if self.requirements is None:
-            return False
-        for key, op, values in self.requirements:
-            present = key in labels
-            value = as_str(labels.get(key))
-            if op == "=" and not (present and value == values[0]):
-                return False
-            if op == "In" and not (present and value in values):
-                return False
-            if op == "NotIn" and present and value in values:
-                return False
-            if op == "Exists" and not present:
-                return False
-            if op == "DoesNotExist" and present:
-                return False
-        return True
-
-
-def label_selector_as_selector(selector: object) -> _Selector | None:
-    """``metav1.LabelSelectorAsSelector``; None when Go returns an error."""
+def label_selector_as_selector(selector: object) -> selectors.Selector | None:
+    """``metav1.LabelSelectorAsSelector`` of a document's selector, built by the one matcher
+    (engine.api.selectors); None when Go returns an error."""
     if not isinstance(selector, dict):
-        return _Selector(None)  # nil selector selects nothing
-    match_labels = dict_at(selector, "matchLabels")
-    exprs = list_at(selector, "matchExpressions")
-    if not match_labels and not exprs:
-        return _Selector([])  # empty selector selects everything
-    reqs: list[tuple[str, str, list[str]]] = []
-    for key, value in match_labels.items():
-        if qualified_name_errors(key) or label_value_errors(as_str(value)):
-            return None
-        reqs.append((key, "=", [as_str(value)]))
-    for expr in exprs:
-        key, op, values = str_at(expr, "key"), str_at(expr, "operator"), [as_str(v) for v in list_at(expr, "values")]
-        if op not in _SELECTOR_OPERATORS or qualified_name_errors(key):
-            return None
-        if (op in ("In", "NotIn") and not values) or (op in ("Exists", "DoesNotExist") and values):
-            return None
-        if any(label_value_errors(v) for v in values):
-            return None
-        reqs.append((key, op, values))
-    return _Selector(reqs)
+        return selectors.NOTHING  # nil selector selects nothing
+    match_labels = [(key, as_str(value)) for key, value in dict_at(selector, "matchLabels").items()]
+    exprs = [
+        (str_at(expr, "key"), str_at(expr, "operator"), tuple(as_str(v) for v in list_at(expr, "values")))
+        for expr in list_at(selector, "matchExpressions")
+    ]
+    try:
+        return selectors.label_selector_as_selector(match_labels, exprs)
+    except selectors.SelectorError:
+        return None
 
 
-def set_as_selector(selector: dict) -> _Selector:
+def set_as_selector(selector: dict) -> selectors.Selector:
     """``labels.Set(m).AsSelector()``: an invalid entry makes the whole selector
     empty (which then matches everything)."""
-    reqs = []
-    for key, value in selector.items():
-        if qualified_name_errors(key) or label_value_errors(as_str(value)):
-            return _Selector([])
-        reqs.append((key, "=", [as_str(value)]))
-    return _Selector(reqs)
+    return selectors.selector_from_set({key: as_str(value) for key, value in selector.items()})
 
 
 # --- taints and tolerations ------------------------------------------------
