@@ -25,7 +25,7 @@ class Cluster(models.Model):
     # More schedulers (seed 004 §16.4): schedulerName -> its Policy document.
     scheduler_policies = models.JSONField(default=dict, blank=True)
     preemption_enabled = models.BooleanField(default=True)
-    # Admission plugins switched off (engine.admission.PLUGIN_NAMES -> False); absent = on.
+    # Admission plugins switched off (engine.api.admission.PLUGIN_NAMES -> False); absent = on.
     admission = models.JSONField(default=dict, blank=True)
     # The simulated time the controllers have run up to, and their own state that is not a
     # Kubernetes object (the node lifecycle controller's Zone documents).

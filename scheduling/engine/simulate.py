@@ -2,7 +2,7 @@
 contract"). Documents in, the JSON a user reads out.
 
 Input documents are already validated (scheduling.store.kube.load_documents). They are admitted
-(the ADMISSION_PLUGINS hook list: engine.admission's plugins), put in an
+(the ADMISSION_PLUGINS hook list: engine.api.admission's plugins), put in an
 engine.simulation.Simulation, and every controller of its CONTROLLERS list (or those
 `controllers` names) processes them once, in order: the scheduler first (the pending
 pods of the default scheduler in queue order with the policy, preempting when allowed),
@@ -28,7 +28,7 @@ Output decisions:
   does not run here, `scheduler_not_running_message()` (Kubernetes records no event; the
   simulator adds one SchedulerNotRunning warning). The default scheduler always runs; each
   Policy document with `schedulerName: <name>` (our Policy extension) runs one more
-  scheduler with that policy, after the default one (engine.policy.schedulers_for).
+  scheduler with that policy, after the default one (engine.scheduler.policy.schedulers_for).
 * `preemption`: null unless preemption was considered for the pod's last attempt
   (`{"victims": {}, "nominatedNode": null}` when it was, but no node could be freed).
 * `events`: every event in time order (emission order within a time), `object` being
@@ -69,7 +69,7 @@ EXPLAIN_CHOICES = ("all", "failed", "none")
 # Raises AdmissionError to reject it.
 AdmissionPlugin = Callable[[Mapping[str, Any], Sequence[PriorityClass]], dict]
 
-# engine.admission's plugins in the API server's order: PodTolerationRestriction (the
+# engine.api.admission's plugins in the API server's order: PodTolerationRestriction (the
 # memory-pressure toleration), Priority, DefaultTolerationSeconds, DaemonSetTolerations,
 # ControlPlaneTaint.
 ADMISSION_PLUGINS: list[AdmissionPlugin] = [fn for _, fn in _admission.PLUGINS]

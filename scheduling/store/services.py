@@ -462,7 +462,7 @@ def import_documents(cluster: Cluster, text: str, source: str = "<input>") -> Im
 
 
 def admit_documents(cluster: Cluster, docs: list[dict]) -> list[dict]:
-    """The API server's admission plugins (engine.admission) over documents about to be
+    """The API server's admission plugins (engine.api.admission) over documents about to be
     created, with the cluster's switches. Raises kube.DocumentError when one is refused."""
     classes = [PriorityClass.from_doc(o.document) for o in StoredPriorityClass.objects.filter(cluster=cluster)]
     classes += [PriorityClass.from_doc(d) for d in docs if d["kind"] == "PriorityClass"]
@@ -647,7 +647,7 @@ def set_policy(cluster: Cluster, policy_doc: dict | None, scheduler_name: str | 
 
 
 def set_cluster_settings(cluster: Cluster, *, admission: dict[str, bool], preemption: bool) -> None:
-    """Switch admission plugins (engine.admission.PLUGIN_NAMES) and preemption. Admission
+    """Switch admission plugins (engine.api.admission.PLUGIN_NAMES) and preemption. Admission
     applies to objects created from now on, as in a real cluster."""
     unknown = sorted(set(admission) - set(PLUGIN_NAMES))
     if unknown:

@@ -2,8 +2,8 @@
 the one protocol (scheduling.engine.controller).
 
 Steady state: ClusterVersion `version` keeps `status.desired` (the release it runs),
-`history`, `availableUpdates` / `conditionalUpdates` (engine.graph against the cluster's
-facts, engine.facts), and the conditions Available / Progressing / Failing / Upgradeable /
+`history`, `availableUpdates` / `conditionalUpdates` (engine.openshift.graph against the cluster's
+facts, engine.openshift.facts), and the conditions Available / Progressing / Failing / Upgradeable /
 ReleaseAccepted / RetrievedUpdates; a ClusterOperator of the payload that is missing is
 created (Available, at the release's version).
 

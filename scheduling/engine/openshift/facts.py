@@ -44,7 +44,7 @@ DEFAULT_FACTS: dict[str, Any] = {
     "storageObjects": {},  # apiserver_storage_objects by resource, e.g. {"networkpolicies.networking.k8s.io": 3}
     "networkAttachmentDefinitions": 0,
     "metrics": [],  # extra series: [{"name": ..., "labels": {...}, "value": 1}]
-    "alerts": [],  # alerts the user fires (engine.alerts.user_alert), as /api/v1/alerts lists them
+    "alerts": [],  # alerts the user fires (engine.openshift.alerts.user_alert), as /api/v1/alerts lists them
 }
 
 

@@ -10,11 +10,11 @@ pkg/scheduler/factory/plugins.go). No auto-discovery: adding a predicate or a pr
    1.11 ordering) or to PRIORITIES, with its default weight;
 3. if it takes an argument in the Policy file, add a factory to CONFIGURABLE_PREDICATES or
    CONFIGURABLE_PRIORITIES keyed by the argument's name, with an argument parser in
-   engine/policy.py;
+   engine/scheduler/policy.py;
 4. optionally make it fast: beside the function, `fn.static_key(pod)` (the result depends
    only on the node and on what the key names of the pod), `fn.mask(pod, ctx, cache)` (a
    predicate on every node at once) or `fn.vector(pod, ctx, cache, idx)` (a priority's
-   scores as an array); see engine/cache.py, and add a case to
+   scores as an array); see engine/scheduler/cache.py, and add a case to
    tests/engine/scheduler/test_scheduler_equivalence.py (the fast path must equal the plain one).
 
 A predicate is `fn(pod, ctx, info) -> tuple[str, ...]` (the Kubernetes failure reasons,
@@ -148,7 +148,7 @@ DEFAULT_HARD_POD_AFFINITY_SYMMETRIC_WEIGHT = 1  # v1.DefaultHardPodAffinitySymme
 
 # Static priorities: name -> (function, default weight). InterPodAffinityPriority depends on
 # the policy's hardPodAffinitySymmetricWeight; the entry here uses the default weight and
-# engine.policy rebuilds it with `inter_pod_affinity_priority_for(weight)` otherwise.
+# engine.scheduler.policy rebuilds it with `inter_pod_affinity_priority_for(weight)` otherwise.
 PRIORITIES: dict[str, tuple[Priority, int]] = {
     "SelectorSpreadPriority": (selector_spreading.selector_spread_priority, 1),
     "ServiceSpreadingPriority": (selector_spreading.service_spreading_priority, 1),

@@ -1,16 +1,15 @@
 """python manage.py oc [-f FILE ...] [--cluster NAME] [--now TIME] [--alerts FILE] [--as USER] ARGS...
 
-`oc` against the simulated cluster (DESIGN: "The command-line contract: python manage.py
-oc"), printing what current upstream oc prints, with its exit status. The options above
-come first; the first other word starts the oc command (`oc` itself may be omitted), so
-`manage.py oc --cluster demo create -f pod.yaml` passes `-f pod.yaml` to `oc create`.
+`oc` against the simulated cluster, printing what current upstream oc prints, with its
+exit status. The options above come first; the first other word starts the oc command
+(`oc` itself may be omitted), so `manage.py oc --cluster demo create -f pod.yaml` passes `-f pod.yaml` to `oc create`.
 
 * `-f FILE` (repeatable, `-` = stdin): a snapshot (`oc get -o yaml` output, a
   must-gather's YAML): the objects exactly as given. Mutating commands change nothing.
 * `--cluster NAME`: a stored cluster; writes go through the services.
 * `--now TIME` (RFC 3339): "now" for ages; default the cluster's clock (second 0 =
   2026-01-01T00:00:00Z) or, for files, the wall clock.
-* `--as USER`: whose permissions apply (a user without scheduling.edit_cluster may only
+* `--as USER`: whose permissions apply (a user without the edit_cluster permission may only
   read); default: the command line's administrator.
 * `--alerts FILE`: alert data for the commands that read alerts (handed to them as the
   file "--alerts"); without it a stored cluster's own simulated alerts are read.
