@@ -1,11 +1,11 @@
-"""`make bench` (third part): how interactive a stored cluster is at 500-5,000 nodes (issue 14).
+"""`make bench` (third part): how interactive a stored cluster is at 500-5,000 nodes.
 
     python -m scheduling.bench.interactive [--nodes 500] [--pods 10000]
                                            [--sim-nodes 5000] [--sim-pods 30000] [--quick]
 
 Builds a cluster of --nodes nodes and --pods pods owned by ReplicaSets (in a temporary
 SQLite database unless DATABASE_URL is set; then under a throw-away cluster name deleted
-afterwards) and prints one line per row of issue 14's table, each against its target, in
+afterwards) and prints one line per interactive operation, each against its target, in
 CPU seconds of this process (`time.process_time`: the steady figure on a shared machine;
 wall seconds beside it):
 
@@ -215,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         args.nodes, args.pods, args.sim_nodes, args.sim_pods = 20, 200, 30, 300
     with tempfile.TemporaryDirectory() as tmp:
         setup_database(tmp)
-        print(f"interactive rows (issue 14): a stored cluster of {args.nodes:,} nodes / {args.pods:,} pods", flush=True)
+        print(f"interactive operations: a stored cluster of {args.nodes:,} nodes / {args.pods:,} pods", flush=True)
         for line in run_stored(args.nodes, args.pods):
             print(line, flush=True)
         print(run_simulate(args.sim_nodes, args.sim_pods, tmp), flush=True)

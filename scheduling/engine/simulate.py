@@ -122,13 +122,13 @@ def simulate(
     settings: Mapping[str, Any] | None = None,
     objects: bool = False,
 ) -> dict:
-    """Schedule `docs`, then run the clock to `until`; the DESIGN JSON document (a dict).
+    """Schedule `docs`, then run the clock to `until`; the JSON document `manage.py simulate` prints (a dict).
 
     `policy` (the --policy file, loaded) wins over a Policy document among `docs`.
     `controllers`: the names of the controllers to run (None: every one of
     engine.simulation.CONTROLLERS); an unknown name is a SimulationError.
     A DeschedulerPolicy document configures the descheduler controller, which then runs
-    once at time 0 after the scheduler's first pass (the seed's Job), with
+    once at time 0 after the scheduler's first pass (the Job OpenShift 3.11's documentation runs it as), with
     `descheduler_flags` (the --descheduler-* flags); the output then has a `descheduler`
     entry: the run's report (what it evicted, by which strategy and why; with dry run,
     what it would evict and where each pod would land). PodNodeConstraintsConfig /

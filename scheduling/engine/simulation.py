@@ -65,7 +65,7 @@ CONTROLLERS: list[str] = [
     "scheduling.engine.openshift.cvo:ClusterVersionOperator",
     "scheduling.engine.openshift.mco:MCONodeController",
     "scheduling.engine.openshift.mco:MCODaemon",
-    # the Machine API (scheduling.engine.openshift, seed 002)
+    # the Machine API (scheduling.engine.openshift: machines, their sets and deletion lifecycle hooks)
     "scheduling.engine.openshift.machinesets:MachineSetController",
     "scheduling.engine.openshift.machinesets:ControlPlaneMachineSetController",
     "scheduling.engine.openshift.machines:MachineController",

@@ -1,5 +1,5 @@
 """The node lifecycle controller (pkg/controller/nodelifecycle, Kubernetes 1.11, with taint
-nodes by condition and taint-based evictions on, as seed 000 describes them).
+nodes by condition and taint-based evictions on, as the OpenShift 4 taints documentation describes them).
 
 Node conditions (Ready True/False/Unknown, MemoryPressure, DiskPressure, PIDPressure,
 NetworkUnavailable, OutOfDisk) are what the kubelet reports: the user or a Timeline sets

@@ -7,7 +7,7 @@ facts, engine.openshift.facts), and the conditions Available / Progressing / Fai
 ReleaseAccepted / RetrievedUpdates; a ClusterOperator of the payload that is missing is
 created (Available, at the release's version).
 
-An update (seed 001 §3.2.3) is a sequence of visible steps, kept in the controller's own
+An update (as OpenShift 4's "How cluster updates work" describes the Cluster Version Operator's) is a sequence of visible steps, kept in the controller's own
 state, never in the ClusterVersion: desiredUpdate seen -> pull spec resolved -> the
 `version-<version>-<hash>` job retrieves the payload -> signature verified -> manifests
 verified -> preconditions (Upgradeable=False blocks a minor update, a rollback is only to the

@@ -1,5 +1,5 @@
-"""The etcd quorum guard: the etcd operator's use of the preDrain lifecycle hook (seed 002
-§6.2.5, openshift/cluster-etcd-operator pkg/operator/machinedeletionhooks,
+"""The etcd quorum guard: the etcd operator's use of the preDrain lifecycle hook (the
+documentation's quorum protection with machine lifecycle hooks, openshift/cluster-etcd-operator pkg/operator/machinedeletionhooks,
 clustermembercontroller, clustermemberremovalcontroller, pkg/etcdcli).
 
 The etcd cluster itself is this controller's state (members with their node, address,

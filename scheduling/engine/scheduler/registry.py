@@ -1,6 +1,6 @@
 """Every predicate and priority the scheduler Policy can name, as literal dicts.
 
-The names are the ones the Policy file uses (seed 004, §16.2.5 and §16.2.6) and the ones
+The names are the ones the Policy file uses (OpenShift 3.11's lists of predicates and priorities) and the ones
 kube-scheduler 1.11 registers (pkg/scheduler/algorithmprovider/defaults/defaults.go,
 pkg/scheduler/factory/plugins.go). No auto-discovery: adding a predicate or a priority is
 

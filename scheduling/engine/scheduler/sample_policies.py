@@ -1,4 +1,4 @@
-"""The seed's sample scheduler policies (seed 004 §16.2.4.1 and §16.2.8), as data.
+"""OpenShift 3.11's sample scheduler policies (the policy file's examples and its use cases), as data.
 
 Each is the Policy file as the seed prints it, already loaded (what `yaml.safe_load` gives).
 The seed truncates the §16.2.8 samples with `...` ("the list of predicates and priority
