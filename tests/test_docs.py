@@ -60,7 +60,9 @@ BEING_REWRITTEN = (
 
 _DOTTED = re.compile(r"(?<![\w./-])((?:scheduling|updates|clusterui|engine)(?:\.[A-Za-z_]\w*)+)(?![\w/])")
 _FILE = re.compile(r"(?<![\w.-])((?:[\w.-]+/)*[A-Za-z_][\w-]*\.(?:py|html|md|js|css))\b")
-_CITATION = re.compile(r"(?i)\bseeds? \d{3}\b|\bissues? \d+\b|\bseed's\b|\bthe seeds\b")
+_CITATION = re.compile(
+    r"(?i)\bseeds? (?:§\s?)?\d{2}|\bissues? \d+\b|\bseed's\b|\bthe seeds?\b|\bseed examples\b|\bthe issue's\b|§\s?\d"
+    r"|(?-i:\bDESIGN\b)")
 
 
 def _is_rewritten(rel: str) -> bool:
@@ -88,8 +90,15 @@ def _prose(path: Path):
                 yield body[0].lineno, body[0].value.value
 
 
+def _all_documents():
+    """README.md, docs/*.md and the README.md files of the packages."""
+    yield from _documents()
+    for package in SOURCE_PACKAGES:
+        yield from sorted((ROOT / package).rglob("README.md"))
+
+
 def _documents_prose():
-    for doc in _documents():
+    for doc in _all_documents():
         for number, line in enumerate(doc.read_text().splitlines(), 1):
             yield doc, number, line
 
@@ -164,8 +173,21 @@ def stale_references(packages=SOURCE_PACKAGES) -> list[str]:
     return found
 
 
+def _all_lines(packages=SOURCE_PACKAGES + ("tests",)):
+    """Every line of the Python files (comments, docstrings, but also the strings a page
+    shows and the tests' ids) and of the documents."""
+    for path in _python_files(packages):
+        rel = str(path.relative_to(ROOT))
+        if not _is_rewritten(rel):
+            for number, text in enumerate(path.read_text().splitlines(), 1):
+                yield rel, number, text
+    for doc, number, text in _documents_prose():
+        yield str(doc.relative_to(ROOT)), number, text
+
+
 def citations(packages=SOURCE_PACKAGES + ("tests",)) -> list[str]:
-    return [f"{rel}:{line}: {m.group(0)}" for rel, line, text in _all_prose(packages)
+    here = str(Path(__file__).relative_to(ROOT))
+    return [f"{rel}:{line}: {m.group(0)}" for rel, line, text in _all_lines(packages) if rel != here
             for m in _CITATION.finditer(text)]
 
 
@@ -174,7 +196,7 @@ def test_comments_and_docstrings_name_modules_and_files_that_exist():
     assert found == [], "\n".join(found)
 
 
-def test_no_comment_or_docstring_cites_an_issue_or_a_seed():
+def test_no_comment_or_docstring_cites_an_issue_a_seed_or_a_document_a_clone_lacks():
     found = citations()
     assert found == [], "\n".join(found)
 

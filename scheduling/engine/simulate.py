@@ -1,5 +1,5 @@
-"""`simulate()`: the engine behind `python manage.py simulate` (DESIGN, "The command-line
-contract"). Documents in, the JSON a user reads out.
+"""`simulate()`: the engine behind `python manage.py simulate` (its command-line
+contract in docs/commands.md). Documents in, the JSON a user reads out.
 
 Input documents are already validated (scheduling.store.kube.load_documents). They are admitted
 (the ADMISSION_PLUGINS hook list: engine.api.admission's plugins), put in an
@@ -170,7 +170,7 @@ def simulate(
 
     cluster_docs = [d for d in docs if d.get("kind") not in EXTRA_KINDS]
     context = node_selection.NodeSelectionContext.build(node_selection_config, cluster_docs, user) if admission else None
-    # Priority resolution is part of the input contract (DESIGN: `spec.priority` as given,
+    # Priority resolution is part of the input contract (`spec.priority` as given,
     # else from `priorityClassName`), so it runs even when --no-admission turns the other
     # admission plugins off.
     try:
@@ -214,7 +214,7 @@ def _object_key(doc: Mapping[str, Any]) -> tuple[str, str, str]:
 
 
 def output(sim: Simulation, explain: str = "all") -> dict:
-    """The DESIGN JSON document of a simulation (see the module docstring)."""
+    """The JSON document of a simulation (see the module docstring)."""
     running = sim.scheduler_names()
     last = sim.last_results()
     pods_out = []

@@ -471,7 +471,7 @@ class Simulation:
                 return
             self.apply(garbage_collector.cascade_delete(self.store, step.kind, step.namespace, step.name, now))
         else:
-            # DESIGN (Timeline `run:`): CommandOutput with stdout exactly, or a Warning
+            # A Timeline `run:` step: CommandOutput with stdout exactly, or a Warning
             # CommandFailed with stderr, on the object Command/<step index>. A drain that
             # has to wait (PDB retries, grace periods) goes on in the drain controller.
             result = oc.run(self.store, step.command, now)

@@ -1,4 +1,4 @@
-"""The Timeline document (DESIGN, "Simulated time"): a scripted scenario.
+"""The Timeline document (simulated time): a scripted scenario.
 
 ```yaml
 apiVersion: clusterui.io/v1alpha1

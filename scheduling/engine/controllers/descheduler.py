@@ -113,7 +113,7 @@ class RunReport:
     def message(self) -> str:
         if self.aborted:
             return ABORT_MESSAGE
-        n = len(self.evicted)  # DESIGN's wording, whatever the number
+        n = len(self.evicted)  # the same wording whatever the number
         if self.flags.dry_run:
             return f"would evict {n} pods"
         return f"{n} pods evicted"

@@ -6,7 +6,7 @@ NetworkUnavailable, OutOfDisk) are what the kubelet reports: the user or a Timel
 them (engine.controllers.kubelet.set_condition records the kubelet's events). A node whose kubelet
 stops reporting carries the annotation `clusterui.io/heartbeat-stopped-at` (the time of
 its last heartbeat; any non-numeric value is stamped with the current time here). A node
-without a Ready condition is Ready (DESIGN: nodes without conditions are treated as
+without a Ready condition is Ready (nodes without conditions are treated as
 Ready): the simulated kubelet reports it implicitly.
 
 What runs, and when (`reconcile(store, now)` does all of it; call it at the times it

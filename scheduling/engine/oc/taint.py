@@ -1,4 +1,4 @@
-"""`oc adm taint` (kubectl taint; reference kube-conventions §2.1): parseTaint,
+"""`oc adm taint` (kubectl taint): parseTaint,
 ReorganizeTaints and the command. Success output is the name printer
 (`node/n1 tainted|untainted|modified`)."""
 

@@ -21,8 +21,8 @@ Both headers are accepted: `"apiVersion": "v1"` (the documentation's default fil
 * priority weights must be > 0 and below MaxWeight (validation.ValidatePolicy).
 
 Our extensions, both kept by 3.11 in master-config rather than in the Policy:
-`disablePreemption: true` (schedulerArgs, seed §16.6.1) and `schedulerName: <name>` (the
-name of the scheduler running this policy, default "default-scheduler"; seed §16.4: pods
+`disablePreemption: true` (schedulerArgs, OpenShift 3.11's "Disabling preemption") and `schedulerName: <name>` (the
+name of the scheduler running this policy, default "default-scheduler"; as with OpenShift 3.11's multiple schedulers, pods
 ask for a scheduler by that name). 1.11's decoder ignores unknown keys, so the file stays
 valid for a real scheduler.
 """

@@ -102,7 +102,7 @@ PREDICATES: dict[str, Predicate] = {
     "NoDiskConflict": disk_conflict.no_disk_conflict,
     "PodToleratesNodeTaints": taints.pod_tolerates_node_taints,
     "PodToleratesNodeNoExecuteTaints": taints.pod_tolerates_node_no_execute_taints,
-    # The seed lists these two among the static predicates ({"name": "CheckNodeLabelPresence"},
+    # OpenShift 3.11's documentation lists these two among the static predicates ({"name": "CheckNodeLabelPresence"},
     # {"name": "checkServiceAffinity"}). Without an argument they have no labels to check,
     # so they admit every node (1.11 itself refuses them without an argument).
     "CheckNodeLabelPresence": label_presence.new_node_label_predicate((), True),
@@ -133,7 +133,7 @@ MANDATORY_PREDICATES: tuple[str, ...] = ("CheckNodeCondition",)
 # Configurable predicates, keyed by the argument that identifies their type. A user-named
 # entry ("Region", "RequireRegion", ...) is evaluated in the slot of its type, in policy
 # order among entries of that type. (1.11.0 registers them under the user's name, which is
-# not in Ordering(), so it never runs them; later releases fixed that. The seed describes
+# not in Ordering(), so it never runs them; later releases fixed that. The documentation describes
 # them working, so we run them.)
 CONFIGURABLE_PREDICATES: dict[str, tuple[Callable[..., Predicate], str]] = {
     # serviceAffinity: {labels: [...]}

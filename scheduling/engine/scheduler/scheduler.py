@@ -12,8 +12,8 @@ the tie, and the FailedScheduling message (`0/3 nodes are available: 1 Insuffici
 (priority high to low, then input order), each bound into the NodeInfos so later pods see
 it, preempting when a pod does not fit (engine.scheduler.preemption).
 
-Decisions where 1.11 and the seed or DESIGN differ:
-* Ties: 1.11.0's selectHost takes the tied nodes round-robin (`lastNodeIndex`); the seed
+Decisions where 1.11 and OpenShift 3.11's documentation differ:
+* Ties: 1.11.0's selectHost takes the tied nodes round-robin (`lastNodeIndex`); the documentation
   says "one of them is selected at random" and the engine must be reproducible, so we
   draw `rng.randrange(len(tied))` over the tied nodes in node order (only when more than
   one node ties, so the random stream does not move otherwise).

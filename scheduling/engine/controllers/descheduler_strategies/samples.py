@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 SAMPLES: dict[str, str] = {
-    "sample policy (§16.3.3)": """\
+    "sample policy": """\
 apiVersion: "descheduler/v1alpha1"
 kind: "DeschedulerPolicy"
 strategies:
