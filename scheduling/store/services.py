@@ -487,6 +487,25 @@ def check_update_admission(cluster: Cluster, doc: dict) -> None:
         raise kube.DocumentError([str(exc)]) from exc
 
 
+def _apply_one_at_a_time(cluster: Cluster, objects: list[dict]) -> tuple[int, int]:
+    """Create or update `objects` one after the other, as written (an input that names the
+    same object twice: the later one replaces the earlier). Returns (created, replaced)."""
+    created = replaced = 0
+    for doc in objects:
+        meta = doc["metadata"]
+        model = KIND_MODELS[doc["kind"]]
+        if model.objects.filter(cluster=cluster, namespace=meta.get("namespace", ""), name=meta["name"]).exists():
+            try:
+                update_object(cluster, {**doc, "metadata": {k: v for k, v in meta.items() if k != "resourceVersion"}})
+            except Invalid as exc:
+                raise kube.DocumentError([str(exc)]) from None
+            replaced += 1
+        else:
+            create_object(cluster, admit_documents(cluster, [doc])[0])
+            created += 1
+    return created, replaced
+
+
 def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
     created = replaced = 0
     policy_set = False
@@ -535,19 +554,7 @@ def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
         else:
             raise_for_batch = False
         if raise_for_batch:  # rare: one object at a time, as written
-            created = replaced = 0
-            for doc in objects:
-                meta = doc["metadata"]
-                model = KIND_MODELS[doc["kind"]]
-                if model.objects.filter(cluster=cluster, namespace=meta.get("namespace", ""), name=meta["name"]).exists():
-                    try:
-                        update_object(cluster, {**doc, "metadata": {k: v for k, v in meta.items() if k != "resourceVersion"}})
-                    except Invalid as exc:
-                        raise kube.DocumentError([str(exc)]) from None
-                    replaced += 1
-                else:
-                    create_object(cluster, admit_documents(cluster, [doc])[0])
-                    created += 1
+            created, replaced = _apply_one_at_a_time(cluster, objects)
         else:
             write_batch(cluster, writes)
     return ImportResult(created, replaced, policy_set)
