@@ -59,10 +59,8 @@ def setup_database(tmp: str) -> None:
     call_command("migrate", verbosity=0, interactive=False)
 
 
-def documents(nodes: int, pods: int, seed: int = 1, unplaceable: int = 5) -> list[dict]:
-    """A realistic cluster as API documents: zoned nodes of a few sizes, namespaces, ReplicaSets
-    of very different sizes and their pending pods (a few with a node selector no node matches)."""
-    rng = random.Random(seed)
+def _zoned_nodes(nodes: int, rng: random.Random) -> list[dict]:
+    """`nodes` Ready nodes of a few sizes, spread over the three zones of one region."""
     docs: list[dict] = []
     for i in range(nodes):
         cpu, memory = rng.choice((("4", "16Gi"), ("8", "32Gi"), ("16", "64Gi")))
@@ -78,6 +76,14 @@ def documents(nodes: int, pods: int, seed: int = 1, unplaceable: int = 5) -> lis
                        "capacity": {"cpu": cpu, "memory": memory, "pods": "250"},
                        "conditions": [{"type": "Ready", "status": "True"}]},
         })
+    return docs
+
+
+def documents(nodes: int, pods: int, seed: int = 1, unplaceable: int = 5) -> list[dict]:
+    """A realistic cluster as API documents: zoned nodes of a few sizes, namespaces, ReplicaSets
+    of very different sizes and their pending pods (a few with a node selector no node matches)."""
+    rng = random.Random(seed)
+    docs: list[dict] = _zoned_nodes(nodes, rng)
     namespaces = [f"team-{i:02d}" for i in range(NAMESPACES)]
     docs += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}} for ns in namespaces]
     sets = min(190, max(1, pods // 10))  # 500 nodes + 10 namespaces + 190 sets + 10,000 pods = 10,700
