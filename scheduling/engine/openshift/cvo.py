@@ -154,6 +154,23 @@ def _retrieved_updates(conds: list[dict], channel: str, at: str, now: float) -> 
                            "The update channel has not been configured.", now)
 
 
+def _payload_loaded(now: float, version: str, image: str, conds: list, status: dict, history: list, result: A.Result) -> None:
+    """Preconditions passed: PreconditionsPassed and PayloadLoaded recorded, ReleaseAccepted,
+    the new desired release, and a Partial entry on top of the history (completing a
+    previous Partial one)."""
+    result.actions.append(A.RecordEvent(now, "Normal", "PreconditionsPassed", "ClusterVersion", NAMESPACE, "version",
+                                        f'preconditions passed for payload loaded version="{version}" image="{image}"', SOURCE))
+    result.actions.append(A.RecordEvent(now, "Normal", "PayloadLoaded", "ClusterVersion", NAMESPACE, "version",
+                                        f'Payload loaded version="{version}" image="{image}" architecture="amd64"', SOURCE))
+    conds[:] = C.set_condition(conds, "ReleaseAccepted", "True", "PayloadLoaded",
+                               f'Payload loaded version="{version}" image="{image}" architecture="amd64"', now)
+    status["desired"] = G.release_doc(version) | {"image": image}
+    history.insert(0, {"state": "Partial", "startedTime": time_value(now), "completionTime": None,
+                       "version": version, "image": image, "verified": True})
+    if len(history) > 1 and history[1].get("state") == "Partial" and history[1].get("completionTime") is None:
+        history[1]["completionTime"] = time_value(now)
+
+
 class ClusterVersionOperator:
     name = NAME
     # what it reads: the ClusterVersion, the ClusterOperators, the master pool (and the
@@ -389,47 +406,45 @@ class ClusterVersionOperator:
                                            f'Preconditions failed for payload loaded version="{version}" image="{image}": {failure}', now)
                 self._steady(ctx, state["from"], conds, operators, now)
                 return
-            result.actions.append(A.RecordEvent(now, "Normal", "PreconditionsPassed", "ClusterVersion", NAMESPACE, "version",
-                                                f'preconditions passed for payload loaded version="{version}" image="{image}"', SOURCE))
-            result.actions.append(A.RecordEvent(now, "Normal", "PayloadLoaded", "ClusterVersion", NAMESPACE, "version",
-                                                f'Payload loaded version="{version}" image="{image}" architecture="amd64"', SOURCE))
-            conds[:] = C.set_condition(conds, "ReleaseAccepted", "True", "PayloadLoaded",
-                                       f'Payload loaded version="{version}" image="{image}" architecture="amd64"', now)
-            status["desired"] = G.release_doc(version) | {"image": image}
-            history.insert(0, {"state": "Partial", "startedTime": time_value(now), "completionTime": None,
-                               "version": version, "image": image, "verified": True})
-            if len(history) > 1 and history[1].get("state") == "Partial" and history[1].get("completionTime") is None:
-                history[1]["completionTime"] = time_value(now)
+            _payload_loaded(now, version, image, conds, status, history, result)
             state.update(phase="Applying", since=now, rl=0, rl_started=now, applied=0, ops={})
             phase = "Applying"
         if phase == "Applying":
             self._apply(ctx, state, target, conds, history, operators, result)
         if state.get("phase") == "Completed":
             return
+        if phase == "Applying":
+            self._applying_conditions(ctx, state, total, conds, operators, result)
+
+    def _applying_conditions(self, ctx: Context, state: dict, total: int, conds: list, operators: dict,
+                             result: A.Result) -> None:
+        """The conditions while the payload applies: Available, Failing on degraded
+        operators, Progressing with the manifests done and the operators waited on (failing
+        after FAILING_AFTER), Upgradeable."""
+        now, version = ctx.now, state["version"]
         applied = state.get("applied", 0)
         waiting = state.get("waiting") or []
         degraded = sorted(n for n in waiting if C.is_true(((operators.get(n) or {}).get("status") or {}).get("conditions"), "Degraded"))
         waited = now - state.get("rl_started", now)
-        if phase == "Applying":
-            conds[:] = C.set_condition(conds, "Available", "True", "", f"Done applying {state['from']}", now)
-            if degraded:
-                word, verb = ("operator", "is") if len(degraded) == 1 else ("operators", "are")
-                conds[:] = C.set_condition(conds, "Failing", "True", "ClusterOperatorDegraded",
-                                           f"Cluster {word} {_list_names(degraded)} {verb} degraded", now)
-            else:
-                conds[:] = C.set_condition(conds, "Failing", "False", "", "", now)
-            if waiting and waited >= FAILING_AFTER:
-                msg = f"Unable to apply {version}: wait has exceeded 40 minutes for these operators: {_list_names(waiting)}"
-                conds[:] = C.set_condition(conds, "Progressing", "True", "ClusterOperatorsUpdating" if not degraded else "ClusterOperatorDegraded", msg, now)
-            elif waiting:
-                msg = f"Working towards {version}: {applied} of {total} done ({_pct(applied, total)}% complete), waiting on {_list_names(waiting)}"
-                conds[:] = C.set_condition(conds, "Progressing", "True", "ClusterOperatorsUpdating", msg, now)
-            else:
-                conds[:] = C.set_condition(conds, "Progressing", "True", "",
-                                           f"Working towards {version}: {applied} of {total} done ({_pct(applied, total)}% complete)", now)
-            if waiting and waited < FAILING_AFTER:
-                result.due(state["rl_started"] + FAILING_AFTER)
-            self._upgradeable(conds, operators, now)
+        conds[:] = C.set_condition(conds, "Available", "True", "", f"Done applying {state['from']}", now)
+        if degraded:
+            word, verb = ("operator", "is") if len(degraded) == 1 else ("operators", "are")
+            conds[:] = C.set_condition(conds, "Failing", "True", "ClusterOperatorDegraded",
+                                       f"Cluster {word} {_list_names(degraded)} {verb} degraded", now)
+        else:
+            conds[:] = C.set_condition(conds, "Failing", "False", "", "", now)
+        if waiting and waited >= FAILING_AFTER:
+            msg = f"Unable to apply {version}: wait has exceeded 40 minutes for these operators: {_list_names(waiting)}"
+            conds[:] = C.set_condition(conds, "Progressing", "True", "ClusterOperatorsUpdating" if not degraded else "ClusterOperatorDegraded", msg, now)
+        elif waiting:
+            msg = f"Working towards {version}: {applied} of {total} done ({_pct(applied, total)}% complete), waiting on {_list_names(waiting)}"
+            conds[:] = C.set_condition(conds, "Progressing", "True", "ClusterOperatorsUpdating", msg, now)
+        else:
+            conds[:] = C.set_condition(conds, "Progressing", "True", "",
+                                       f"Working towards {version}: {applied} of {total} done ({_pct(applied, total)}% complete)", now)
+        if waiting and waited < FAILING_AFTER:
+            result.due(state["rl_started"] + FAILING_AFTER)
+        self._upgradeable(conds, operators, now)
 
     def _precondition_failure(self, state: Mapping[str, Any], conds: list, status: Mapping[str, Any],
                               history: list) -> tuple[str, bool] | None:

@@ -92,6 +92,21 @@ def _event(now: float, reason: str, message: str, type_: str = "Normal") -> A.Re
     return A.RecordEvent(float(now), type_, reason, OPERATOR_KIND, OPERATOR_NS, OPERATOR_NAME, message, SOURCE)
 
 
+def _promote_learners(now: float, members: list[dict], result: A.Result) -> list:
+    """Learners whose sync time has come become voting members (MemberPromote); the others
+    ask for that time."""
+    actions: list = []
+    for member in members:
+        if member.get("status") == "learner":
+            if now + 1e-9 >= (sim_time(member.get("promoteAt")) or 0.0):
+                member["status"] = "voting"
+                member.pop("promoteAt", None)
+                actions.append(_event(now, "MemberPromote", f"successfully promoted learner member {member['peerURL']}"))
+            else:
+                result.due(sim_time(member.get("promoteAt")))
+    return actions
+
+
 def _hooks(now: float, masters: list[dict], by_node: Mapping[str, Any]) -> list:
     """The quorum guard's preDrain hook on every control-plane machine hosting a member;
     removed from a machine being deleted once its member is gone."""
@@ -179,14 +194,7 @@ class EtcdQuorumGuard:
                 actions.append(_event(now, "MemberAddAsLearner", f"successfully added new member {member['peerURL']}"))
             else:
                 result.due(start)
-        for member in members:
-            if member.get("status") == "learner":
-                if now + 1e-9 >= (sim_time(member.get("promoteAt")) or 0.0):
-                    member["status"] = "voting"
-                    member.pop("promoteAt", None)
-                    actions.append(_event(now, "MemberPromote", f"successfully promoted learner member {member['peerURL']}"))
-                else:
-                    result.due(sim_time(member.get("promoteAt")))
+        actions += _promote_learners(now, members, result)
 
         members, leader, waiting = self._scale_down(ctx, masters, members, leader, desired, actions)
         by_node = {x["name"]: x for x in members}
