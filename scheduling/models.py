@@ -22,10 +22,10 @@ class Cluster(models.Model):
     # Wall-clock time at which `now` was last advanced (None while paused).
     clock_anchor = models.DateTimeField(null=True, blank=True)
     policy = models.JSONField(null=True, blank=True, help_text="scheduler Policy; null = the default policy")
-    # More schedulers (seed 004 §16.4): schedulerName -> its Policy document.
+    # More schedulers (OpenShift 3.11's multiple schedulers): schedulerName -> its Policy document.
     scheduler_policies = models.JSONField(default=dict, blank=True)
     preemption_enabled = models.BooleanField(default=True)
-    # Admission plugins switched off (engine.admission.PLUGIN_NAMES -> False); absent = on.
+    # Admission plugins switched off (engine.api.admission.PLUGIN_NAMES -> False); absent = on.
     admission = models.JSONField(default=dict, blank=True)
     # The simulated time the controllers have run up to, and their own state that is not a
     # Kubernetes object (the node lifecycle controller's Zone documents).

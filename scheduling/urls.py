@@ -43,5 +43,5 @@ urlpatterns = [
     path("clusters/<int:pk>/descheduler", descheduler.descheduler_page, name="descheduler"),
     path("clusters/<int:pk>/descheduler/action", descheduler.descheduler_action, name="descheduler-action"),
     path("clusters/<int:pk>/admission-config", node_selection.admission_config_save, name="admission-config"),
-    path("", include("scheduling.training.urls")),  # training mode (issue 15)
+    path("", include("scheduling.training.urls")),  # training mode: sessions, attendees, rewind
 ]

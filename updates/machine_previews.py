@@ -6,7 +6,7 @@ of the cluster: nothing here writes, and nothing here predicts beside the loop.
   the pods evicted, where their replacements and the pending pods start;
 * `preview_machine_delete`: the machine's deletion, its lifecycle hooks, drain and
   PDB-refused evictions as the machine controller runs them;
-* `preview_template`: a template edit (seed 000 §7.7.3) applied, then the set scaled to 0
+* `preview_template`: a template edit (the documented way to taint through a MachineSet) applied, then the set scaled to 0
   until its machines are gone and back, on the same copy: the new nodes (with the edited
   template's labels and taints) join and the pods start where the scheduler puts them, or
   stay Pending with the scheduler's FailedScheduling message and, for the new nodes' taints

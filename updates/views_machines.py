@@ -1,5 +1,5 @@
 """The Machine API pages: MachineSets, Machines and MachineHealthChecks of a cluster with
-their phases, conditions and nodes; a machine's deletion drawn as seed 002's flow with the
+their phases, conditions and nodes; a machine's deletion drawn as the lifecycle hooks documentation's flow with the
 current step lit and the lifecycle hooks holding it; "act as owner" buttons that remove a
 hook (how an owner says its work is done) or add one; deleting a machine and scaling a
 MachineSet, each previewed first; the etcd quorum (the etcd-quorum-guard's state) while

@@ -1,11 +1,11 @@
-"""`make bench` (third part): how interactive a stored cluster is at 500-5,000 nodes (issue 14).
+"""`make bench` (third part): how interactive a stored cluster is at 500-5,000 nodes.
 
     python -m scheduling.bench.interactive [--nodes 500] [--pods 10000]
                                            [--sim-nodes 5000] [--sim-pods 30000] [--quick]
 
 Builds a cluster of --nodes nodes and --pods pods owned by ReplicaSets (in a temporary
 SQLite database unless DATABASE_URL is set; then under a throw-away cluster name deleted
-afterwards) and prints one line per row of issue 14's table, each against its target, in
+afterwards) and prints one line per interactive operation, each against its target, in
 CPU seconds of this process (`time.process_time`: the steady figure on a shared machine;
 wall seconds beside it):
 
@@ -59,10 +59,8 @@ def setup_database(tmp: str) -> None:
     call_command("migrate", verbosity=0, interactive=False)
 
 
-def documents(nodes: int, pods: int, seed: int = 1, unplaceable: int = 5) -> list[dict]:
-    """A realistic cluster as API documents: zoned nodes of a few sizes, namespaces, ReplicaSets
-    of very different sizes and their pending pods (a few with a node selector no node matches)."""
-    rng = random.Random(seed)
+def _zoned_nodes(nodes: int, rng: random.Random) -> list[dict]:
+    """`nodes` Ready nodes of a few sizes, spread over the three zones of one region."""
     docs: list[dict] = []
     for i in range(nodes):
         cpu, memory = rng.choice((("4", "16Gi"), ("8", "32Gi"), ("16", "64Gi")))
@@ -78,6 +76,14 @@ def documents(nodes: int, pods: int, seed: int = 1, unplaceable: int = 5) -> lis
                        "capacity": {"cpu": cpu, "memory": memory, "pods": "250"},
                        "conditions": [{"type": "Ready", "status": "True"}]},
         })
+    return docs
+
+
+def documents(nodes: int, pods: int, seed: int = 1, unplaceable: int = 5) -> list[dict]:
+    """A realistic cluster as API documents: zoned nodes of a few sizes, namespaces, ReplicaSets
+    of very different sizes and their pending pods (a few with a node selector no node matches)."""
+    rng = random.Random(seed)
+    docs: list[dict] = _zoned_nodes(nodes, rng)
     namespaces = [f"team-{i:02d}" for i in range(NAMESPACES)]
     docs += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}} for ns in namespaces]
     sets = min(190, max(1, pods // 10))  # 500 nodes + 10 namespaces + 190 sets + 10,000 pods = 10,700
@@ -215,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         args.nodes, args.pods, args.sim_nodes, args.sim_pods = 20, 200, 30, 300
     with tempfile.TemporaryDirectory() as tmp:
         setup_database(tmp)
-        print(f"interactive rows (issue 14): a stored cluster of {args.nodes:,} nodes / {args.pods:,} pods", flush=True)
+        print(f"interactive operations: a stored cluster of {args.nodes:,} nodes / {args.pods:,} pods", flush=True)
         for line in run_stored(args.nodes, args.pods):
             print(line, flush=True)
         print(run_simulate(args.sim_nodes, args.sim_pods, tmp), flush=True)

@@ -1,4 +1,4 @@
-"""How long rewinding a big cluster takes (training mode, issue 15). Figures, not tests.
+"""How long rewinding a big cluster takes (training mode's rewind). Figures, not tests.
 
     python -m scheduling.bench.rewind [--nodes 500] [--pods 5000]
 

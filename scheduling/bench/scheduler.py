@@ -3,8 +3,8 @@
     python -m scheduling.bench.scheduler [--scenario a|b|all] [--quick] [--tracemalloc] [--seed N]
 
 Each scenario builds a realistic cluster deterministically (a seeded `random.Random`), then
-times `engine.scheduler.run_queue` over every pending pod under the seed's default policy
-(`engine.policy.default_policy()`), every node evaluated (there is no node sampling in the
+times `engine.scheduler.scheduler.run_queue` over every pending pod under OpenShift 3.11's default scheduler policy
+(`engine.scheduler.policy.default_policy()`), every node evaluated (there is no node sampling in the
 engine), preemption on, `explain=False` (the compact form a controller uses):
 
     a: 1,000 nodes / 10,000 pending pods, target >= 1,000 pods/s

@@ -1,8 +1,8 @@
-"""`simulate()`: the engine behind `python manage.py simulate` (DESIGN, "The command-line
-contract"). Documents in, the JSON a user reads out.
+"""`simulate()`: the engine behind `python manage.py simulate` (its command-line
+contract in docs/commands.md). Documents in, the JSON a user reads out.
 
 Input documents are already validated (scheduling.store.kube.load_documents). They are admitted
-(the ADMISSION_PLUGINS hook list: engine.admission's plugins), put in an
+(the ADMISSION_PLUGINS hook list: engine.api.admission's plugins), put in an
 engine.simulation.Simulation, and every controller of its CONTROLLERS list (or those
 `controllers` names) processes them once, in order: the scheduler first (the pending
 pods of the default scheduler in queue order with the policy, preempting when allowed),
@@ -28,7 +28,7 @@ Output decisions:
   does not run here, `scheduler_not_running_message()` (Kubernetes records no event; the
   simulator adds one SchedulerNotRunning warning). The default scheduler always runs; each
   Policy document with `schedulerName: <name>` (our Policy extension) runs one more
-  scheduler with that policy, after the default one (engine.policy.schedulers_for).
+  scheduler with that policy, after the default one (engine.scheduler.policy.schedulers_for).
 * `preemption`: null unless preemption was considered for the pod's last attempt
   (`{"victims": {}, "nominatedNode": null}` when it was, but no node could be freed).
 * `events`: every event in time order (emission order within a time), `object` being
@@ -69,7 +69,7 @@ EXPLAIN_CHOICES = ("all", "failed", "none")
 # Raises AdmissionError to reject it.
 AdmissionPlugin = Callable[[Mapping[str, Any], Sequence[PriorityClass]], dict]
 
-# engine.admission's plugins in the API server's order: PodTolerationRestriction (the
+# engine.api.admission's plugins in the API server's order: PodTolerationRestriction (the
 # memory-pressure toleration), Priority, DefaultTolerationSeconds, DaemonSetTolerations,
 # ControlPlaneTaint.
 ADMISSION_PLUGINS: list[AdmissionPlugin] = [fn for _, fn in _admission.PLUGINS]
@@ -122,13 +122,13 @@ def simulate(
     settings: Mapping[str, Any] | None = None,
     objects: bool = False,
 ) -> dict:
-    """Schedule `docs`, then run the clock to `until`; the DESIGN JSON document (a dict).
+    """Schedule `docs`, then run the clock to `until`; the JSON document `manage.py simulate` prints (a dict).
 
     `policy` (the --policy file, loaded) wins over a Policy document among `docs`.
     `controllers`: the names of the controllers to run (None: every one of
     engine.simulation.CONTROLLERS); an unknown name is a SimulationError.
     A DeschedulerPolicy document configures the descheduler controller, which then runs
-    once at time 0 after the scheduler's first pass (the seed's Job), with
+    once at time 0 after the scheduler's first pass (the Job OpenShift 3.11's documentation runs it as), with
     `descheduler_flags` (the --descheduler-* flags); the output then has a `descheduler`
     entry: the run's report (what it evicted, by which strategy and why; with dry run,
     what it would evict and where each pod would land). PodNodeConstraintsConfig /
@@ -170,7 +170,7 @@ def simulate(
 
     cluster_docs = [d for d in docs if d.get("kind") not in EXTRA_KINDS]
     context = node_selection.NodeSelectionContext.build(node_selection_config, cluster_docs, user) if admission else None
-    # Priority resolution is part of the input contract (DESIGN: `spec.priority` as given,
+    # Priority resolution is part of the input contract (`spec.priority` as given,
     # else from `priorityClassName`), so it runs even when --no-admission turns the other
     # admission plugins off.
     try:
@@ -214,7 +214,7 @@ def _object_key(doc: Mapping[str, Any]) -> tuple[str, str, str]:
 
 
 def output(sim: Simulation, explain: str = "all") -> dict:
-    """The DESIGN JSON document of a simulation (see the module docstring)."""
+    """The JSON document of a simulation (see the module docstring)."""
     running = sim.scheduler_names()
     last = sim.last_results()
     pods_out = []

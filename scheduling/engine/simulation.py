@@ -65,7 +65,7 @@ CONTROLLERS: list[str] = [
     "scheduling.engine.openshift.cvo:ClusterVersionOperator",
     "scheduling.engine.openshift.mco:MCONodeController",
     "scheduling.engine.openshift.mco:MCODaemon",
-    # the Machine API (scheduling.engine.openshift, seed 002)
+    # the Machine API (scheduling.engine.openshift: machines, their sets and deletion lifecycle hooks)
     "scheduling.engine.openshift.machinesets:MachineSetController",
     "scheduling.engine.openshift.machinesets:ControlPlaneMachineSetController",
     "scheduling.engine.openshift.machines:MachineController",
@@ -471,7 +471,7 @@ class Simulation:
                 return
             self.apply(garbage_collector.cascade_delete(self.store, step.kind, step.namespace, step.name, now))
         else:
-            # DESIGN (Timeline `run:`): CommandOutput with stdout exactly, or a Warning
+            # A Timeline `run:` step: CommandOutput with stdout exactly, or a Warning
             # CommandFailed with stderr, on the object Command/<step index>. A drain that
             # has to wait (PDB retries, grace periods) goes on in the drain controller.
             result = oc.run(self.store, step.command, now)

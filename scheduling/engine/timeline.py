@@ -1,4 +1,4 @@
-"""The Timeline document (DESIGN, "Simulated time"): a scripted scenario.
+"""The Timeline document (simulated time): a scripted scenario.
 
 ```yaml
 apiVersion: clusterui.io/v1alpha1
@@ -15,8 +15,8 @@ steps:
 ```
 
 `load_timeline(doc)` checks a parsed document (a dict: the engine reads no YAML) and
-returns a `Timeline` whose `apply` objects are validated with engine.validation (the API
-server's rules and messages) and defaulted with engine.defaults; it raises
+returns a `Timeline` whose `apply` objects are validated with engine.api.validation (the API
+server's rules and messages) and defaulted with engine.api.defaults; it raises
 `TimelineError` naming the document, the field path and the message:
 `Timeline "t" is invalid: steps[1].apply: Node "n1" is invalid: spec.taints[0].effect: ...`.
 

@@ -241,6 +241,55 @@ def find_pod(state: ClusterState, key: str) -> Pod | None:
     return None
 
 
+def _filter_rows(pod, state: ClusterState, infos, policy: Policy, result) -> tuple[list[FilterRow], dict[str, tuple[str, ...]]]:
+    """Every node's row of predicate cells, as the scheduler evaluates them (stopping at the
+    first failure unless the policy checks them all), and the taints each node with a
+    taint failure has that the pod does not tolerate."""
+    ctx = CycleContext(pod, state, dict(infos))
+    rows: list[FilterRow] = []
+    untolerated: dict[str, tuple[str, ...]] = {}
+    for name, info in infos.items():
+        cells = []
+        stopped = False
+        for entry in policy.predicates:
+            reasons = tuple(entry.fn(pod, ctx, info))
+            detail = ""
+            if ERR_TAINTS_TOLERATIONS_NOT_MATCH in reasons:
+                if name not in untolerated:
+                    untolerated[name] = tuple(str(t) for t in untolerated_taints(info.node.taints, pod.tolerations))
+                effects = (NO_EXECUTE,) if entry.fn is pod_tolerates_node_no_execute_taints else (NO_SCHEDULE, NO_EXECUTE)
+                detail = ", ".join(str(t) for t in untolerated_taints(info.node.taints, pod.tolerations) if t.effect in effects)
+            if stopped:
+                cells.append(Cell(reasons, skipped=not policy.always_check_all_predicates, detail=detail))
+                continue
+            is_stop = bool(reasons) and not policy.always_check_all_predicates
+            cells.append(Cell(reasons, stopped=is_stop, detail=detail))
+            stopped = is_stop
+        rows.append(FilterRow(name, tuple(cells), tuple(result.filters.get(name, ()))))
+    return rows, untolerated
+
+
+def _score_rows(policy: Policy, result) -> tuple[tuple[tuple[str, int], ...], set[str], list[ScoreRow]]:
+    """The priorities (name, weight) the table shows, those that are NodePreferAvoidPods,
+    and a row per scored node, highest total first."""
+    if policy.priorities:
+        priorities = tuple((p.name, p.weight) for p in policy.priorities)
+    else:
+        priorities = ((registry.IMPLICIT_PRIORITY, 1),)
+    avoid = {p.name for p in policy.priorities if p.fn is node_prefer_avoid_pods_priority}
+    score_rows = []
+    for node, scores in result.scores.items():
+        cells = tuple(ScoreCell(int(scores.get(name, 0)), weight, name in avoid) for name, weight in priorities)
+        score_rows.append(
+            ScoreRow(
+                node, cells, int(scores.get(TOTAL, 0)), node == result.node, node in result.tied and len(result.tied) > 1,
+                avoid=sum(c.weighted for c in cells if c.avoid),
+            )
+        )
+    score_rows.sort(key=lambda r: -r.total)
+    return priorities, avoid, score_rows
+
+
 def explain_pod(
     state: ClusterState,
     policy: Policy,
@@ -258,49 +307,15 @@ def explain_pod(
     nominated = _nominated(state, pod)
     result = schedule(pod, state, infos, policy, random.Random(seed), nominated=nominated, explain=True)
 
-    ctx = CycleContext(pod, state, dict(infos))
     entries = policy.predicates
-    rows: list[FilterRow] = []
-    untolerated: dict[str, tuple[str, ...]] = {}
-    for name, info in infos.items():
-        cells = []
-        stopped = False
-        for entry in entries:
-            reasons = tuple(entry.fn(pod, ctx, info))
-            detail = ""
-            if ERR_TAINTS_TOLERATIONS_NOT_MATCH in reasons:
-                if name not in untolerated:
-                    untolerated[name] = tuple(str(t) for t in untolerated_taints(info.node.taints, pod.tolerations))
-                effects = (NO_EXECUTE,) if entry.fn is pod_tolerates_node_no_execute_taints else (NO_SCHEDULE, NO_EXECUTE)
-                detail = ", ".join(str(t) for t in untolerated_taints(info.node.taints, pod.tolerations) if t.effect in effects)
-            if stopped:
-                cells.append(Cell(reasons, skipped=not policy.always_check_all_predicates, detail=detail))
-                continue
-            is_stop = bool(reasons) and not policy.always_check_all_predicates
-            cells.append(Cell(reasons, stopped=is_stop, detail=detail))
-            stopped = is_stop
-        rows.append(FilterRow(name, tuple(cells), tuple(result.filters.get(name, ()))))
+    rows, untolerated = _filter_rows(pod, state, infos, policy, result)
     rows.sort(key=lambda r: r.fits)  # failing nodes first, node order within each (stable)
     failing = {r.node: r.scheduler_reasons for r in rows if r.scheduler_reasons}
     tainted = [n for n, reasons in failing.items() if ERR_TAINTS_TOLERATIONS_NOT_MATCH in reasons]
     more = max(0, len(rows) - MAX_FILTER_ROWS)
     rows = rows[:MAX_FILTER_ROWS]
 
-    if policy.priorities:
-        priorities = tuple((p.name, p.weight) for p in policy.priorities)
-    else:
-        priorities = ((registry.IMPLICIT_PRIORITY, 1),)
-    avoid = {p.name for p in policy.priorities if p.fn is node_prefer_avoid_pods_priority}
-    score_rows = []
-    for node, scores in result.scores.items():
-        cells = tuple(ScoreCell(int(scores.get(name, 0)), weight, name in avoid) for name, weight in priorities)
-        score_rows.append(
-            ScoreRow(
-                node, cells, int(scores.get(TOTAL, 0)), node == result.node, node in result.tied and len(result.tied) > 1,
-                avoid=sum(c.weighted for c in cells if c.avoid),
-            )
-        )
-    score_rows.sort(key=lambda r: -r.total)
+    priorities, avoid, score_rows = _score_rows(policy, result)
 
     view = None
     if result.node is None and result.filters:

@@ -168,37 +168,10 @@ _ASSIGNED = re.compile(r"^Successfully assigned (\S+) to (\S+)$")
 _POD_MESSAGE = re.compile(r"^(?:Created|Deleted) pod: (\S+)$")
 
 
-def summarise(result: PreviewResult, before: Sequence[Mapping], actions: Iterable[Any] = (), *,
-              policy: Policy | None = None, seed: int = 0) -> LoopPreview:
-    """The loop's run (`result`) for people. `before`: the loop's documents at the clock,
-    before the change (the store never changes a document in place: a list of them is a
-    snapshot); `actions`: the change (its own taints are not the controllers'). With a
-    `policy`, the score changes of the affected pods."""
-    at = result.at
-    nodes_before = {(d.get("metadata") or {}).get("name"): d for d in before if d.get("kind") == "Node"}
-    pods_before = {_pod_key(d): d for d in before if d.get("kind") == "Pod"}
-    end = result.sim.store if result.sim is not None else None
-    out = LoopPreview(at=at, until=result.until)
-    out.events = [{**e, "key": f"{time_text(e['time'])}|{e['reason']}|{e['object']}"} for e in result.events]
-    out.changed_nodes = [name for kind, _, name in result.changed if kind == "Node"]
-    out.changed_pods = [f"{ns or 'default'}/{name}" for kind, ns, name in result.changed if kind == "Pod"]
-
-    bound: dict[str, str] = {}  # pods the scheduler bound during the run (gone again by its end, perhaps)
-    for e in result.events:
-        if e["reason"] == "Scheduled" and e["object"].startswith("Pod/"):
-            m = _ASSIGNED.match(e["message"] or "")
-            if m is not None:
-                bound[e["object"][4:]] = m.group(2)
-
-    def node_of(key: str) -> str:
-        if key in bound:
-            return bound[key]
-        doc = pods_before.get(key)
-        if doc is None and end is not None:
-            ns, _, name = key.partition("/")
-            doc = end.get("Pod", ns, name)
-        return ((doc or {}).get("spec") or {}).get("nodeName") or ""
-
+def _sort_the_events(out: LoopPreview, result: PreviewResult, at: float, node_of, pods_before: Mapping) -> dict[str, str]:
+    """Sort the run's events into what `out` lists: pods evicted (now or later), deleted,
+    created, scheduled; the controllers' refused creations as notes. Returns each pod's
+    last FailedScheduling message."""
     gone: set[str] = set()
     last_failure: dict[str, str] = {}
     for e in result.events:
@@ -235,6 +208,12 @@ def summarise(result: PreviewResult, before: Sequence[Mapping], actions: Iterabl
             note = f"{e['object']}: its controller's new pods are refused: {message}"
             if note not in out.notes:
                 out.notes.append(note)
+    return last_failure
+
+
+def _still_pending(out: LoopPreview, result: PreviewResult, pods_before: Mapping, last_failure: Mapping[str, str]) -> None:
+    """The pods pending at the end of the run that the change concerns: new ones, ones it
+    unbound, and pending ones it wrote."""
     for pod in result.pods:
         key = pod["pod"]
         if pod["node"] or pod["terminating"] or pod["phase"] not in ("Pending", None):
@@ -245,6 +224,41 @@ def summarise(result: PreviewResult, before: Sequence[Mapping], actions: Iterabl
         # a pod Pending before the change and after is listed only when the change wrote it
         if new or not was_pending or key in out.changed_pods:
             out.pending.append(StillPending(key, last_failure.get(key, ""), new))
+
+
+def summarise(result: PreviewResult, before: Sequence[Mapping], actions: Iterable[Any] = (), *,
+              policy: Policy | None = None, seed: int = 0) -> LoopPreview:
+    """The loop's run (`result`) for people. `before`: the loop's documents at the clock,
+    before the change (the store never changes a document in place: a list of them is a
+    snapshot); `actions`: the change (its own taints are not the controllers'). With a
+    `policy`, the score changes of the affected pods."""
+    at = result.at
+    nodes_before = {(d.get("metadata") or {}).get("name"): d for d in before if d.get("kind") == "Node"}
+    pods_before = {_pod_key(d): d for d in before if d.get("kind") == "Pod"}
+    end = result.sim.store if result.sim is not None else None
+    out = LoopPreview(at=at, until=result.until)
+    out.events = [{**e, "key": f"{time_text(e['time'])}|{e['reason']}|{e['object']}"} for e in result.events]
+    out.changed_nodes = [name for kind, _, name in result.changed if kind == "Node"]
+    out.changed_pods = [f"{ns or 'default'}/{name}" for kind, ns, name in result.changed if kind == "Pod"]
+
+    bound: dict[str, str] = {}  # pods the scheduler bound during the run (gone again by its end, perhaps)
+    for e in result.events:
+        if e["reason"] == "Scheduled" and e["object"].startswith("Pod/"):
+            m = _ASSIGNED.match(e["message"] or "")
+            if m is not None:
+                bound[e["object"][4:]] = m.group(2)
+
+    def node_of(key: str) -> str:
+        if key in bound:
+            return bound[key]
+        doc = pods_before.get(key)
+        if doc is None and end is not None:
+            ns, _, name = key.partition("/")
+            doc = end.get("Pod", ns, name)
+        return ((doc or {}).get("spec") or {}).get("nodeName") or ""
+
+    last_failure = _sort_the_events(out, result, at, node_of, pods_before)
+    _still_pending(out, result, pods_before, last_failure)
     out.taints = _taint_changes(nodes_before, actions, end)
     if policy is not None and end is not None:
         _scores(out, before, result, policy, seed)

@@ -237,15 +237,58 @@ def zone_docs(controller_state: dict) -> list[dict]:
     return [{"metadata": {"name": name}, "status": status} for name, status in sorted(zones.items())]
 
 
-def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float, inside_write: bool = False) -> Outcome:
-    after = [d for kind in sim.store.kinds() if kind in KIND_MODELS for d in sim.store.list(kind)]
-    # Pods that are still pending carry the scheduler's last word, as the API shows it.
-    pending: dict[int, dict] = {}  # id(the store's document) -> the document to write instead
+def _pending_pods_with_the_schedulers_word(sim: Simulation, until: float) -> dict[int, dict]:
+    """Pods that are still pending carry the scheduler's last word, as the API shows it:
+    id(the store's document) -> the document to write instead."""
+    pending: dict[int, dict] = {}
     for key, result in sim.last_results().items():
         ns, _, name = key.partition("/")
         doc = sim.store.get("Pod", ns, name)
         if doc is not None and result.node is None and result.message and not (doc.get("spec") or {}).get("nodeName"):
             pending[id(doc)] = _with_unschedulable_condition(doc, result.message, until)
+    return pending
+
+
+def _object_writes(old: dict, new: dict) -> list[services.Write]:
+    """The creates, deletes and replaces that turn the rows `old` into `new` (both keyed by
+    (kind, namespace, name)). Kinds in store order; within a kind the stored objects first,
+    then the new ones in the order the controllers created them (the order the next run
+    reads them in)."""
+    order = {kind: i for i, kind in enumerate(KIND_MODELS)}
+    keys = list(old) + [k for k in new if k not in old]
+    writes: list[services.Write] = []
+    for key in sorted(keys, key=lambda k: order.get(k[0], len(order))):
+        before_doc, after_doc = old.get(key), new.get(key)
+        if key[0] not in KIND_MODELS:
+            continue
+        if before_doc is after_doc:
+            continue  # the store puts a new document for every change: this one did not change
+        if before_doc is None:
+            writes.append(("create", None, after_doc))
+        elif after_doc is None:
+            writes.append(("delete", before_doc, None))
+        elif _comparable(after_doc) != _comparable(before_doc):
+            writes.append(("replace", before_doc, after_doc))
+    return writes
+
+
+def _controller_state(cluster: Cluster, sim: Simulation, revision: int) -> dict:
+    """The cluster's controller_state after a run: the controllers' own state, what is due
+    and the revision the run wrote."""
+    return {
+        **(cluster.controller_state or {}),
+        "controllers": sim.store.controller_state,
+        "due": sim.due,
+        "zones": zone_docs(sim.store.controller_state),
+        "next_due": sim.next_due,
+        "revision": revision,
+        "steps_played": sim.steps_played,
+    }
+
+
+def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float, inside_write: bool = False) -> Outcome:
+    after = [d for kind in sim.store.kinds() if kind in KIND_MODELS for d in sim.store.list(kind)]
+    pending = _pending_pods_with_the_schedulers_word(sim, until)
     # The store puts a new document for every change and the documents read are never
     # changed: a document of `before` still in the store is unchanged, so only the others
     # (and the pending pods') are keyed and compared, in the order of `before` and of the store.
@@ -257,23 +300,7 @@ def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float, 
         locked = Cluster.objects.select_for_update().get(pk=cluster.pk)
         if locked.revision != cluster.revision:
             return Outcome(ran=True, conflict=True)
-        order = {kind: i for i, kind in enumerate(KIND_MODELS)}
-        # Kinds in store order; within a kind the stored objects first, then the new ones
-        # in the order the controllers created them (the order the next run reads them in).
-        keys = list(old) + [k for k in new if k not in old]
-        writes: list[services.Write] = []
-        for key in sorted(keys, key=lambda k: order.get(k[0], len(order))):
-            before_doc, after_doc = old.get(key), new.get(key)
-            if key[0] not in KIND_MODELS:
-                continue
-            if before_doc is after_doc:
-                continue  # the store puts a new document for every change: this one did not change
-            if before_doc is None:
-                writes.append(("create", None, after_doc))
-            elif after_doc is None:
-                writes.append(("delete", before_doc, None))
-            elif _comparable(after_doc) != _comparable(before_doc):
-                writes.append(("replace", before_doc, after_doc))
+        writes = _object_writes(old, new)
         written = len(writes)
         written_rows: dict[str, tuple[list[int], list[int]]] = {}
         revision = services.write_batch(cluster, writes, written_rows)
@@ -282,18 +309,7 @@ def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float, 
         read = read_after_writes(cluster, cluster.revision, revision, written_rows)
         services.record_events(cluster, sim.events)
         Cluster.objects.filter(pk=cluster.pk).update(
-            reconciled_to=until,
-            journal=[],
-            controller_state={
-                **(cluster.controller_state or {}),
-                "controllers": sim.store.controller_state,
-                "due": sim.due,
-                "zones": zone_docs(sim.store.controller_state),
-                "next_due": sim.next_due,
-                "revision": revision,
-                "steps_played": sim.steps_played,
-            },
-        )
+            reconciled_to=until, journal=[], controller_state=_controller_state(cluster, sim, revision))
     if inside_write:  # kept once the user's transaction, which holds this run's writes, commits
         transaction.on_commit(functools.partial(keep_read, cluster, read))
     else:

@@ -441,7 +441,7 @@ def import_documents(cluster: Cluster, text: str, source: str = "<input>") -> Im
 
 
 def admit_documents(cluster: Cluster, docs: list[dict]) -> list[dict]:
-    """The API server's admission plugins (engine.admission) over documents about to be
+    """The API server's admission plugins (engine.api.admission) over documents about to be
     created, with the cluster's switches. Raises kube.DocumentError when one is refused."""
     classes = [PriorityClass.from_doc(o.document) for o in StoredPriorityClass.objects.filter(cluster=cluster)]
     classes += [PriorityClass.from_doc(d) for d in docs if d["kind"] == "PriorityClass"]
@@ -464,6 +464,25 @@ def check_update_admission(cluster: Cluster, doc: dict) -> None:
         admit_update_node_selection(doc, cluster.admission or None, node_selection.context_for(cluster))
     except AdmissionError as exc:
         raise kube.DocumentError([str(exc)]) from exc
+
+
+def _apply_one_at_a_time(cluster: Cluster, objects: list[dict]) -> tuple[int, int]:
+    """Create or update `objects` one after the other, as written (an input that names the
+    same object twice: the later one replaces the earlier). Returns (created, replaced)."""
+    created = replaced = 0
+    for doc in objects:
+        meta = doc["metadata"]
+        model = KIND_MODELS[doc["kind"]]
+        if model.objects.filter(cluster=cluster, namespace=meta.get("namespace", ""), name=meta["name"]).exists():
+            try:
+                update_object(cluster, {**doc, "metadata": {k: v for k, v in meta.items() if k != "resourceVersion"}})
+            except Invalid as exc:
+                raise kube.DocumentError([str(exc)]) from None
+            replaced += 1
+        else:
+            create_object(cluster, admit_documents(cluster, [doc])[0])
+            created += 1
+    return created, replaced
 
 
 def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
@@ -514,19 +533,7 @@ def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
         else:
             raise_for_batch = False
         if raise_for_batch:  # rare: one object at a time, as written
-            created = replaced = 0
-            for doc in objects:
-                meta = doc["metadata"]
-                model = KIND_MODELS[doc["kind"]]
-                if model.objects.filter(cluster=cluster, namespace=meta.get("namespace", ""), name=meta["name"]).exists():
-                    try:
-                        update_object(cluster, {**doc, "metadata": {k: v for k, v in meta.items() if k != "resourceVersion"}})
-                    except Invalid as exc:
-                        raise kube.DocumentError([str(exc)]) from None
-                    replaced += 1
-                else:
-                    create_object(cluster, admit_documents(cluster, [doc])[0])
-                    created += 1
+            created, replaced = _apply_one_at_a_time(cluster, objects)
         else:
             write_batch(cluster, writes)
     return ImportResult(created, replaced, policy_set)
@@ -626,7 +633,7 @@ def set_policy(cluster: Cluster, policy_doc: dict | None, scheduler_name: str | 
 
 
 def set_cluster_settings(cluster: Cluster, *, admission: dict[str, bool], preemption: bool) -> None:
-    """Switch admission plugins (engine.admission.PLUGIN_NAMES) and preemption. Admission
+    """Switch admission plugins (engine.api.admission.PLUGIN_NAMES) and preemption. Admission
     applies to objects created from now on, as in a real cluster."""
     unknown = sorted(set(admission) - set(PLUGIN_NAMES))
     if unknown:

@@ -10,8 +10,7 @@ between two snapshots is then done by the controllers running forward from the s
 So the cost of a rewind is one snapshot restored plus at most INTERVAL simulated seconds of
 reconcile, whatever the distance rewound.
 
-Full snapshots and deltas (issue 15: "snapshots at intervals plus the event-sourced
-changes"). A full snapshot holds every row (`objects_rows`) and every event (`events`); a
+Full snapshots at intervals plus the event-sourced changes between them (deltas). A full snapshot holds every row (`objects_rows`) and every event (`events`); a
 delta holds only what changed since the snapshot before it: the rows created or replaced
 (`changes`), the keys deleted (`deleted`) and the events new or bumped (`event_changes`).
 A full one may carry such a patch too (the writes made later at its own simulated time,

@@ -1,4 +1,4 @@
-"""The Descheduler page in a real browser: load the seed's sample, preview where the pod
+"""The Descheduler page in a real browser: load the documentation's sample, preview where the pod
 would land, run it, and watch the board rebalance in a second browser."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The machine pages in a real browser: an editor deletes a machine, acts as each of its
-hooks' owners, steps the clock, and watches the deletion flow of seed 002 advance; a
+hooks' owners, steps the clock, and watches the machine deletion flow advance; a
 viewer's page follows along without a reload."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def test_the_machines_page_shows_the_etcd_quorum(editor_page, clusterui_server):
 
 
 def test_the_machineset_template_preview_then_apply(editor_page, clusterui_server, console):
-    """Seed 000 §7.7.3 on the MachineSet page: the taint typed in the template form is
+    """Taints through a MachineSet on the MachineSet page: the taint typed in the template form is
     previewed (htmx, CSRF) with where each pod would go, then applied."""
     page = editor_page
     page.goto(f"{clusterui_server.url}/")

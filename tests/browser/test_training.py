@@ -1,4 +1,4 @@
-"""Training mode in real browsers against the real server (issue 15): an instructor and
+"""Training mode in real browsers against the real server: an instructor and
 three attendees who follow page, panel, simulated time and edits; predict-then-reveal
 answered from two browsers; the projector layout at 1024x768."""
 

@@ -1,5 +1,5 @@
-"""The seed's worked examples (seed 004) end to end through `simulate()`: the YAML a user
-writes in, the JSON a user reads out (DESIGN, "The command-line contract")."""
+"""OpenShift 3.11's scheduling worked examples end to end through `simulate()`: the YAML a user
+writes in, the JSON a user reads out (what `manage.py simulate` prints)."""
 
 from __future__ import annotations
 
@@ -200,7 +200,7 @@ def test_node_affinity_with_matching_labels():
 
 def test_node_affinity_with_no_matching_labels():
     result = simulate(docs(node("node1", {"zone": "emea"}), POD_S1_NODE_AFFINITY))
-    # The seed shows the pre-1.8 wording ("No nodes are available that match all of the
+    # The documentation shows the pre-1.8 wording ("No nodes are available that match all of the
     # following predicates:: MatchNodeSelector (1)."); 3.11 prints the 1.11 one.
     message = "0/1 nodes are available: 1 node(s) didn't match node selector."
     assert result["pods"] == [
@@ -497,7 +497,7 @@ def test_a_high_priority_pod_preempts_and_is_nominated():
             "object": "Pod/default/busy",
             "message": "by default/nginx on node node1",
         },
-        # --until 0: every controller processes the objects once (DESIGN), so the
+        # --until 0: every controller processes the objects once, so the
         # victim's kubelet stops its container at once (it stays Terminating for its
         # grace period).
         {
@@ -511,7 +511,7 @@ def test_a_high_priority_pod_preempts_and_is_nominated():
 
 
 def test_without_admission_the_priority_class_is_still_resolved():
-    # DESIGN: spec.priority as given, else from priorityClassName; --no-admission only
+    # spec.priority as given, else from priorityClassName; --no-admission only
     # turns off the other admission plugins.
     result = simulate(docs(node("node1"), BUSY, HIGH_PRIORITY, NGINX), admission=False)
     nginx = result["pods"][1]
@@ -646,7 +646,7 @@ def test_what_cannot_be_simulated_is_refused(kwargs, extra, message):
 
 
 def test_several_named_schedulers_each_run_their_own_policy():
-    """seed 004 §16.4: pods pick their scheduler by schedulerName; here `rack-scheduler`
+    """Multiple schedulers: pods pick their scheduler by schedulerName; here `rack-scheduler`
     only admits nodes with a rack label, `spread-scheduler` runs the default rules."""
     rack_policy = {"kind": "Policy", "apiVersion": "v1", "schedulerName": "rack-scheduler",
                    "predicates": [{"name": "RackRequired", "argument": {"labelsPresence": {"labels": ["rack"], "presence": True}}}],

@@ -1,5 +1,5 @@
 """`simulate` with a DeschedulerPolicy, the --descheduler-* flags, the node-selection
-admission configuration documents and the requesting user (DESIGN, "Additions to simulate")."""
+admission configuration documents and the requesting user (docs/commands.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Descheduler page: the seed's samples one click away, validation, the dry-run
+"""The Descheduler page: the documentation's samples one click away, validation, the dry-run
 preview (what would be evicted, why, where it would land, utilisation bars), and for
 editors Save and Run, whose evictions the reconcile writes to the cluster."""
 

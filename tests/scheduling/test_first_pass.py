@@ -1,4 +1,4 @@
-"""The demo must not look stuck (issue 14): the scheduler's first pass happens at import, in
+"""The demo must not look stuck: the scheduler's first pass happens at import, in
 the importing process (it may have no worker), and a server that starts asks for a reconcile
 of every cluster with work due."""
 

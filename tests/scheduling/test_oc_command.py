@@ -1,4 +1,4 @@
-"""`python manage.py oc` (DESIGN: the command-line contract): golden outputs with a pinned
+"""`python manage.py oc` (its command-line contract in docs/commands.md): golden outputs with a pinned
 --now on stored clusters and on snapshot files, writes through the services, --as, and a
 drain that plays the stored cluster's clock until its PodDisruptionBudget allows."""
 

@@ -1,5 +1,5 @@
 """The scheduler policy page: the policy as JSON/YAML, validation with clear errors, the
-seed's samples one click away, saving, and where the pending pods go under two policies."""
+documentation's samples one click away, saving, and where the pending pods go under two policies."""
 
 from __future__ import annotations
 

@@ -93,7 +93,7 @@ def test_each_scenario_loads_and_plays_as_simulate_does(editor_client, scenario)
     ],
 )
 def test_default_toleration_seconds_is_the_same_however_the_clock_is_stepped(steps):
-    """The issue's four ways of playing `default-toleration-seconds` (seed 0): `simulate
+    """Four ways of playing `default-toleration-seconds` (seed 0): `simulate
     --until 600` and three ways of stepping a stored cluster to 600 s give the same
     events, the same replacement pod name and the same node."""
     cluster = services.load_scenario("default-toleration-seconds")
@@ -107,7 +107,7 @@ def test_default_toleration_seconds_is_the_same_however_the_clock_is_stepped(ste
 
 
 def test_default_toleration_seconds_played_at_60x_is_the_same_as_simulate():
-    """The issue's third way: the clock played at 60x, moved by the beat's ticks (about one a
+    """The third way: the clock played at 60x, moved by the beat's ticks (about one a
     wall second, unevenly) through `tasks.advance_clock`, gives what `simulate --until 600`
     gives."""
     cluster = services.load_scenario("default-toleration-seconds")

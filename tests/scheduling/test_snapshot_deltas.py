@@ -1,4 +1,4 @@
-"""Delta snapshots (issue 14 / issue 15 item 4): a full snapshot now and then, deltas in
+"""Delta snapshots: a full snapshot now and then, deltas in
 between; restoring any snapshot gives exactly the state recorded then, through the chain of
 deltas, after deletions, after thinning, and in a process that did not take them."""
 

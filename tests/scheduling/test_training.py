@@ -1,4 +1,4 @@
-"""Training mode (issue 15): sessions, read-only attendees, the script, predict-then-reveal,
+"""Training mode: sessions, read-only attendees, the script, predict-then-reveal,
 rewind and restart, on the stored cluster (the browser tests drive the same through pages)."""
 
 from __future__ import annotations

@@ -148,7 +148,7 @@ def test_score_changes_name_only_best_nodes_that_have_a_row_and_show_avoid_pods_
         assert "100000" not in re.sub(r"\+ 100000 avoid-pods", "", table)
 
 
-# --- the node-selection admission plugins in the what-if editor (issue 12) -----------------------------------------
+# --- the node-selection admission plugins in the what-if editor --------------------------------------------------
 
 
 BLACKLIST_DISKTYPE = [{"apiVersion": "v1", "kind": "PodNodeConstraintsConfig", "nodeSelectorLabelBlacklist": ["disktype"]}]

@@ -1,5 +1,5 @@
 """The Machine API pages: MachineSets and Machines with phases, conditions and nodes; a
-machine's deletion drawn as seed 002's flow with the current step lit and the hooks
+machine's deletion drawn as the lifecycle hooks documentation's flow with the current step lit and the hooks
 holding it; an editor acting as a hook's owner lets the machine proceed; viewers only look."""
 
 from __future__ import annotations

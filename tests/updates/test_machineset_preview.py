@@ -1,6 +1,6 @@
-"""The MachineSet page's template edit form (seed 000 §7.7.3): before applying, the preview
+"""The MachineSet page's template edit form (taints through a MachineSet): before applying, the preview
 (the cluster's loop on a copy) says that the existing nodes do not change, then what scaling
-the set to 0 and back does to every pod of its nodes: the seed's example, a taint key1=value1:
+the set to 0 and back does to every pod of its nodes: the documentation's example, a taint key1=value1:
 NoExecute added to the template, leaves the pod without the toleration Pending (and says
 which toleration would let it on the new nodes) and puts the pod with it on a new node, where
 the taint manager deletes it after its tolerationSeconds. Nothing is written until Apply."""
@@ -29,7 +29,7 @@ TAINT = {"op": "template-taint-add", "key": "key1", "value": "value1", "effect":
 
 
 def scenario() -> Cluster:
-    """The seed's cluster without the scenario's script (which edits and scales the set by itself)."""
+    """The documentation's cluster without the scenario's script (which edits and scales the set by itself)."""
     cluster = services.import_new_cluster("machineset-taints", scenario_objects("machineset-taints"), "cluster.yaml")
     reconcile.reconcile(cluster.pk)
     return Cluster.objects.get(pk=cluster.pk)

@@ -212,13 +212,44 @@ def _node_reads(node_doc: Mapping[str, Any]) -> tuple:
             status.get("capacity"))
 
 
+def _create_or_delete_daemon_pods(ctx: WorkloadContext, ds: Mapping[str, Any], node: str, pods: list[dict],
+                                  running: list[dict], schedule: bool, keep: bool, actions: list) -> None:
+    """The daemon pod's fate on one node, as syncNodes does it (actions appended): create it
+    where it should be scheduled and has no pod; where it should keep running, delete the
+    failed pods and all but the oldest of the others; elsewhere delete the running ones."""
+    template = (ds.get("spec") or {}).get("template") or {}
+    if schedule and not pods:
+        prefix = f"{name_of(ds)}-"
+        name = generate_name(ctx, ds, prefix)
+        labels = {CONTROLLER_REVISION_HASH: template_hash(template), DAEMONSET_TEMPLATE_GENERATION: str(meta(ds).get("generation") or 1)}
+        overrides = {"tolerations": adm.daemon_pod_tolerations(template.get("spec") or {})}
+        try:
+            doc = new_pod(ctx, ds, template, name, labels, node=node, generate_name_prefix=prefix, spec_overrides=overrides)
+        except AdmissionError as exc:
+            actions += failed_create(ctx, ds, exc)
+        else:
+            actions += create_pod(ctx, ds, doc, f"Created pod: {name}")
+    elif keep:
+        alive = []
+        for p in running:
+            if (p.get("status") or {}).get("phase") == "Failed":
+                actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
+            else:
+                alive.append(p)
+        alive.sort(key=lambda p: (creation_time(p) is None, creation_time(p) or 0.0))
+        for p in alive[1:]:
+            actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
+    elif not keep and running:
+        for p in running:
+            actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
+
+
 def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, Any], pods: list[dict],
           others: Sequence[Mapping[str, Any]], actions: list, previous: _NodeMemo | None) -> _NodeMemo:
     """One node: its actions (appended) and what to remember of it. nodeShouldRunDaemonPod
     is asked again only when what it reads changed since `previous` (documents are never
     changed in place: the same object is the same content)."""
     node = meta(node_doc).get("name") or ""
-    template = (ds.get("spec") or {}).get("template") or {}
     node_object = previous[5] if previous is not None and previous[4] is node_doc else Node.from_doc(node_doc)
     template_read = (ds.get("spec") or {}).get("template")  # all it reads of the DaemonSet (and its name)
     daemon = previous[3] if previous is not None and previous[1][0] is template_read else Pod.from_doc(daemon_pod_doc(ds, node))
@@ -255,30 +286,7 @@ def _node(ctx: WorkloadContext, ds: Mapping[str, Any], node_doc: Mapping[str, An
                 ready = 1
     elif running:
         misscheduled = 1
-    if schedule and not pods:
-        prefix = f"{name_of(ds)}-"
-        name = generate_name(ctx, ds, prefix)
-        labels = {CONTROLLER_REVISION_HASH: template_hash(template), DAEMONSET_TEMPLATE_GENERATION: str(meta(ds).get("generation") or 1)}
-        overrides = {"tolerations": adm.daemon_pod_tolerations(template.get("spec") or {})}
-        try:
-            doc = new_pod(ctx, ds, template, name, labels, node=node, generate_name_prefix=prefix, spec_overrides=overrides)
-        except AdmissionError as exc:
-            actions += failed_create(ctx, ds, exc)
-        else:
-            actions += create_pod(ctx, ds, doc, f"Created pod: {name}")
-    elif keep:
-        alive = []
-        for p in running:
-            if (p.get("status") or {}).get("phase") == "Failed":
-                actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
-            else:
-                alive.append(p)
-        alive.sort(key=lambda p: (creation_time(p) is None, creation_time(p) or 0.0))
-        for p in alive[1:]:
-            actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
-    elif not keep and running:
-        for p in running:
-            actions += delete_pod(ctx, ds, p, f"Deleted pod: {name_of(p)}")
+    _create_or_delete_daemon_pods(ctx, ds, node, pods, running, schedule, keep, actions)
     return (desired, current, misscheduled, ready), inputs, decision, daemon, node_doc, node_object
 
 

@@ -1,7 +1,7 @@
-"""The descheduler (OpenShift 3.11, seed 004 §16.3; openshift/descheduler v3.11.0) as a
+"""The descheduler (OpenShift 3.11's Descheduler documentation; openshift/descheduler v3.11.0) as a
 controller of the engine.
 
-`run_descheduler(store, now, policy, flags)` is one run of the binary (the seed's Job):
+`run_descheduler(store, now, policy, flags)` is one run of the binary (the Job the documentation runs it as):
 the ready nodes (those matching `--node-selector`), nothing at all with one or fewer of
 them; then RemoveDuplicates, LowNodeUtilization, RemovePodsViolatingInterPodAntiAffinity
 and RemovePodsViolatingNodeAffinity, in that order, sharing the per-node eviction count
@@ -113,7 +113,7 @@ class RunReport:
     def message(self) -> str:
         if self.aborted:
             return ABORT_MESSAGE
-        n = len(self.evicted)  # DESIGN's wording, whatever the number
+        n = len(self.evicted)  # the same wording whatever the number
         if self.flags.dry_run:
             return f"would evict {n} pods"
         return f"{n} pods evicted"

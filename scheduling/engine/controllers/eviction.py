@@ -115,6 +115,20 @@ def _facts(key: tuple[str, str], pod: Mapping[str, Any]) -> PodFacts:
     return pod_facts(pod)
 
 
+def _still_disrupted(old: Mapping[str, Any], by_name: Mapping[str, PodFacts], now: float) -> dict[str, Any]:
+    """The status' disruptedPods still counted: pods evicted less than DELETION_TIMEOUT ago
+    that exist and are not yet terminating."""
+    disrupted: dict[str, Any] = {}
+    for name, when in (old.get("disruptedPods") or {}).items():
+        pod = by_name.get(name)
+        if pod is None or pod.terminating:
+            continue
+        t = sim_time(when) or 0.0
+        if t + DELETION_TIMEOUT >= now:
+            disrupted[name] = when
+    return disrupted
+
+
 def pdb_status(store: Store, pdb: Mapping[str, Any], now: float,
                facts: Callable[[tuple[str, str], Mapping[str, Any]], PodFacts] = _facts,
                groups: PodGroups | None = None) -> dict:
@@ -138,15 +152,7 @@ def pdb_status(store: Store, pdb: Mapping[str, Any], now: float,
             if selector.matches(f.labels):
                 pods.append((key[1], f))
     old = pdb.get("status") or {}
-    by_name = dict(pods)
-    disrupted: dict[str, Any] = {}
-    for name, when in (old.get("disruptedPods") or {}).items():
-        pod = by_name.get(name)
-        if pod is None or pod.terminating:
-            continue
-        t = sim_time(when) or 0.0
-        if t + DELETION_TIMEOUT >= now:
-            disrupted[name] = when
+    disrupted = _still_disrupted(old, dict(pods), now)
     expected = desired = 0
     failed = False
     if spec.get("maxUnavailable") is not None or (isinstance(spec.get("minAvailable"), str)):

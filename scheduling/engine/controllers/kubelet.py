@@ -122,16 +122,10 @@ def killed_at(store: Store, namespace: str, name: str) -> float | None:
     return sim_time(store.state_of(NAME).get(f"{namespace}/{name}"))
 
 
-def reconcile(store: Store, now: float, *, nodes: Iterable[str] | None = None,
-              pods: Iterable[tuple[str, str]] | None = None) -> A.Result:
-    """One pass over every node and pod, or over the `nodes` (names) and `pods`
-    ((namespace, name)) given, when the others are known to need nothing (nor their entries
-    in the state to go): the ones that changed and the terminating pods whose time is up."""
-    result = A.Result()
-    node_docs = store.list("Node") if nodes is None else store.in_order("Node", (("", n) for n in nodes))
-    killed = store.state_of(NAME)
-
-    # Nodes reporting again after the controller marked them Unknown.
+def _nodes_reporting_again(node_docs: Iterable[Mapping[str, Any]], now: float) -> list:
+    """Nodes reporting again after the node lifecycle controller marked them Unknown: their
+    kubelet sets each Unknown condition back to its healthy status."""
+    actions: list = []
     for node in node_docs:
         if not is_reporting(node):
             continue
@@ -141,7 +135,20 @@ def reconcile(store: Store, now: float, *, nodes: Iterable[str] | None = None,
         for ctype, healthy in HEALTHY.items():
             cond = conds.get(ctype)
             if cond is not None and cond.get("reason") == NODE_STATUS_UNKNOWN:
-                result.actions += set_condition(node, ctype, healthy, now)
+                actions += set_condition(node, ctype, healthy, now)
+    return actions
+
+
+def reconcile(store: Store, now: float, *, nodes: Iterable[str] | None = None,
+              pods: Iterable[tuple[str, str]] | None = None) -> A.Result:
+    """One pass over every node and pod, or over the `nodes` (names) and `pods`
+    ((namespace, name)) given, when the others are known to need nothing (nor their entries
+    in the state to go): the ones that changed and the terminating pods whose time is up."""
+    result = A.Result()
+    node_docs = store.list("Node") if nodes is None else store.in_order("Node", (("", n) for n in nodes))
+    killed = store.state_of(NAME)
+
+    result.actions += _nodes_reporting_again(node_docs, now)
 
     # pods gone or no longer terminating (of the `pods` given: the others did not change)
     if pods is not None:
@@ -228,7 +235,12 @@ class Kubelet:
         up = bisect.bisect_right(self._deadlines, now + 1e-9, key=_first)  # the pods whose time is up
         pods.update(key for _, key in self._deadlines[:up])
         result = reconcile(store, now, nodes=nodes, pods=pods)
-        # what reconcile would say of the others: the earliest end of grace on a reporting node
+        self._due_at_the_next_end_of_grace(store, result, up, pods)
+        return result
+
+    def _due_at_the_next_end_of_grace(self, store, result: A.Result, up: int, pods: set[tuple[str, str]]) -> None:
+        """What reconcile would say of the pods it did not look at: due at the earliest end
+        of a grace period on a reporting node."""
         reporting: dict[str, bool] = {}
         for deadline, key in itertools.islice(self._deadlines, up, None):
             if key in pods:
@@ -240,7 +252,6 @@ class Kubelet:
             if reporting[node]:
                 result.due(deadline)
                 break
-        return result
 
 
 def _first(item: tuple) -> Any:

@@ -1,12 +1,12 @@
 """The node lifecycle controller (pkg/controller/nodelifecycle, Kubernetes 1.11, with taint
-nodes by condition and taint-based evictions on, as seed 000 describes them).
+nodes by condition and taint-based evictions on, as the OpenShift 4 taints documentation describes them).
 
 Node conditions (Ready True/False/Unknown, MemoryPressure, DiskPressure, PIDPressure,
 NetworkUnavailable, OutOfDisk) are what the kubelet reports: the user or a Timeline sets
-them (engine.kubelet.set_condition records the kubelet's events). A node whose kubelet
+them (engine.controllers.kubelet.set_condition records the kubelet's events). A node whose kubelet
 stops reporting carries the annotation `clusterui.io/heartbeat-stopped-at` (the time of
 its last heartbeat; any non-numeric value is stamped with the current time here). A node
-without a Ready condition is Ready (DESIGN: nodes without conditions are treated as
+without a Ready condition is Ready (nodes without conditions are treated as
 Ready): the simulated kubelet reports it implicitly.
 
 What runs, and when (`reconcile(store, now)` does all of it; call it at the times it
@@ -126,7 +126,7 @@ NO_EXECUTE_FOR_READY = {"False": TAINT_NODE_NOT_READY, "Unknown": TAINT_NODE_UNR
 
 @dataclass(frozen=True)
 class NodeLifecycleConfig:
-    """kube-controller-manager flags (reference openshift-updates.md A4)."""
+    """kube-controller-manager's node lifecycle flags, with their upstream defaults."""
 
     monitor_period: float = 5.0  # --node-monitor-period
     grace_period: float = 40.0  # --node-monitor-grace-period (50 s since 1.32)

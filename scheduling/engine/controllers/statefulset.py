@@ -41,6 +41,30 @@ def pod_ordinal(sts_name: str, pod_name: str) -> int | None:
     return int(rest) if rest.isdigit() else None
 
 
+def _delete_condemned(ctx: WorkloadContext, sts: Mapping[str, Any], condemned: list[tuple[int, dict]],
+                      by_ordinal: Mapping[int, dict], monotonic: bool) -> list:
+    """Scale down: the pods of ordinals beyond the replicas deleted, highest ordinal first;
+    with OrderedReady one at a time, waiting for a terminating one, and an unhealthy pod
+    only if it is the first unhealthy one."""
+    actions: list = []
+    source = SOURCES["StatefulSet"]
+    unhealthy = [p for _, p in sorted(condemned) if not is_running(p)] + [by_ordinal[i] for i in sorted(by_ordinal) if not is_running(by_ordinal[i])]
+    first_unhealthy = unhealthy[0] if unhealthy else None
+    for _, pod in sorted(condemned, key=lambda c: -c[0]):
+        if is_terminating(pod):
+            if monotonic:
+                break
+            continue
+        if not is_running(pod) and monotonic and pod is not first_unhealthy:
+            break
+        actions.append(A.SetPodDeletion(object_namespace(pod), name_of(pod), ctx.now, termination_grace_seconds(pod), "SuccessfulDelete"))
+        actions.append(A.RecordEvent(ctx.now, "Normal", "SuccessfulDelete", "StatefulSet", object_namespace(sts), name_of(sts),
+                                     f"delete Pod {name_of(pod)} in StatefulSet {name_of(sts)} successful", source))
+        if monotonic:
+            break
+    return actions
+
+
 def reconcile_stateful_set(ctx: WorkloadContext, sts: Mapping[str, Any]) -> list:
     spec = sts.get("spec") or {}
     replicas = int(spec.get("replicas", 1) or 0)
@@ -96,20 +120,7 @@ def reconcile_stateful_set(ctx: WorkloadContext, sts: Mapping[str, Any]) -> list
             blocked = True
             break
     if not blocked:
-        unhealthy = [p for _, p in sorted(condemned) if not is_running(p)] + [by_ordinal[i] for i in sorted(by_ordinal) if not is_running(by_ordinal[i])]
-        first_unhealthy = unhealthy[0] if unhealthy else None
-        for _, pod in sorted(condemned, key=lambda c: -c[0]):
-            if is_terminating(pod):
-                if monotonic:
-                    break
-                continue
-            if not is_running(pod) and monotonic and pod is not first_unhealthy:
-                break
-            actions.append(A.SetPodDeletion(object_namespace(pod), name_of(pod), ctx.now, termination_grace_seconds(pod), "SuccessfulDelete"))
-            actions.append(A.RecordEvent(ctx.now, "Normal", "SuccessfulDelete", "StatefulSet", object_namespace(sts), name_of(sts),
-                                         f"delete Pod {name_of(pod)} in StatefulSet {name_of(sts)} successful", source))
-            if monotonic:
-                break
+        actions += _delete_condemned(ctx, sts, condemned, by_ordinal, monotonic)
     active = [p for p in owned if is_active(p)]
     ready = sum(1 for p in active if is_running(p))
     actions += status_patch(sts, {"replicas": len(active), "readyReplicas": ready, "currentReplicas": len(active),

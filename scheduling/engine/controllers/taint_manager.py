@@ -26,7 +26,7 @@ timer; a timer whose pod is gone is dropped. Events: `TaintManagerEviction` `Mar
 <ns>/<name>` when the pod is deleted, `TaintManagerEviction` `Cancelling deletion of Pod
 <ns>/<name>` when a scheduled eviction is cancelled; source `taint-controller`. The
 deletion is a graceful one (the pod's terminationGracePeriodSeconds); the kubelet
-(engine.kubelet) finishes it.
+(engine.controllers.kubelet) finishes it.
 
 Differences from upstream: pods that are already terminating are skipped (upstream's
 work queue skips pods it deleted itself, but would delete a pod terminating for another

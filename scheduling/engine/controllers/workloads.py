@@ -132,7 +132,7 @@ def _node_of(doc: Mapping[str, Any]) -> str:
 
 
 def _scale_facts(doc: Mapping[str, Any] | None) -> tuple | None:
-    """What the disruption controller reads of a workload (engine.eviction.controller_scale)
+    """What the disruption controller reads of a workload (engine.controllers.eviction.controller_scale)
     and whom it belongs to."""
     if doc is None:
         return None

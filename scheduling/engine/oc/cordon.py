@@ -1,4 +1,4 @@
-"""`oc adm cordon` / `oc adm uncordon` (kubectl's, reference kube-conventions §2.2):
+"""`oc adm cordon` / `oc adm uncordon` (kubectl's cordon and uncordon):
 `node/n1 cordoned`, `node/n1 already cordoned`."""
 
 from __future__ import annotations

@@ -132,6 +132,59 @@ def _qos(pod: Mapping[str, Any]) -> str:
     return "Guaranteed" if guaranteed else "Burstable"
 
 
+def _containers(w: "_W", containers: Sequence[Mapping[str, Any]], container_statuses: Sequence[Mapping[str, Any]]) -> None:
+    """The Containers section: image, ports, state, resources, one block per container."""
+    statuses = {c.get("name"): c for c in container_statuses}
+    for c in containers:
+        w.write(1, f"{c.get('name')}:\n")
+        w.write(2, f"Image:\t{c.get('image') or ''}\n")
+        ports = c.get("ports") or []
+        for title, key in (("Port", "containerPort"), ("Host Port", "hostPort")):
+            text = ", ".join(f"{p.get(key) or 0}/{p.get('protocol') or 'TCP'}" + (f" ({p['name']})" if p.get("name") else "")
+                             for p in ports)
+            if "," in text:
+                w.write(2, f"{title}s:\t{text}\n")
+            else:
+                w.write(2, f"{title}:\t{text or '<none>'}\n")
+        cs = statuses.get(c.get("name"))
+        if cs is not None:
+            state = cs.get("state") or {}
+            name = next(iter(state), "waiting")
+            w.write(2, f"State:\t{name.capitalize()}\n")
+            w.write(2, f"Ready:\t{'True' if cs.get('ready') else 'False'}\n")
+            w.write(2, f"Restart Count:\t{cs.get('restartCount') or 0}\n")
+        resources = c.get("resources") or {}
+        for title in ("limits", "requests"):
+            values = resources.get(title) or {}
+            if values:
+                w.write(2, f"{title.capitalize()}:\n")
+                for k in sorted(values):
+                    w.write(3, f"{k}:\t{values[k]}\n")
+        w.write(2, "Environment:\t<none>\n")
+        w.write(2, "Mounts:\t<none>\n")
+
+
+def _volumes(w: "_W", volumes: Sequence[Mapping[str, Any]]) -> None:
+    """The Volumes section, as kubectl describes emptyDir and persistentVolumeClaim volumes."""
+    if not volumes:
+        w.write(0, "Volumes:\t<none>\n")
+    else:
+        w.write(0, "Volumes:\n")
+        for v in volumes:
+            w.write(1, f"{v.get('name')}:\n")
+            if "emptyDir" in v:
+                w.write(2, "Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n")
+                w.write(2, f"Medium:\t{(v.get('emptyDir') or {}).get('medium') or ''}\n")
+                w.write(2, f"SizeLimit:\t{(v.get('emptyDir') or {}).get('sizeLimit') or '<unset>'}\n")
+            elif "persistentVolumeClaim" in v:
+                claim = v.get("persistentVolumeClaim") or {}
+                w.write(2, "Type:\tPersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)\n")
+                w.write(2, f"ClaimName:\t{claim.get('claimName')}\n")
+                w.write(2, f"ReadOnly:\t{'true' if claim.get('readOnly') else 'false'}\n")
+            else:
+                w.write(2, f"Type:\t{next((k for k in v if k != 'name'), '<unknown>')}\n")
+
+
 def describe_pod(store: Store, pod: Mapping[str, Any], now: float) -> str:
     m, spec, status = meta(pod), pod.get("spec") or {}, pod.get("status") or {}
     w = _W()
@@ -166,58 +219,14 @@ def describe_pod(store: Store, pod: Mapping[str, Any], now: float) -> str:
     if status.get("nominatedNodeName"):
         w.write(0, f"NominatedNodeName:\t{status['nominatedNodeName']}\n")
     w.write(0, "Containers:\n")
-    statuses = {c.get("name"): c for c in status.get("containerStatuses") or ()}
-    for c in spec.get("containers") or []:
-        w.write(1, f"{c.get('name')}:\n")
-        w.write(2, f"Image:\t{c.get('image') or ''}\n")
-        ports = c.get("ports") or []
-        for title, key in (("Port", "containerPort"), ("Host Port", "hostPort")):
-            text = ", ".join(f"{p.get(key) or 0}/{p.get('protocol') or 'TCP'}" + (f" ({p['name']})" if p.get("name") else "")
-                             for p in ports)
-            if "," in text:
-                w.write(2, f"{title}s:\t{text}\n")
-            else:
-                w.write(2, f"{title}:\t{text or '<none>'}\n")
-        cs = statuses.get(c.get("name"))
-        if cs is not None:
-            state = cs.get("state") or {}
-            name = next(iter(state), "waiting")
-            w.write(2, f"State:\t{name.capitalize()}\n")
-            w.write(2, f"Ready:\t{'True' if cs.get('ready') else 'False'}\n")
-            w.write(2, f"Restart Count:\t{cs.get('restartCount') or 0}\n")
-        resources = c.get("resources") or {}
-        for title in ("limits", "requests"):
-            values = resources.get(title) or {}
-            if values:
-                w.write(2, f"{title.capitalize()}:\n")
-                for k in sorted(values):
-                    w.write(3, f"{k}:\t{values[k]}\n")
-        w.write(2, "Environment:\t<none>\n")
-        w.write(2, "Mounts:\t<none>\n")
+    _containers(w, spec.get("containers") or [], status.get("containerStatuses") or ())
     conditions = status.get("conditions") or []
     if conditions:
         w.write(0, "Conditions:\n")
         w.write(1, "Type\tStatus\n")
         for cond in conditions:
             w.write(1, f"{cond.get('type')} \t{cond.get('status')} \n")
-    volumes = spec.get("volumes") or []
-    if not volumes:
-        w.write(0, "Volumes:\t<none>\n")
-    else:
-        w.write(0, "Volumes:\n")
-        for v in volumes:
-            w.write(1, f"{v.get('name')}:\n")
-            if "emptyDir" in v:
-                w.write(2, "Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n")
-                w.write(2, f"Medium:\t{(v.get('emptyDir') or {}).get('medium') or ''}\n")
-                w.write(2, f"SizeLimit:\t{(v.get('emptyDir') or {}).get('sizeLimit') or '<unset>'}\n")
-            elif "persistentVolumeClaim" in v:
-                claim = v.get("persistentVolumeClaim") or {}
-                w.write(2, "Type:\tPersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)\n")
-                w.write(2, f"ClaimName:\t{claim.get('claimName')}\n")
-                w.write(2, f"ReadOnly:\t{'true' if claim.get('readOnly') else 'false'}\n")
-            else:
-                w.write(2, f"Type:\t{next((k for k in v if k != 'name'), '<unknown>')}\n")
+    _volumes(w, spec.get("volumes") or [])
     w.write(0, f"QoS Class:\t{_qos(pod)}\n")
     _map_lines(w, "Node-Selectors", spec.get("nodeSelector"))
     _list_lines(w, "Tolerations", [toleration_text(t) for t in spec.get("tolerations") or ()])
@@ -257,6 +266,48 @@ def _amount(value: Fraction, resource: str) -> str:
     if value == 0:
         return "0"
     return format_quantity(value, binary=resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"))
+
+
+def _pods_and_allocated_resources(w: "_W", store: Store, name: str, status: Mapping[str, Any], now: float) -> None:
+    """The Non-terminated Pods table (each pod's requests and limits against the node's
+    allocatable) and the Allocated resources totals, as kubectl describe node prints them."""
+    pods = sorted((p for p in store.list("Pod") if (p.get("spec") or {}).get("nodeName") == name
+                   and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")),
+                  key=lambda p: (meta(p).get("namespace") or "default", meta(p).get("name") or ""))
+    allocatable = status.get("allocatable") or status.get("capacity") or {}
+    cpu_total, mem_total = _q(allocatable.get("cpu")), _q(allocatable.get("memory"))
+    w.write(0, f"Non-terminated Pods:\t({len(pods)} in total)\n")
+    w.write(1, "Namespace\tName\t\tCPU Requests\tCPU Limits\tMemory Requests\tMemory Limits\tAge\n")
+    w.write(1, "---------\t----\t\t------------\t----------\t---------------\t-------------\t---\n")
+    totals_req: dict[str, Fraction] = {}
+    totals_lim: dict[str, Fraction] = {}
+    for p in pods:
+        req, lim = _pod_totals(p)
+        for k, v in req.items():
+            totals_req[k] = totals_req.get(k, Fraction(0)) + v
+        for k, v in lim.items():
+            totals_lim[k] = totals_lim.get(k, Fraction(0)) + v
+        cells = []
+        for amounts, key, total in ((req, "cpu", cpu_total), (lim, "cpu", cpu_total), (req, "memory", mem_total),
+                                    (lim, "memory", mem_total)):
+            v = amounts.get(key, Fraction(0))
+            cells.append(f"{_amount(v, key)} ({_pct(v, total)}%)")
+        w.write(1, f"{meta(p).get('namespace') or 'default'}\t{meta(p).get('name')}\t\t{cells[0]}\t{cells[1]}\t{cells[2]}\t"
+                   f"{cells[3]}\t{age(meta(p).get('creationTimestamp'), now)}\n")
+    w.write(0, "Allocated resources:\n")
+    w.write(1, "(Total limits may be over 100 percent, i.e., overcommitted.)\n")
+    w.write(1, "Resource\tRequests\tLimits\n")
+    w.write(1, "--------\t--------\t------\n")
+    for key, total in (("cpu", cpu_total), ("memory", mem_total), ("ephemeral-storage", _q(allocatable.get("ephemeral-storage")))):
+        r, li = totals_req.get(key, Fraction(0)), totals_lim.get(key, Fraction(0))
+        w.write(1, f"{key}\t{_amount(r, key)} ({_pct(r, total)}%)\t{_amount(li, key)} ({_pct(li, total)}%)\n")
+    hugepages = sorted(k for k in allocatable if k.startswith("hugepages-"))
+    extended = sorted(k for k in allocatable if not k.startswith("hugepages-") and k not in STANDARD_RESOURCES)
+    for key in hugepages:
+        r, li, total = totals_req.get(key, Fraction(0)), totals_lim.get(key, Fraction(0)), _q(allocatable.get(key))
+        w.write(1, f"{key}\t{_amount(r, key)} ({_pct(r, total)}%)\t{_amount(li, key)} ({_pct(li, total)}%)\n")
+    for key in extended:
+        w.write(1, f"{key}\t{_amount(totals_req.get(key, Fraction(0)), key)}\t{_amount(totals_lim.get(key, Fraction(0)), key)}\n")
 
 
 def describe_node(store: Store, node: Mapping[str, Any], now: float) -> str:
@@ -300,43 +351,7 @@ def describe_node(store: Store, node: Mapping[str, Any], now: float) -> str:
         w.write(0, f"PodCIDRs:\t{','.join(spec['podCIDRs'])}\n")
     if spec.get("providerID"):
         w.write(0, f"ProviderID:\t{spec['providerID']}\n")
-    pods = sorted((p for p in store.list("Pod") if (p.get("spec") or {}).get("nodeName") == name
-                   and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")),
-                  key=lambda p: (meta(p).get("namespace") or "default", meta(p).get("name") or ""))
-    allocatable = status.get("allocatable") or status.get("capacity") or {}
-    cpu_total, mem_total = _q(allocatable.get("cpu")), _q(allocatable.get("memory"))
-    w.write(0, f"Non-terminated Pods:\t({len(pods)} in total)\n")
-    w.write(1, "Namespace\tName\t\tCPU Requests\tCPU Limits\tMemory Requests\tMemory Limits\tAge\n")
-    w.write(1, "---------\t----\t\t------------\t----------\t---------------\t-------------\t---\n")
-    totals_req: dict[str, Fraction] = {}
-    totals_lim: dict[str, Fraction] = {}
-    for p in pods:
-        req, lim = _pod_totals(p)
-        for k, v in req.items():
-            totals_req[k] = totals_req.get(k, Fraction(0)) + v
-        for k, v in lim.items():
-            totals_lim[k] = totals_lim.get(k, Fraction(0)) + v
-        cells = []
-        for amounts, key, total in ((req, "cpu", cpu_total), (lim, "cpu", cpu_total), (req, "memory", mem_total),
-                                    (lim, "memory", mem_total)):
-            v = amounts.get(key, Fraction(0))
-            cells.append(f"{_amount(v, key)} ({_pct(v, total)}%)")
-        w.write(1, f"{meta(p).get('namespace') or 'default'}\t{meta(p).get('name')}\t\t{cells[0]}\t{cells[1]}\t{cells[2]}\t"
-                   f"{cells[3]}\t{age(meta(p).get('creationTimestamp'), now)}\n")
-    w.write(0, "Allocated resources:\n")
-    w.write(1, "(Total limits may be over 100 percent, i.e., overcommitted.)\n")
-    w.write(1, "Resource\tRequests\tLimits\n")
-    w.write(1, "--------\t--------\t------\n")
-    for key, total in (("cpu", cpu_total), ("memory", mem_total), ("ephemeral-storage", _q(allocatable.get("ephemeral-storage")))):
-        r, li = totals_req.get(key, Fraction(0)), totals_lim.get(key, Fraction(0))
-        w.write(1, f"{key}\t{_amount(r, key)} ({_pct(r, total)}%)\t{_amount(li, key)} ({_pct(li, total)}%)\n")
-    hugepages = sorted(k for k in allocatable if k.startswith("hugepages-"))
-    extended = sorted(k for k in allocatable if not k.startswith("hugepages-") and k not in STANDARD_RESOURCES)
-    for key in hugepages:
-        r, li, total = totals_req.get(key, Fraction(0)), totals_lim.get(key, Fraction(0)), _q(allocatable.get(key))
-        w.write(1, f"{key}\t{_amount(r, key)} ({_pct(r, total)}%)\t{_amount(li, key)} ({_pct(li, total)}%)\n")
-    for key in extended:
-        w.write(1, f"{key}\t{_amount(totals_req.get(key, Fraction(0)), key)}\t{_amount(totals_lim.get(key, Fraction(0)), key)}\n")
+    _pods_and_allocated_resources(w, store, name, status, now)
     _events(w, store, "Node", "", name, now)
     return w.render()
 

@@ -121,10 +121,9 @@ def _gvr(resource: Resource) -> str:
     return f"{group_version}, Resource={resource.plural}"
 
 
-def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
-    positional, flags = parse_flags(args, FLAGS)
-    output = flags.output
-    fmt, _, template = output.partition("=")
+def _check_output_format(output: str, fmt: str, template: str) -> None:
+    """Refuse an -o oc does not know, one the simulator does not print, and a jsonpath
+    without its template."""
     if fmt and fmt not in OUTPUTS:
         raise OcError(f'unable to match a printer suitable for the output format "{output}", allowed formats are: '
                       + ",".join(OUTPUTS))
@@ -133,24 +132,16 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
         raise OcError(f"the simulator does not support -o {fmt}")
     if fmt == "jsonpath" and not template:
         raise OcError("template format specified but no template given")
-    if not positional:
-        raise OcError('You must specify the type of resource to get. Use "oc api-resources" for a complete list of supported '
-                      "resources.\n\nerror: Required resource not specified.\nUse \"oc explain <resource>\" for a detailed "
-                      "description of that resource (e.g. oc explain pods).\nSee 'oc get -h' for help and examples", raw=True)
-    if positional[0].partition("/")[0].lower() in EVENT_NAMES:
-        return _events(store, positional, flags, fmt, template, now)
-    if positional == ["all"]:
-        pairs: list[tuple[Resource, str | None]] = [(BY_KIND[kind], None) for kind in ALL_TYPES]
-    else:
-        pairs = split_type_names(positional)
-    all_ns = flags.all_namespaces
-    namespace = flags.namespace or "default"
+
+
+def _selected_objects(store: Store, pairs, flags, namespace: str, all_ns: bool
+                      ) -> tuple[list[tuple[Resource, list[dict]]], list[OcError]]:
+    """The objects each (resource, name) names, filtered by the label and field selectors,
+    grouped by resource in the order asked; a NotFound error per missing name."""
     label_match = parse_selector(flags.selector) if flags.selector else None
     field_matches: dict[str, Callable] = {}
-
     errors: list[OcError] = []
     groups: list[tuple[Resource, list[dict]]] = []
-    named = any(n is not None for _, n in pairs)
     for resource, name in pairs:
         if name is not None:
             ns = "" if not resource.namespaced else namespace
@@ -173,7 +164,28 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
             groups[-1][1].extend(docs)
         else:
             groups.append((resource, docs))
+    return groups, errors
 
+
+def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
+    positional, flags = parse_flags(args, FLAGS)
+    output = flags.output
+    fmt, _, template = output.partition("=")
+    _check_output_format(output, fmt, template)
+    if not positional:
+        raise OcError('You must specify the type of resource to get. Use "oc api-resources" for a complete list of supported '
+                      "resources.\n\nerror: Required resource not specified.\nUse \"oc explain <resource>\" for a detailed "
+                      "description of that resource (e.g. oc explain pods).\nSee 'oc get -h' for help and examples", raw=True)
+    if positional[0].partition("/")[0].lower() in EVENT_NAMES:
+        return _events(store, positional, flags, fmt, template, now)
+    if positional == ["all"]:
+        pairs: list[tuple[Resource, str | None]] = [(BY_KIND[kind], None) for kind in ALL_TYPES]
+    else:
+        pairs = split_type_names(positional)
+    all_ns = flags.all_namespaces
+    namespace = flags.namespace or "default"
+    groups, errors = _selected_objects(store, pairs, flags, namespace, all_ns)
+    named = any(n is not None for _, n in pairs)
     out = _render(groups, fmt, template, flags, now, all_ns, single=len(pairs) == 1 and named)
     stderr_lines: list[str] = []
     total = sum(len(docs) for _, docs in groups)

@@ -1,4 +1,4 @@
-"""`oc adm taint` (kubectl taint; reference kube-conventions §2.1): parseTaint,
+"""`oc adm taint` (kubectl taint): parseTaint,
 ReorganizeTaints and the command. Success output is the name printer
 (`node/n1 tainted|untainted|modified`)."""
 
@@ -128,8 +128,9 @@ def reorganize_taints(old: Sequence[Mapping[str, Any]], overwrite: bool, add: Se
 
 
 
-def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
-    positional, flags = parse_flags(args, FLAGS)
+def _resources_then_taints(positional: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The arguments split as kubectl taint splits them: resources first, then taint
+    changes (KEY=VAL:EFFECT, KEY:EFFECT, KEY-); a resource after a taint is an error."""
     resources: list[str] = []
     taint_args: list[str] = []
     met = False
@@ -142,6 +143,12 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
             resources.append(s)
         else:
             raise OcError(f"all resources must be specified before taint changes: {s}")
+    return resources, taint_args
+
+
+def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
+    positional, flags = parse_flags(args, FLAGS)
+    resources, taint_args = _resources_then_taints(positional)
     if len(resources) < 1:
         raise OcError("one or more resources must be specified as <resource> <name>")
     if len(taint_args) < 1:

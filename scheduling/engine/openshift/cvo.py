@@ -2,12 +2,12 @@
 the one protocol (scheduling.engine.controller).
 
 Steady state: ClusterVersion `version` keeps `status.desired` (the release it runs),
-`history`, `availableUpdates` / `conditionalUpdates` (engine.graph against the cluster's
-facts, engine.facts), and the conditions Available / Progressing / Failing / Upgradeable /
+`history`, `availableUpdates` / `conditionalUpdates` (engine.openshift.graph against the cluster's
+facts, engine.openshift.facts), and the conditions Available / Progressing / Failing / Upgradeable /
 ReleaseAccepted / RetrievedUpdates; a ClusterOperator of the payload that is missing is
 created (Available, at the release's version).
 
-An update (seed 001 §3.2.3) is a sequence of visible steps, kept in the controller's own
+An update (as OpenShift 4's "How cluster updates work" describes the Cluster Version Operator's) is a sequence of visible steps, kept in the controller's own
 state, never in the ClusterVersion: desiredUpdate seen -> pull spec resolved -> the
 `version-<version>-<hash>` job retrieves the payload -> signature verified -> manifests
 verified -> preconditions (Upgradeable=False blocks a minor update, a rollback is only to the
@@ -132,6 +132,45 @@ def _pct(done: int, total: int) -> int:
     return int(done * 100 / total) if total else 0
 
 
+def _create_missing_operators(running, operators: dict, current: str, now: float, result: A.Result) -> None:
+    """The release's ClusterOperators that the cluster lacks, created (and added to
+    `operators`)."""
+    for op in running.cluster_operators:
+        if op not in operators:
+            doc = operator_doc(op, current, now)
+            result.actions.append(A.CreateObject(doc))
+            operators[op] = doc
+
+
+def _retrieved_updates(conds: list[dict], channel: str, at: str, now: float) -> list[dict]:
+    """The RetrievedUpdates condition: no channel, a channel that does not hold the version,
+    or as expected."""
+    if channel and channel not in G.GRAPH["channels"]:
+        return C.set_condition(conds, "RetrievedUpdates", "False", "VersionNotFound",
+                               f'Unable to retrieve available updates: currently reconciling cluster version {at} not found in the "{channel}" channel', now)
+    if channel:
+        return C.set_condition(conds, "RetrievedUpdates", "True", "AsExpected", "", now)
+    return C.set_condition(conds, "RetrievedUpdates", "False", "NoChannel",
+                           "The update channel has not been configured.", now)
+
+
+def _payload_loaded(now: float, version: str, image: str, conds: list, status: dict, history: list, result: A.Result) -> None:
+    """Preconditions passed: PreconditionsPassed and PayloadLoaded recorded, ReleaseAccepted,
+    the new desired release, and a Partial entry on top of the history (completing a
+    previous Partial one)."""
+    result.actions.append(A.RecordEvent(now, "Normal", "PreconditionsPassed", "ClusterVersion", NAMESPACE, "version",
+                                        f'preconditions passed for payload loaded version="{version}" image="{image}"', SOURCE))
+    result.actions.append(A.RecordEvent(now, "Normal", "PayloadLoaded", "ClusterVersion", NAMESPACE, "version",
+                                        f'Payload loaded version="{version}" image="{image}" architecture="amd64"', SOURCE))
+    conds[:] = C.set_condition(conds, "ReleaseAccepted", "True", "PayloadLoaded",
+                               f'Payload loaded version="{version}" image="{image}" architecture="amd64"', now)
+    status["desired"] = G.release_doc(version) | {"image": image}
+    history.insert(0, {"state": "Partial", "startedTime": time_value(now), "completionTime": None,
+                       "version": version, "image": image, "verified": True})
+    if len(history) > 1 and history[1].get("state") == "Partial" and history[1].get("completionTime") is None:
+        history[1]["completionTime"] = time_value(now)
+
+
 class ClusterVersionOperator:
     name = NAME
     # what it reads: the ClusterVersion, the ClusterOperators, the master pool (and the
@@ -157,6 +196,48 @@ class ClusterVersionOperator:
         self._quiet = None if result.actions else (dict(ctx.state), result.next_due)
         return result
 
+    def _available_updates(self, ctx: Context, status: Mapping[str, Any], channel: str, at: str,
+                           result: A.Result) -> tuple[list, list]:
+        """(availableUpdates, conditionalUpdates) against the cluster's facts: evaluated
+        again when the channel, the version or the facts change, and every RISK_INTERVAL
+        (the CVO re-evaluates its risks periodically); otherwise the status' own."""
+        store, now = ctx.store, ctx.now
+        facts = F.facts_from_store(store, (ctx.settings or {}).get("facts"))
+        check = ctx.state.get("check") or {}
+        key = f"{channel}|{at}|{hashlib.sha256(repr(sorted(facts.items())).encode()).hexdigest()[:16]}|{len(store.list('ClusterOperator'))}"
+        if check.get("key") != key or now >= check.get("at", 0) + RISK_INTERVAL or "availableUpdates" not in status:
+            data = promql.Dataset(F.cluster_series(store, facts, self._series))
+            avail, conditional = G.available(at, channel, data, now) if channel else ([], [])
+            conditional = self._keep_times(status.get("conditionalUpdates") or [], conditional)
+            result.actions.append(A.SetControllerState(NAME, "check", {"key": key, "at": time_value(now)}))
+            result.due(now + RISK_INTERVAL)
+            return avail, conditional
+        result.due(check["at"] + RISK_INTERVAL)
+        return status.get("availableUpdates") or [], status.get("conditionalUpdates") or []
+
+    def _take_desired_update(self, ctx: Context, desired_update: Mapping[str, Any], current: str, state: dict,
+                             conds: list[dict], result: A.Result) -> tuple[dict, list[dict]]:
+        """spec.desiredUpdate read: a new target starts an update (its payload retrieved by a
+        job); `force` on the same target waives the preconditions; a target that resolves
+        to no release is refused (ReleaseAccepted False). Returns (state, conditions)."""
+        now = ctx.now
+        target_version, target_image = self._resolve(desired_update, current)
+        if target_version and target_version != current and state.get("version") != target_version:
+            state = {"version": target_version, "image": target_image, "from": current, "phase": "Retrieving",
+                     "since": now, "force": bool(desired_update.get("force"))}
+            job = job_name(target_version, target_image)
+            result.actions.append(A.RecordEvent(now, "Normal", "RetrievePayload", "ClusterVersion", NAMESPACE, "version",
+                                                f'Retrieving and verifying payload version="{target_version}" image="{target_image}"', SOURCE))
+            result.actions.append(A.RecordEvent(now, "Normal", "SuccessfulCreate", "Job", NAMESPACE, job,
+                                                f"Created pod: {job}-{ctx.rng('cvo-job', job).getrandbits(20):05x}", "job-controller"))
+        elif state.get("version") == target_version and desired_update.get("force") and not state.get("force"):
+            state["force"] = True  # the override: preconditions are waived
+        elif desired_update and not target_version and (desired_update.get("version") or desired_update.get("image")):
+            conds = C.set_condition(conds, "ReleaseAccepted", "False", "RetrievePayload",
+                                    f"Retrieving payload failed version=\"{desired_update.get('version', '')}\" image=\"{desired_update.get('image', '')}\" "
+                                    f"failure=The update cannot be verified: unknown version", now)
+        return state, conds
+
     def _reconcile(self, ctx: Context) -> A.Result:
         result = A.Result()
         store, now = ctx.store, ctx.now
@@ -179,61 +260,21 @@ class ClusterVersionOperator:
             status["desired"] = {**G.release_doc(current), **(status.get("desired") or {})}
         operators = {name_of(co): co for co in store.list("ClusterOperator")}
         running = payload(current)
-        # operators of the release that are missing (a cluster given as nodes only)
-        if not state:
-            for op in running.cluster_operators:
-                if op not in operators:
-                    doc = operator_doc(op, current, now)
-                    result.actions.append(A.CreateObject(doc))
-                    operators[op] = doc
+        if not state:  # operators of the release that are missing (a cluster given as nodes only)
+            _create_missing_operators(running, operators, current, now, result)
 
-        desired_update = spec.get("desiredUpdate") or {}
-        target_version, target_image = self._resolve(desired_update, current)
-        if target_version and target_version != current and state.get("version") != target_version:
-            state = {"version": target_version, "image": target_image, "from": current, "phase": "Retrieving",
-                     "since": now, "force": bool(desired_update.get("force"))}
-            job = job_name(target_version, target_image)
-            result.actions.append(A.RecordEvent(now, "Normal", "RetrievePayload", "ClusterVersion", NAMESPACE, "version",
-                                                f'Retrieving and verifying payload version="{target_version}" image="{target_image}"', SOURCE))
-            result.actions.append(A.RecordEvent(now, "Normal", "SuccessfulCreate", "Job", NAMESPACE, job,
-                                                f"Created pod: {job}-{ctx.rng('cvo-job', job).getrandbits(20):05x}", "job-controller"))
-        elif state.get("version") == target_version and desired_update.get("force") and not state.get("force"):
-            state["force"] = True  # the override: preconditions are waived
-        elif desired_update and not target_version and (desired_update.get("version") or desired_update.get("image")):
-            conds = C.set_condition(conds, "ReleaseAccepted", "False", "RetrievePayload",
-                                    f"Retrieving payload failed version=\"{desired_update.get('version', '')}\" image=\"{desired_update.get('image', '')}\" "
-                                    f"failure=The update cannot be verified: unknown version", now)
+        state, conds = self._take_desired_update(ctx, spec.get("desiredUpdate") or {}, current, state, conds, result)
 
         if state:
             self._advance(ctx, state, status, conds, history, operators, result)
         else:
             self._steady(ctx, current, conds, operators, now)
 
-        # available updates against the cluster's facts: when the channel, the version or the
-        # facts change, and every RISK_INTERVAL (the CVO re-evaluates its risks periodically)
-        facts = F.facts_from_store(store, (ctx.settings or {}).get("facts"))
         channel = spec.get("channel") or ""
         at = status.get("desired", {}).get("version") or current
-        check = ctx.state.get("check") or {}
-        key = f"{channel}|{at}|{hashlib.sha256(repr(sorted(facts.items())).encode()).hexdigest()[:16]}|{len(store.list('ClusterOperator'))}"
-        if check.get("key") != key or now >= check.get("at", 0) + RISK_INTERVAL or "availableUpdates" not in status:
-            data = promql.Dataset(F.cluster_series(store, facts, self._series))
-            avail, conditional = G.available(at, channel, data, now) if channel else ([], [])
-            conditional = self._keep_times(status.get("conditionalUpdates") or [], conditional)
-            result.actions.append(A.SetControllerState(NAME, "check", {"key": key, "at": time_value(now)}))
-            result.due(now + RISK_INTERVAL)
-        else:
-            avail, conditional = status.get("availableUpdates") or [], status.get("conditionalUpdates") or []
-            result.due(check["at"] + RISK_INTERVAL)
+        avail, conditional = self._available_updates(ctx, status, channel, at, result)
         status["desired"] = {**status["desired"], "channels": G.channels_of(status["desired"].get("version", ""))}
-        if channel and channel not in G.GRAPH["channels"]:
-            conds = C.set_condition(conds, "RetrievedUpdates", "False", "VersionNotFound",
-                                    f'Unable to retrieve available updates: currently reconciling cluster version {at} not found in the "{channel}" channel', now)
-        elif channel:
-            conds = C.set_condition(conds, "RetrievedUpdates", "True", "AsExpected", "", now)
-        else:
-            conds = C.set_condition(conds, "RetrievedUpdates", "False", "NoChannel",
-                                    "The update channel has not been configured.", now)
+        conds = _retrieved_updates(conds, channel, at, now)
         status.update(availableUpdates=avail or None, conditionalUpdates=conditional or None, history=history,
                       conditions=conds, observedGeneration=(cv.get("metadata") or {}).get("generation", 1),
                       versionHash=hashlib.sha256(status["desired"].get("image", "").encode()).hexdigest()[:11])
@@ -365,47 +406,45 @@ class ClusterVersionOperator:
                                            f'Preconditions failed for payload loaded version="{version}" image="{image}": {failure}', now)
                 self._steady(ctx, state["from"], conds, operators, now)
                 return
-            result.actions.append(A.RecordEvent(now, "Normal", "PreconditionsPassed", "ClusterVersion", NAMESPACE, "version",
-                                                f'preconditions passed for payload loaded version="{version}" image="{image}"', SOURCE))
-            result.actions.append(A.RecordEvent(now, "Normal", "PayloadLoaded", "ClusterVersion", NAMESPACE, "version",
-                                                f'Payload loaded version="{version}" image="{image}" architecture="amd64"', SOURCE))
-            conds[:] = C.set_condition(conds, "ReleaseAccepted", "True", "PayloadLoaded",
-                                       f'Payload loaded version="{version}" image="{image}" architecture="amd64"', now)
-            status["desired"] = G.release_doc(version) | {"image": image}
-            history.insert(0, {"state": "Partial", "startedTime": time_value(now), "completionTime": None,
-                               "version": version, "image": image, "verified": True})
-            if len(history) > 1 and history[1].get("state") == "Partial" and history[1].get("completionTime") is None:
-                history[1]["completionTime"] = time_value(now)
+            _payload_loaded(now, version, image, conds, status, history, result)
             state.update(phase="Applying", since=now, rl=0, rl_started=now, applied=0, ops={})
             phase = "Applying"
         if phase == "Applying":
             self._apply(ctx, state, target, conds, history, operators, result)
         if state.get("phase") == "Completed":
             return
+        if phase == "Applying":
+            self._applying_conditions(ctx, state, total, conds, operators, result)
+
+    def _applying_conditions(self, ctx: Context, state: dict, total: int, conds: list, operators: dict,
+                             result: A.Result) -> None:
+        """The conditions while the payload applies: Available, Failing on degraded
+        operators, Progressing with the manifests done and the operators waited on (failing
+        after FAILING_AFTER), Upgradeable."""
+        now, version = ctx.now, state["version"]
         applied = state.get("applied", 0)
         waiting = state.get("waiting") or []
         degraded = sorted(n for n in waiting if C.is_true(((operators.get(n) or {}).get("status") or {}).get("conditions"), "Degraded"))
         waited = now - state.get("rl_started", now)
-        if phase == "Applying":
-            conds[:] = C.set_condition(conds, "Available", "True", "", f"Done applying {state['from']}", now)
-            if degraded:
-                word, verb = ("operator", "is") if len(degraded) == 1 else ("operators", "are")
-                conds[:] = C.set_condition(conds, "Failing", "True", "ClusterOperatorDegraded",
-                                           f"Cluster {word} {_list_names(degraded)} {verb} degraded", now)
-            else:
-                conds[:] = C.set_condition(conds, "Failing", "False", "", "", now)
-            if waiting and waited >= FAILING_AFTER:
-                msg = f"Unable to apply {version}: wait has exceeded 40 minutes for these operators: {_list_names(waiting)}"
-                conds[:] = C.set_condition(conds, "Progressing", "True", "ClusterOperatorsUpdating" if not degraded else "ClusterOperatorDegraded", msg, now)
-            elif waiting:
-                msg = f"Working towards {version}: {applied} of {total} done ({_pct(applied, total)}% complete), waiting on {_list_names(waiting)}"
-                conds[:] = C.set_condition(conds, "Progressing", "True", "ClusterOperatorsUpdating", msg, now)
-            else:
-                conds[:] = C.set_condition(conds, "Progressing", "True", "",
-                                           f"Working towards {version}: {applied} of {total} done ({_pct(applied, total)}% complete)", now)
-            if waiting and waited < FAILING_AFTER:
-                result.due(state["rl_started"] + FAILING_AFTER)
-            self._upgradeable(conds, operators, now)
+        conds[:] = C.set_condition(conds, "Available", "True", "", f"Done applying {state['from']}", now)
+        if degraded:
+            word, verb = ("operator", "is") if len(degraded) == 1 else ("operators", "are")
+            conds[:] = C.set_condition(conds, "Failing", "True", "ClusterOperatorDegraded",
+                                       f"Cluster {word} {_list_names(degraded)} {verb} degraded", now)
+        else:
+            conds[:] = C.set_condition(conds, "Failing", "False", "", "", now)
+        if waiting and waited >= FAILING_AFTER:
+            msg = f"Unable to apply {version}: wait has exceeded 40 minutes for these operators: {_list_names(waiting)}"
+            conds[:] = C.set_condition(conds, "Progressing", "True", "ClusterOperatorsUpdating" if not degraded else "ClusterOperatorDegraded", msg, now)
+        elif waiting:
+            msg = f"Working towards {version}: {applied} of {total} done ({_pct(applied, total)}% complete), waiting on {_list_names(waiting)}"
+            conds[:] = C.set_condition(conds, "Progressing", "True", "ClusterOperatorsUpdating", msg, now)
+        else:
+            conds[:] = C.set_condition(conds, "Progressing", "True", "",
+                                       f"Working towards {version}: {applied} of {total} done ({_pct(applied, total)}% complete)", now)
+        if waiting and waited < FAILING_AFTER:
+            result.due(state["rl_started"] + FAILING_AFTER)
+        self._upgradeable(conds, operators, now)
 
     def _precondition_failure(self, state: Mapping[str, Any], conds: list, status: Mapping[str, Any],
                               history: list) -> tuple[str, bool] | None:

@@ -1,5 +1,5 @@
-"""The etcd quorum guard: the etcd operator's use of the preDrain lifecycle hook (seed 002
-§6.2.5, openshift/cluster-etcd-operator pkg/operator/machinedeletionhooks,
+"""The etcd quorum guard: the etcd operator's use of the preDrain lifecycle hook (the
+documentation's quorum protection with machine lifecycle hooks, openshift/cluster-etcd-operator pkg/operator/machinedeletionhooks,
 clustermembercontroller, clustermemberremovalcontroller, pkg/etcdcli).
 
 The etcd cluster itself is this controller's state (members with their node, address,
@@ -92,9 +92,69 @@ def _event(now: float, reason: str, message: str, type_: str = "Normal") -> A.Re
     return A.RecordEvent(float(now), type_, reason, OPERATOR_KIND, OPERATOR_NS, OPERATOR_NAME, message, SOURCE)
 
 
+def _promote_learners(now: float, members: list[dict], result: A.Result) -> list:
+    """Learners whose sync time has come become voting members (MemberPromote); the others
+    ask for that time."""
+    actions: list = []
+    for member in members:
+        if member.get("status") == "learner":
+            if now + 1e-9 >= (sim_time(member.get("promoteAt")) or 0.0):
+                member["status"] = "voting"
+                member.pop("promoteAt", None)
+                actions.append(_event(now, "MemberPromote", f"successfully promoted learner member {member['peerURL']}"))
+            else:
+                result.due(sim_time(member.get("promoteAt")))
+    return actions
+
+
+def _hooks(now: float, masters: list[dict], by_node: Mapping[str, Any]) -> list:
+    """The quorum guard's preDrain hook on every control-plane machine hosting a member;
+    removed from a machine being deleted once its member is gone."""
+    actions: list = []
+    for m in masters:
+        node = M.node_name_of(m)
+        has_hook = any(h.get("name") == HOOK_NAME for h in M.hooks_of(m, M.PRE_DRAIN))
+        if node in by_node and not M.is_deleting(m) and not has_hook:
+            actions.append(M.add_hook(m, M.PRE_DRAIN, HOOK_NAME, HOOK_OWNER))
+        elif M.is_deleting(m) and has_hook and node not in by_node:
+            actions.append(M.remove_hook(m, M.PRE_DRAIN, HOOK_NAME))
+            actions.append(_event(now, "MachineDeletionHook",
+                                  f"successfully removed the deletion hook from machine {M.name_of(m)} as it doesn't have a member"))
+    return actions
+
+
 class EtcdQuorumGuard:
     name = CONTROLLER
     watches = frozenset({"Machine", "Node"})
+
+    def _scale_down(self, ctx: Context, masters: list[dict], members: list[dict], leader: str, desired: int,
+                    actions: list) -> tuple[list[dict], str, str]:
+        """Remove one voting member of a machine pending deletion, never below quorum nor
+        the desired size (what blocks it is said in `waiting`); a new leader when the
+        leader goes. Returns (members, leader, waiting); events appended to `actions`."""
+        now = ctx.now
+        machine_of = {M.node_name_of(m): m for m in masters}
+        voting = [x for x in members if x.get("status") == "voting"]
+        healthy = [x for x in voting if x.get("healthy", True)]
+        pending_deletion = sorted((x for x in voting if x["name"] in machine_of and M.is_deleting(machine_of[x["name"]])),
+                                  key=lambda x: (meta(machine_of[x["name"]]).get("deletionTimestamp"), x["name"]))
+        if not pending_deletion:
+            return members, leader, ""
+        if len(healthy) < quorum_of(desired):
+            return members, leader, (f"Ignoring scale down since the number of healthy voting, non-bootstrap etcd members "
+                                     f"({len(healthy)}) < minimum required to maintain quorum ({quorum_of(desired)})")
+        if len(healthy) <= desired:
+            return members, leader, (f"skip scale down: all voting, non-bootstrap members are healthy and membership does "
+                                     f"not exceed the desired cluster size of {desired}")
+        gone = pending_deletion[0]
+        members = [x for x in members if x is not gone]
+        actions.append(_event(now, "MemberRemove", f"removed member with ID: [{gone['id']}]"))
+        actions.append(_event(now, "ScaleDown", f"successfully removed member: [ url: {gone['ip']}, name: {gone['name']}, "
+                                                f"id: {int(gone['id'], 16)} ] from the cluster"))
+        if leader == gone["name"]:
+            rest = sorted(x["name"] for x in members if x.get("status") == "voting")
+            leader = ctx.rng(self.name, "leader", gone["name"]).choice(rest) if rest else ""
+        return members, leader, ""
 
     def reconcile(self, ctx: Context) -> A.Result:
         now = ctx.now
@@ -134,50 +194,11 @@ class EtcdQuorumGuard:
                 actions.append(_event(now, "MemberAddAsLearner", f"successfully added new member {member['peerURL']}"))
             else:
                 result.due(start)
-        for member in members:
-            if member.get("status") == "learner":
-                if now + 1e-9 >= (sim_time(member.get("promoteAt")) or 0.0):
-                    member["status"] = "voting"
-                    member.pop("promoteAt", None)
-                    actions.append(_event(now, "MemberPromote", f"successfully promoted learner member {member['peerURL']}"))
-                else:
-                    result.due(sim_time(member.get("promoteAt")))
+        actions += _promote_learners(now, members, result)
 
-        # remove one voting member of a machine pending deletion, never below quorum
-        machine_of = {M.node_name_of(m): m for m in masters}
-        voting = [x for x in members if x.get("status") == "voting"]
-        healthy = [x for x in voting if x.get("healthy", True)]
-        pending_deletion = sorted((x for x in voting if x["name"] in machine_of and M.is_deleting(machine_of[x["name"]])),
-                                  key=lambda x: (meta(machine_of[x["name"]]).get("deletionTimestamp"), x["name"]))
-        waiting = ""
-        if pending_deletion:
-            if len(healthy) < quorum_of(desired):
-                waiting = (f"Ignoring scale down since the number of healthy voting, non-bootstrap etcd members ({len(healthy)}) "
-                           f"< minimum required to maintain quorum ({quorum_of(desired)})")
-            elif len(healthy) <= desired:
-                waiting = (f"skip scale down: all voting, non-bootstrap members are healthy and membership does not exceed "
-                           f"the desired cluster size of {desired}")
-            else:
-                gone = pending_deletion[0]
-                members = [x for x in members if x is not gone]
-                actions.append(_event(now, "MemberRemove", f"removed member with ID: [{gone['id']}]"))
-                actions.append(_event(now, "ScaleDown", f"successfully removed member: [ url: {gone['ip']}, name: {gone['name']}, "
-                                                        f"id: {int(gone['id'], 16)} ] from the cluster"))
-                if leader == gone["name"]:
-                    rest = sorted(x["name"] for x in members if x.get("status") == "voting")
-                    leader = ctx.rng(self.name, "leader", gone["name"]).choice(rest) if rest else ""
+        members, leader, waiting = self._scale_down(ctx, masters, members, leader, desired, actions)
         by_node = {x["name"]: x for x in members}
-
-        # the hooks: on every machine hosting a member; removed once its member is gone
-        for m in masters:
-            node = M.node_name_of(m)
-            has_hook = any(h.get("name") == HOOK_NAME for h in M.hooks_of(m, M.PRE_DRAIN))
-            if node in by_node and not M.is_deleting(m) and not has_hook:
-                actions.append(M.add_hook(m, M.PRE_DRAIN, HOOK_NAME, HOOK_OWNER))
-            elif M.is_deleting(m) and has_hook and node not in by_node:
-                actions.append(M.remove_hook(m, M.PRE_DRAIN, HOOK_NAME))
-                actions.append(_event(now, "MachineDeletionHook",
-                                      f"successfully removed the deletion hook from machine {M.name_of(m)} as it doesn't have a member"))
+        actions += _hooks(now, masters, by_node)
 
         new_state = {"members": members, "leader": leader, "desired": desired}
         if pending:

@@ -44,7 +44,7 @@ DEFAULT_FACTS: dict[str, Any] = {
     "storageObjects": {},  # apiserver_storage_objects by resource, e.g. {"networkpolicies.networking.k8s.io": 3}
     "networkAttachmentDefinitions": 0,
     "metrics": [],  # extra series: [{"name": ..., "labels": {...}, "value": 1}]
-    "alerts": [],  # alerts the user fires (engine.alerts.user_alert), as /api/v1/alerts lists them
+    "alerts": [],  # alerts the user fires (engine.openshift.alerts.user_alert), as /api/v1/alerts lists them
 }
 
 
@@ -75,11 +75,35 @@ def _current_version(store: Store) -> str:
     return ((cv.get("status") or {}).get("desired") or {}).get("version") or ""
 
 
+def _container_info_series(store: Store, current: str | None, memo: dict | None) -> list[Sample]:
+    """kube_pod_container_info: one sample per container of the pods, made once and kept
+    in `memo` between calls; the cluster's own pods are not simulated: the CVO's stands for
+    them."""
+    made: dict = {}
+    out: list[Sample] = []
+    images = {("openshift-cluster-version", "cluster-version-operator", "cluster-version-operator", "")}
+    out.append(series("kube_pod_container_info", 1, namespace="openshift-cluster-version", pod="cluster-version-operator",
+                      container="cluster-version-operator", image=G_IMAGE_REPOSITORY + ":" + (current or "unknown")))
+    for pod in store.list("Pod"):
+        for c in ((pod.get("spec") or {}).get("containers") or []):
+            key = (namespace_of(pod), name_of(pod), c.get("name") or "", c.get("image") or "")
+            if key not in images:
+                images.add(key)
+                sample = None if memo is None else memo.get(key)
+                if sample is None:
+                    sample = series("kube_pod_container_info", 1, namespace=key[0], pod=key[1], container=key[2], image=key[3])
+                made[key] = sample
+                out.append(sample)
+    if memo is not None:
+        memo.clear()
+        memo.update(made)
+    return out
+
+
 def cluster_series(store: Store, facts: Mapping[str, Any], memo: dict | None = None) -> list[Sample]:
     """The series the risks' queries read. `memo` (the caller's, kept between calls): the
     pods' container series already made, by (namespace, pod, container, image)."""
     facts = facts_of(facts)
-    made: dict = {}
     out: list[Sample] = []
     platform = facts["platform"]
     out.append(series("cluster_infrastructure_provider", 1, type=platform))
@@ -109,23 +133,7 @@ def cluster_series(store: Store, facts: Mapping[str, Any], memo: dict | None = N
         ann = annotations_of(node)
         if ann.get(MCO_STATE):
             out.append(series("mcd_update_state", 1, node=name_of(node), config=ann.get(MCO_CURRENT, "")))
-    # the cluster's own pods are not simulated: the CVO's stands for them
-    images = {("openshift-cluster-version", "cluster-version-operator", "cluster-version-operator", "")}
-    out.append(series("kube_pod_container_info", 1, namespace="openshift-cluster-version", pod="cluster-version-operator",
-                      container="cluster-version-operator", image=G_IMAGE_REPOSITORY + ":" + (current or "unknown")))
-    for pod in store.list("Pod"):
-        for c in ((pod.get("spec") or {}).get("containers") or []):
-            key = (namespace_of(pod), name_of(pod), c.get("name") or "", c.get("image") or "")
-            if key not in images:
-                images.add(key)
-                sample = None if memo is None else memo.get(key)
-                if sample is None:
-                    sample = series("kube_pod_container_info", 1, namespace=key[0], pod=key[1], container=key[2], image=key[3])
-                made[key] = sample
-                out.append(sample)
-    if memo is not None:
-        memo.clear()
-        memo.update(made)
+    out += _container_info_series(store, current, memo)
     for ref in facts.get("secrets") or ():
         ns, _, name = str(ref).partition("/")
         out.append(series("kube_secret_info", 1, namespace=ns, secret=name))

@@ -1,7 +1,7 @@
-"""Simulated hook-implementing controllers (seed 002 §6.2.4) and a simulated cluster
-autoscaler (the fourth deletion trigger of §6.2.2).
+"""Simulated hook-implementing controllers (the example use cases of the machine deletion
+lifecycle hooks documentation) and a simulated cluster autoscaler (the flow's fourth deletion trigger).
 
-machine-hook-owners: the owners the seed describes, acting by themselves on the hooks of
+machine-hook-owners: the owners the documentation's examples describe, acting by themselves on the hooks of
 machines annotated `clusterui.io/simulated-hook-owners: "true"` (a MachineSet passes it on
 through its template); elsewhere a hook waits for someone acting as its owner (the
 dashboard). Each owner removes its hook when its work is done, after a realistic time

@@ -297,7 +297,7 @@ def event(now: float, reason: str, machine: Mapping[str, Any], message: str, sou
     return A.RecordEvent(float(now), type_, reason, machine.get("kind") or "Machine", ns_of(machine), name_of(machine), message, source)
 
 
-# --- the seed's deletion flow, step by step (the machine page draws it) -------------------------------
+# --- the machine deletion flow of the lifecycle hooks documentation, step by step (the machine page draws it) -------------------------------
 
 DELETION_STEPS: tuple[str, ...] = (
     "The machine is removed (oc delete machine, the delete-machine annotation, a MachineSet scale-down, "

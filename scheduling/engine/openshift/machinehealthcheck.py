@@ -169,6 +169,19 @@ class MachineHealthCheckController:
         conditions = M.set_condition(conditions, M.true_condition(M.REMEDIATION_ALLOWED), now)
         actions += self._status(mhc, expected, len(healthy), max(limit - unhealthy, 0), conditions)
         skipped = set(st.get("skipped") or [])
+        actions += self._remediate(ctx, ns, name, remediate, skipped)
+        live = {M.name_of(m) for m in targets}
+        skipped = sorted(s for s in skipped if s in live)
+        if skipped:
+            new_st["skipped"] = skipped
+        return actions, new_st, due
+
+    def _remediate(self, ctx: Context, ns: str, name: str, remediate: list[dict], skipped: set[str]) -> list:
+        """Delete the unhealthy machines that have a controller to replace them (once each);
+        one without is skipped, with a SkippedNoController event the first time (added to
+        `skipped`)."""
+        now = ctx.now
+        actions: list = []
         for m in remediate:
             target = f"{ns}/{name}/{M.name_of(m)}/{M.node_name_of(m)}"
             if controller_ref(m) is None:
@@ -180,11 +193,7 @@ class MachineHealthCheckController:
                 continue
             actions += M.request_deletion(ctx.store, M.ns_of(m), M.name_of(m), now)
             actions.append(M.event(now, "MachineDeleted", m, f"Machine {target} has been remediated by requesting to delete Machine object", CONTROLLER))
-        live = {M.name_of(m) for m in targets}
-        skipped = sorted(s for s in skipped if s in live)
-        if skipped:
-            new_st["skipped"] = skipped
-        return actions, new_st, due
+        return actions
 
     def _status(self, mhc: Mapping[str, Any], expected: int, healthy: int, allowed: int, conditions: list[dict]) -> list:
         fields = {"expectedMachines": expected, "currentHealthy": healthy, "remediationsAllowed": allowed, "conditions": conditions}

@@ -5,7 +5,7 @@ machineset-controller, per MachineSet: the machines it owns (its selector, its
 controllerRef; orphans matching the selector are adopted), not counting those already
 being deleted. Too few: new Machines named `<machineset>-<5 random characters>` with the
 template's labels, annotations and spec (so a template edit changes only machines created
-after it: seed 000 §7.7.3). Too many: the machines to delete chosen by the delete policy
+after it, as the OpenShift 4 docs' "Adding taints and tolerations using a machine set" says). Too many: the machines to delete chosen by the delete policy
 (delete_policy.go): a machine with the `machine.openshift.io/delete-machine` annotation
 first under every policy, then Random (machines without a node, then the rest in list
 order), Oldest or Newest by creationTimestamp. Status: replicas, fullyLabeledReplicas,

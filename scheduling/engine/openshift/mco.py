@@ -470,20 +470,7 @@ class MCONodeController:
         configs, rendered = self._rendered(store, pool)
         if configs:
             if store.get("MachineConfig", "", rendered) is None:
-                merged: dict[str, Any] = {}
-                release = ""
-                for mc in configs:
-                    for k, v in (mc.get("spec") or {}).items():
-                        if v not in (None, "", [], {}):
-                            merged[k] = v
-                    release = annotations_of(mc).get(RELEASE_VERSION) or release
-                result.actions.append(A.CreateObject({
-                    "apiVersion": API, "kind": "MachineConfig",
-                    "metadata": {"name": rendered, "creationTimestamp": time_value(now),
-                                 "annotations": {GENERATED_BY: CONTROLLER_VERSION, **({RELEASE_VERSION: release} if release else {})},
-                                 "ownerReferences": [{"apiVersion": API, "kind": "MachineConfigPool", "name": pname,
-                                                      "controller": True, "blockOwnerDeletion": True}]},
-                    "spec": merged}))
+                result.actions.append(A.CreateObject(_rendered_config(configs, rendered, pname, now)))
             configuration = {"name": rendered, "source": [{"apiVersion": API, "kind": "MachineConfig", "name": name_of(mc)} for mc in configs]}
             if spec.get("configuration") != configuration:
                 result.actions.append(A.ReplaceObject({**pool, "spec": {**spec, "configuration": configuration}}, keep_status=True))
@@ -518,42 +505,11 @@ class MCONodeController:
         if draining:
             nodes = store.in_order("Node", {("", name_of(n)) for n in nodes} | {("", n) for n in draining})
         for node in nodes:
-            ann = annotations_of(node)
             self._drain(ctx, node, drains, result)
-            has_taint = any(t.get("key") == TAINT_KEY for t in (node.get("spec") or {}).get("taints") or ())
-            if is_node_done(node) and ann.get(DESIRED) == target or not ann.get(CURRENT):
-                if has_taint:
-                    result.actions.append(A.RemoveTaint(name_of(node), TAINT_KEY, "PreferNoSchedule"))
-        # the node controller: new targets
+            _untaint_when_done(node, target, result)
         if not spec.get("paused"):
-            max_u = max_unavailable(pool, len(members))
-            if counts.unavailable < max_u:
-                capacity = max_u - counts.unavailable
-                failing = counts.failing_targets
-                if counts.candidates and failing < capacity:
-                    capacity -= failing
-                    if capacity < len(counts.candidates):  # sort_candidates (its order has no ties)
-                        names = heapq.nsmallest(capacity, counts.candidates, key=lambda n: counts.facts[n].order)
-                        candidates = [store.get("Node", "", n) for n in names]
-                    else:
-                        candidates = store.in_order("Node", (("", n) for n in counts.candidates))
-                    for node in candidates:
-                        result.actions.append(A.SetAnnotation("Node", "", name_of(node), DESIRED, target))
-                        result.actions.append(A.AddTaint(name_of(node), {"key": TAINT_KEY, "effect": "PreferNoSchedule"}))
-                    msg = (f"Targeted node {name_of(candidates[0])} to MachineConfig: {target}" if len(candidates) == 1
-                           else f"Set target for {len(candidates)} nodes to MachineConfig: {target}")
-                    result.actions.append(A.RecordEvent(now, "Normal", "SetDesiredConfig", "MachineConfigPool", EVENT_NAMESPACE, pname, msg, MCC_SOURCE))
-        degraded = store.in_order("Node", (("", n) for n in counts.degraded))
-        status = _pool_status(pool, len(members), counts.updated, counts.ready, counts.unavailable, degraded, now)
-        old = pool.get("status") or {}
-        fields = {k: v for k, v in status.items() if old.get(k) != v}
-        if fields:
-            result.actions.append(A.PatchStatus("MachineConfigPool", "", pname, fields))
-        done, before = (status.get("configuration") or {}).get("name"), (old.get("configuration") or {}).get("name")
-        # status.go syncStatusOnly; a pool's first configuration (the install) is not an update
-        if done and before and done != before:
-            result.actions.append(A.RecordEvent(now, "Normal", "Completed", "MachineConfigPool", EVENT_NAMESPACE, pname,
-                                                f"Pool {pname} has completed update to MachineConfig {done}", MCC_SOURCE))
+            _set_new_targets(store, now, pool, len(members), counts, target, result)
+        _sync_pool_status(store, now, pool, len(members), counts, result)
         # a run that did nothing, with no drain under way (which would have asked for a time)
         self._idle[pname] = (pool, counts) if len(result.actions) == size and not draining else None
 
@@ -625,25 +581,128 @@ class MCONodeController:
                 result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
             drains.pop(nname, None)
             return
-        failing_for = now - d["started"]
-        if failing_for > DRAIN_TIMEOUT:  # every attempt after the hour (drainNode's DrainFailed)
-            result.actions.append(A.RecordEvent(now, "Warning", "DrainFailed", "Node", EVENT_NAMESPACE, nname,
-                                                f"node {nname}: drain exceeded timeout: 1h0m0s. Will continue to retry.", DRAIN_SOURCE))
-        if failing_for > DRAIN_FAILING_THRESHOLD:
-            line = (f"Drain failed. Drain has been failing for more than {DRAIN_FAILING_THRESHOLD / 60:g} minutes. "
-                    f"Waiting {DRAIN_FAILING_DELAY / 60:g} minutes then retrying. Error message from drain: {error}")
-            result.actions.append(A.RecordEvent(now, "Warning", "DrainThresholdExceeded", "Node", EVENT_NAMESPACE, nname, line, DRAIN_SOURCE))
-            d["next"] = now + DRAIN_FAILING_DELAY
-        else:
-            line = f"Drain failed. Waiting {DRAIN_REQUEUE / 60:g} minute then retrying. Error message from drain: {error}"
-            d["next"] = now + DRAIN_REQUEUE
-        d["log"] = (d.get("log") or [])[-9:] + [{"time": time_value(now), "message": f"node {nname}: {line}"}]
-        if failing_for > DRAIN_TIMEOUT and ann.get(STATE) != STATE_DEGRADED:
-            d["log"].append({"time": time_value(now), "message": f"node {nname}: drain exceeded timeout: 1h0m0s. Will continue to retry."})
-            result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_DEGRADED))
-            result.actions.append(A.SetAnnotation("Node", "", nname, REASON, f"failed to drain node: {nname} after 1 hour. "
-                                                  "Please see machine-config-controller logs for more information"))
-        result.due(d["next"])
+        _record_drain_failure(now, nname, ann, d, error, result)
+
+
+def _sync_pool_status(store, now: float, pool: Mapping[str, Any], size: int, counts: "_PoolCounts", result: A.Result) -> None:
+    """status.go syncStatusOnly: the pool's status from its nodes' counts (patched where it
+    changed), and Completed recorded when the pool reaches a new configuration (a pool's
+    first configuration, the install, is not an update)."""
+    pname = name_of(pool)
+    degraded = store.in_order("Node", (("", n) for n in counts.degraded))
+    status = _pool_status(pool, size, counts.updated, counts.ready, counts.unavailable, degraded, now)
+    old = pool.get("status") or {}
+    fields = {k: v for k, v in status.items() if old.get(k) != v}
+    if fields:
+        result.actions.append(A.PatchStatus("MachineConfigPool", "", pname, fields))
+    done, before = (status.get("configuration") or {}).get("name"), (old.get("configuration") or {}).get("name")
+    if done and before and done != before:
+        result.actions.append(A.RecordEvent(now, "Normal", "Completed", "MachineConfigPool", EVENT_NAMESPACE, pname,
+                                            f"Pool {pname} has completed update to MachineConfig {done}", MCC_SOURCE))
+
+
+def _untaint_when_done(node: Mapping[str, Any], target: str, result: A.Result) -> None:
+    """The update-in-progress taint goes once the node is done with the target (or never
+    had a config)."""
+    ann = annotations_of(node)
+    has_taint = any(t.get("key") == TAINT_KEY for t in (node.get("spec") or {}).get("taints") or ())
+    if is_node_done(node) and ann.get(DESIRED) == target or not ann.get(CURRENT):
+        if has_taint:
+            result.actions.append(A.RemoveTaint(name_of(node), TAINT_KEY, "PreferNoSchedule"))
+
+
+def _rendered_config(configs: list[dict], rendered: str, pname: str, now: float) -> dict:
+    """The pool's rendered MachineConfig: the configs' specs merged in order (an empty
+    value does not override), the latest release version, owned by the pool."""
+    merged: dict[str, Any] = {}
+    release = ""
+    for mc in configs:
+        for k, v in (mc.get("spec") or {}).items():
+            if v not in (None, "", [], {}):
+                merged[k] = v
+        release = annotations_of(mc).get(RELEASE_VERSION) or release
+    return {
+        "apiVersion": API, "kind": "MachineConfig",
+        "metadata": {"name": rendered, "creationTimestamp": time_value(now),
+                     "annotations": {GENERATED_BY: CONTROLLER_VERSION, **({RELEASE_VERSION: release} if release else {})},
+                     "ownerReferences": [{"apiVersion": API, "kind": "MachineConfigPool", "name": pname,
+                                          "controller": True, "blockOwnerDeletion": True}]},
+        "spec": merged}
+
+
+def _set_new_targets(store, now: float, pool: Mapping[str, Any], size: int, counts: "_PoolCounts", target: str,
+                     result: A.Result) -> None:
+    """The node controller's new targets: as many candidates as maxUnavailable leaves room
+    for (less the nodes failing to reach the target), in sort_candidates' order, get the
+    desired config and the update-in-progress taint; SetDesiredConfig recorded."""
+    max_u = max_unavailable(pool, size)
+    if counts.unavailable >= max_u:
+        return
+    capacity = max_u - counts.unavailable
+    failing = counts.failing_targets
+    if not counts.candidates or failing >= capacity:
+        return
+    capacity -= failing
+    if capacity < len(counts.candidates):  # sort_candidates (its order has no ties)
+        names = heapq.nsmallest(capacity, counts.candidates, key=lambda n: counts.facts[n].order)
+        candidates = [store.get("Node", "", n) for n in names]
+    else:
+        candidates = store.in_order("Node", (("", n) for n in counts.candidates))
+    for node in candidates:
+        result.actions.append(A.SetAnnotation("Node", "", name_of(node), DESIRED, target))
+        result.actions.append(A.AddTaint(name_of(node), {"key": TAINT_KEY, "effect": "PreferNoSchedule"}))
+    msg = (f"Targeted node {name_of(candidates[0])} to MachineConfig: {target}" if len(candidates) == 1
+           else f"Set target for {len(candidates)} nodes to MachineConfig: {target}")
+    pname = name_of(pool)
+    result.actions.append(A.RecordEvent(now, "Normal", "SetDesiredConfig", "MachineConfigPool", EVENT_NAMESPACE, pname, msg, MCC_SOURCE))
+
+
+def _start_update(now: float, nname: str, desired: str, result: A.Result) -> dict:
+    """The daemon starts an update: state Working, the drain asked of the drain controller,
+    Cordon and Drain recorded. Returns the node's new entry in the daemon's state."""
+    result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_WORKING))
+    result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
+    result.actions.append(A.SetAnnotation("Node", "", nname, DESIRED_DRAIN, f"drain-{desired}"))
+    result.actions.append(A.RecordEvent(now, "Normal", "Cordon", "Node", EVENT_NAMESPACE, nname, "Cordoned node to apply update", MCD_SOURCE))
+    result.actions.append(A.RecordEvent(now, "Normal", "Drain", "Node", EVENT_NAMESPACE, nname, "Draining node to update config.", MCD_SOURCE))
+    return {"config": desired, "phase": "Draining", "since": now}
+
+
+def _complete_update(now: float, nname: str, desired: str, result: A.Result) -> None:
+    """The daemon's last steps of an update: Uncordon and NodeDone recorded, currentConfig
+    set to the desired one and the state Done."""
+    result.actions.append(A.RecordEvent(now, "Normal", "Uncordon", "Node", EVENT_NAMESPACE, nname,
+                                        f"Update completed for config {desired} and node has been uncordoned", MCD_SOURCE))
+    result.actions.append(A.RecordEvent(now, "Normal", "NodeDone", "Node", EVENT_NAMESPACE, nname,
+                                        f"Setting node {nname}, currentConfig {desired} to Done", MCD_SOURCE))
+    result.actions.append(A.SetAnnotation("Node", "", nname, CURRENT, desired))
+    result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_DONE))
+    result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
+
+
+def _record_drain_failure(now: float, nname: str, ann: Mapping[str, str], d: dict, error: str, result: A.Result) -> None:
+    """A failed drain attempt, as the drain controller reports it: retry after a minute,
+    after DRAIN_FAILING_THRESHOLD every DRAIN_FAILING_DELAY (DrainThresholdExceeded), after
+    the hour DrainFailed and the node Degraded; the last lines kept in `d["log"]`."""
+    failing_for = now - d["started"]
+    if failing_for > DRAIN_TIMEOUT:  # every attempt after the hour (drainNode's DrainFailed)
+        result.actions.append(A.RecordEvent(now, "Warning", "DrainFailed", "Node", EVENT_NAMESPACE, nname,
+                                            f"node {nname}: drain exceeded timeout: 1h0m0s. Will continue to retry.", DRAIN_SOURCE))
+    if failing_for > DRAIN_FAILING_THRESHOLD:
+        line = (f"Drain failed. Drain has been failing for more than {DRAIN_FAILING_THRESHOLD / 60:g} minutes. "
+                f"Waiting {DRAIN_FAILING_DELAY / 60:g} minutes then retrying. Error message from drain: {error}")
+        result.actions.append(A.RecordEvent(now, "Warning", "DrainThresholdExceeded", "Node", EVENT_NAMESPACE, nname, line, DRAIN_SOURCE))
+        d["next"] = now + DRAIN_FAILING_DELAY
+    else:
+        line = f"Drain failed. Waiting {DRAIN_REQUEUE / 60:g} minute then retrying. Error message from drain: {error}"
+        d["next"] = now + DRAIN_REQUEUE
+    d["log"] = (d.get("log") or [])[-9:] + [{"time": time_value(now), "message": f"node {nname}: {line}"}]
+    if failing_for > DRAIN_TIMEOUT and ann.get(STATE) != STATE_DEGRADED:
+        d["log"].append({"time": time_value(now), "message": f"node {nname}: drain exceeded timeout: 1h0m0s. Will continue to retry."})
+        result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_DEGRADED))
+        result.actions.append(A.SetAnnotation("Node", "", nname, REASON, f"failed to drain node: {nname} after 1 hour. "
+                                              "Please see machine-config-controller logs for more information"))
+    result.due(d["next"])
 
 
 class MCODaemon:
@@ -713,12 +772,7 @@ class MCODaemon:
                 result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
             return
         if st.get("config") != desired:
-            st = {"config": desired, "phase": "Draining", "since": now}
-            result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_WORKING))
-            result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
-            result.actions.append(A.SetAnnotation("Node", "", nname, DESIRED_DRAIN, f"drain-{desired}"))
-            result.actions.append(A.RecordEvent(now, "Normal", "Cordon", "Node", EVENT_NAMESPACE, nname, "Cordoned node to apply update", MCD_SOURCE))
-            result.actions.append(A.RecordEvent(now, "Normal", "Drain", "Node", EVENT_NAMESPACE, nname, "Draining node to update config.", MCD_SOURCE))
+            st = _start_update(now, nname, desired, result)
         phase = st["phase"]
         if phase == "Draining":
             if ann.get(LAST_DRAIN) != f"drain-{desired}":
@@ -729,25 +783,9 @@ class MCODaemon:
             st.update(phase="Updating", since=now, until=now + self._seconds(ctx, node, UPDATE_SECONDS, "update", desired))
             phase = "Updating"
         if phase == "Updating":
-            if FAIL_UPDATE in ann:
-                if ann.get(STATE) != STATE_DEGRADED:
-                    result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_DEGRADED))
-                    result.actions.append(A.SetAnnotation("Node", "", nname, REASON, ann[FAIL_UPDATE]))
+            if not self._update_os(ctx, node, st, current, desired, result):
                 states[nname] = st
                 return
-            if ann.get(STATE) == STATE_DEGRADED:
-                result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_WORKING))
-                result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
-                st["until"] = now + self._seconds(ctx, node, UPDATE_SECONDS, "retry", desired)
-            if now < st["until"]:
-                result.due(st["until"])
-                states[nname] = st
-                return
-            for reason, msg in [*os_update_events(ctx.store, current, desired, started=False),
-                                ("Reboot", f"Node will reboot into config {desired}")]:
-                result.actions.append(A.RecordEvent(now, "Normal", reason, "Node", EVENT_NAMESPACE, nname, msg, MCD_SOURCE))
-            result.actions.append(A.SetAnnotation("Node", "", nname, HEARTBEAT_STOPPED_ANNOTATION, time_text(now)))
-            st.update(phase="Rebooting", since=now, until=now + self._seconds(ctx, node, REBOOT_SECONDS, "reboot", desired))
             phase = "Rebooting"
         if phase == "Rebooting":
             if now < st["until"]:
@@ -769,11 +807,28 @@ class MCODaemon:
                 result.due(st["until"])
                 states[nname] = st
                 return
-            result.actions.append(A.RecordEvent(now, "Normal", "Uncordon", "Node", EVENT_NAMESPACE, nname,
-                                                f"Update completed for config {desired} and node has been uncordoned", MCD_SOURCE))
-            result.actions.append(A.RecordEvent(now, "Normal", "NodeDone", "Node", EVENT_NAMESPACE, nname,
-                                                f"Setting node {nname}, currentConfig {desired} to Done", MCD_SOURCE))
-            result.actions.append(A.SetAnnotation("Node", "", nname, CURRENT, desired))
-            result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_DONE))
-            result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
+            _complete_update(now, nname, desired, result)
             states.pop(nname, None)
+
+    def _update_os(self, ctx: Context, node: dict, st: dict, current: str, desired: str, result: A.Result) -> bool:
+        """The Updating phase: held Degraded while the node's update is made to fail, the OS
+        update for its time, then the events and the reboot (st moves to Rebooting: True)."""
+        now, nname, ann = ctx.now, name_of(node), annotations_of(node)
+        if FAIL_UPDATE in ann:
+            if ann.get(STATE) != STATE_DEGRADED:
+                result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_DEGRADED))
+                result.actions.append(A.SetAnnotation("Node", "", nname, REASON, ann[FAIL_UPDATE]))
+            return False
+        if ann.get(STATE) == STATE_DEGRADED:
+            result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_WORKING))
+            result.actions.append(A.SetAnnotation("Node", "", nname, REASON, None))
+            st["until"] = now + self._seconds(ctx, node, UPDATE_SECONDS, "retry", desired)
+        if now < st["until"]:
+            result.due(st["until"])
+            return False
+        for reason, msg in [*os_update_events(ctx.store, current, desired, started=False),
+                            ("Reboot", f"Node will reboot into config {desired}")]:
+            result.actions.append(A.RecordEvent(now, "Normal", reason, "Node", EVENT_NAMESPACE, nname, msg, MCD_SOURCE))
+        result.actions.append(A.SetAnnotation("Node", "", nname, HEARTBEAT_STOPPED_ANNOTATION, time_text(now)))
+        st.update(phase="Rebooting", since=now, until=now + self._seconds(ctx, node, REBOOT_SECONDS, "reboot", desired))
+        return True

@@ -71,6 +71,23 @@ _ALERT_DATA = struct_node("status.AlertData", data=struct_node("status.Data", al
 ), "[]status.Alert")))
 
 
+def _alert_details(name: str, annotations: Mapping[str, Any]) -> str:
+    """What alerts.go says of a firing alert: its summary (ending with a period), its
+    description and message, its runbook URL."""
+    summary = annotations.get("summary") or name
+    if not summary.endswith("."):
+        summary += "."
+    description, message = annotations.get("description") or "", annotations.get("message") or ""
+    if message and description:
+        description = f" The alert description is: {description} | {message}"
+    elif description or message:
+        description = f" The alert description is: {description or message}"
+    else:
+        description = " The alert has no description."
+    runbook = annotations.get("runbook_url") or "<alert does not have a runbook_url annotation>"
+    return f"{summary}{description} {runbook}"
+
+
 def alert_conditions(data: Any) -> list[Condition]:
     """alerts.go: one False condition per firing alert oc knows to matter for updates, and a
     True AsExpected one for each group without any."""
@@ -92,18 +109,7 @@ def alert_conditions(data: Any) -> list[Condition]:
         name = labels.get("alertname") or ""
         if not name or alert.get("state") == "pending":
             continue
-        summary = annotations.get("summary") or name
-        if not summary.endswith("."):
-            summary += "."
-        description, message = annotations.get("description") or "", annotations.get("message") or ""
-        if message and description:
-            description = f" The alert description is: {description} | {message}"
-        elif description or message:
-            description = f" The alert description is: {description or message}"
-        else:
-            description = " The alert has no description."
-        runbook = annotations.get("runbook_url") or "<alert does not have a runbook_url annotation>"
-        details = f"{summary}{description} {runbook}"
+        details = _alert_details(name, annotations)
         severity, state = labels.get("severity") or "", alert.get("state") or ""
         head = f"{severity} alert {name} {state}"
         pdb_details = f"Namespace={labels.get('namespace') or ''}, PodDisruptionBudget={labels.get('poddisruptionbudget') or ''}. {details}"

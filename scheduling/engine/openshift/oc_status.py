@@ -439,6 +439,33 @@ def _is_draining(node: Mapping[str, Any], updating: bool) -> bool:
     return updating and ann.get(M.STATE) == M.STATE_DONE
 
 
+def _node_phase(node: Mapping[str, Any], ann: Mapping[str, str], updating: bool, updated: bool, paused: bool) -> int:
+    """The node's update phase, an index of PHASES: Draining, Updating, Rebooting, Paused,
+    Pending, Updated."""
+    if updating and _is_draining(node, updating):
+        return 0
+    if updating:
+        return {"Working": 1, "Rebooting": 2, "Done": 5}.get(ann.get(M.STATE) or "", 1)
+    if updated:
+        return 5
+    return 3 if paused else 4
+
+
+def _slows_the_update(bad: Sequence[tuple[str, str, float | None]], now: float) -> bool:
+    """Whether one of the node's unavailable reasons is worth an Update Speed insight: not
+    merely unschedulable or the MCD at work, and NotReady for 5 minutes or disk/network
+    pressure for one."""
+    for r, _, since in bad:
+        if r in (UNSCHEDULABLE, MCD_WORKING):
+            continue
+        if r == NOT_READY and since is not None and now - since < 300:
+            continue
+        if r in (DISK, NETWORK) and since is not None and now - since < 60:
+            continue
+        return True
+    return False
+
+
 def assess_nodes(cv: Mapping[str, Any], pool: Mapping[str, Any], nodes: Sequence[Mapping[str, Any]],
                  configs: Mapping[str, Mapping[str, Any]], now: float) -> tuple[list[NodeRow], list[Insight]]:
     rows: list[NodeRow] = []
@@ -460,16 +487,7 @@ def assess_nodes(cv: Mapping[str, Any], pool: Mapping[str, Any], nodes: Sequence
         updated = found_current and latest == current_v
         updating = (not updated and found_current and found_desired and latest == desired_v and not matched
                     and desired == target)
-        if updating and _is_draining(node, updating):
-            phase = 0
-        elif updating:
-            phase = {"Working": 1, "Rebooting": 2, "Done": 5}.get(ann.get(M.STATE) or "", 1)
-        elif updated:
-            phase = 5
-        elif paused:
-            phase = 3
-        else:
-            phase = 4
+        phase = _node_phase(node, ann, updating, updated, paused)
         assessment, estimate = {3: (3, "-"), 4: (4, "?"), 0: (2, "+10m"), 1: (2, "+5m"), 2: (2, "+5m"), 5: (5, "-")}[phase]
         message = summary = description = ""
         if unavailable and not updating:
@@ -488,16 +506,7 @@ def assess_nodes(cv: Mapping[str, Any], pool: Mapping[str, Any], nodes: Sequence
             message = ann.get(M.REASON) or ""
             description = message
             estimate = "-" if updated else "?"
-        serious = False
-        for r, _, since in bad:
-            if r in (UNSCHEDULABLE, MCD_WORKING):
-                continue
-            if r == NOT_READY and since is not None and now - since < 300:
-                continue
-            if r in (DISK, NETWORK) and since is not None and now - since < 60:
-                continue
-            serious = True
-            break
+        serious = _slows_the_update(bad, now)
         res = [("nodes", name)]
         if serious and not updating:
             starts = [s for _, _, s in bad if s is not None]
@@ -649,6 +658,38 @@ def write_health(insights: list[Insight], updating_for: float, now: float, detai
 # --- the command ---------------------------------------------------------------------------------------------------------
 
 
+def _mco_image(store: Store) -> str | None:
+    """The machine-config-operator container's image (None without its Deployment)."""
+    deployment = store.get("Deployment", MCO_NAMESPACE, "machine-config-operator")
+    if deployment is None:
+        return None
+    containers = (((deployment.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers") or []
+    return next((c.get("image") or "" for c in containers if c.get("name") == "machine-config-operator"), "")
+
+
+def _assess_pools(cv: Mapping[str, Any], pools: Sequence[Mapping[str, Any]], nodes: Sequence[Mapping[str, Any]],
+                  configs: Mapping[str, Mapping[str, Any]], now: float) -> tuple[Pool | None, list[Pool], list[Insight]]:
+    """Each pool assessed from its nodes: the control plane's pool (master), the worker
+    pools, and the insights found on the way."""
+    per_pool: dict[str, list] = {}
+    for node in nodes:
+        per_pool.setdefault(which_pool(pools, node), []).append(node)
+    insights: list[Insight] = []
+    workers: list[Pool] = []
+    control_pool: Pool | None = None
+    for pool in pools:
+        name = (pool.get("metadata") or {}).get("name") or ""
+        rows, found = assess_nodes(cv, pool, per_pool.get(name, []), configs, now)
+        insights += found
+        p, found = assess_pool(pool, rows)
+        insights += found
+        if name == "master":
+            control_pool = p
+        else:
+            workers.append(p)
+    return control_pool, workers, insights
+
+
 def status(store: Store, args: Sequence[str], now: float = 0.0, *,
            files: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> OcResult:
     positional, f = parse_flags(args, [Flag("details", "string", "", "none")])
@@ -674,27 +715,8 @@ def status(store: Store, args: Sequence[str], now: float = 0.0, *,
     pools = store.list("MachineConfigPool")
     nodes = store.list("Node")
     configs = {(mc.get("metadata") or {}).get("name") or "": mc for mc in store.list("MachineConfig")}
-    deployment = store.get("Deployment", MCO_NAMESPACE, "machine-config-operator")
-    mco_image = None
-    if deployment is not None:
-        containers = (((deployment.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers") or []
-        mco_image = next((c.get("image") or "" for c in containers if c.get("name") == "machine-config-operator"), "")
-    per_pool: dict[str, list] = {}
-    for node in nodes:
-        per_pool.setdefault(which_pool(pools, node), []).append(node)
-    insights: list[Insight] = []
-    workers: list[Pool] = []
-    control_pool: Pool | None = None
-    for pool in pools:
-        name = (pool.get("metadata") or {}).get("name") or ""
-        rows, found = assess_nodes(cv, pool, per_pool.get(name, []), configs, now)
-        insights += found
-        p, found = assess_pool(pool, rows)
-        insights += found
-        if name == "master":
-            control_pool = p
-        else:
-            workers.append(p)
+    mco_image = _mco_image(store)
+    control_pool, workers, insights = _assess_pools(cv, pools, nodes, configs, now)
     outdated_workers = any(p.total > 0 and p.completion != 100 for p in workers)
     if progressing.get("status") != "True" and not outdated_workers:
         return OcResult(stdout="The cluster is not updating.\n")

@@ -3,7 +3,7 @@ data (selectors with = != =~ !~ matchers, range selectors read as instants, grou
 min / sum / count / topk / bottomk with `by`, max_over_time, label_replace, arithmetic and
 comparison with scalars, `or`, and vector matching `on (...)` / `group_left (...)`), over
 an instant vector of simulated series. The CVO asks for one sample whose value is 0 or 1;
-anything else is an evaluation error (engine.graph turns it into EvaluationFailed).
+anything else is an evaluation error (engine.openshift.graph turns it into EvaluationFailed).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Taints through a MachineSet (seed 000 §7.7.3), as documents: editing the template changes
-no existing machine or node; only machines created after the edit get it, so the seed's
+"""Taints through a MachineSet (OpenShift 4's "Adding taints and tolerations using a machine set"), as documents: editing the template changes
+no existing machine or node; only machines created after the edit get it, so the documented
 procedure scales the set to 0 (`oc scale --replicas=0 machineset <set>`: every machine is
 deleted, its node drained and removed) and back up (`--replicas=N`: new machines, whose
 nodes carry the template's labels and taints).

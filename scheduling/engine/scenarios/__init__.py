@@ -1,6 +1,6 @@
-"""Built-in scenarios: the seeds' worked examples on taints and tolerations, one YAML file
-each (Nodes, Pods, controllers and a Timeline), loadable with scheduling.store.kube.load_documents
-and playable with engine.simulate.simulate(docs, until=scenario.until).
+"""Built-in scenarios: the OpenShift documentation's worked examples on taints and tolerations
+and on the Machine API, one YAML file each (Nodes, Pods, controllers and a Timeline),
+loadable with scheduling.store.kube.load_documents and playable with engine.simulate.simulate(docs, until=scenario.until).
 
 The engine reads no files: `path(scenario)` only says where the file is.
 """
@@ -20,7 +20,7 @@ class Scenario:
     description: str
     file: str  # file name in this directory
     until: float  # how long to run the clock to see the whole example
-    source: str  # the seed sections it comes from
+    source: str  # the documentation sections it comes from, in words
 
 
 SCENARIOS: tuple[Scenario, ...] = (
@@ -31,7 +31,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "key1 taints. The pod already running stays; the new pod cannot be scheduled (the third taint).",
         "multiple-taints.yaml",
         60,
-        "seed 000 §7.7.1.2; seed 003 §16.11.2.1; seed 004 §16.11.2.1",
+        "OpenShift 4 docs, Understanding how to use multiple taints; OpenShift 3.11 docs, Using multiple taints",
     ),
     Scenario(
         "toleration-seconds",
@@ -40,7 +40,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         "removed from node1 at t=1800, so its pod is never evicted.",
         "toleration-seconds.yaml",
         4000,
-        "seed 000 §7.7.1.1; seed 004 §16.11.4.1",
+        "OpenShift 4 docs, Using toleration seconds to delay pod evictions; "
+        "OpenShift 3.11 docs, Using toleration seconds to delay pod evictions",
     ),
     Scenario(
         "default-toleration-seconds",
@@ -50,7 +51,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         "on the other nodes; a pod tolerating 6000 s stays.",
         "default-toleration-seconds.yaml",
         600,
-        "seed 000 §7.7.1.4; seed 004 §16.11.4.1.1, §16.11.5",
+        "OpenShift 4 docs, Understanding evicting pods by condition (taint-based evictions); "
+        "OpenShift 3.11 docs, Setting a default value for toleration seconds, Taint-based evictions",
     ),
     Scenario(
         "daemonset-tolerations",
@@ -59,7 +61,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         "unreachable and not-ready forever and stays. node1 reports again at t=3600.",
         "daemonset-tolerations.yaml",
         3700,
-        "seed 004 §16.11.6; seed 000 §7.7.1.4",
+        "OpenShift 3.11 docs, DaemonSets and tolerations; "
+        "OpenShift 4 docs, Understanding evicting pods by condition (taint-based evictions)",
     ),
     Scenario(
         "dedicated-nodes",
@@ -68,7 +71,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         "node1 only; a pod with the affinity but no toleration waits; other pods go elsewhere.",
         "dedicated-nodes.yaml",
         20,
-        "seed 000 §7.7.4; seed 004 §16.11.7.1-16.11.7.2",
+        "OpenShift 4 docs, Binding a user to a node using taints and tolerations; "
+        "OpenShift 3.11 docs, Dedicated nodes, Binding a user to a node",
     ),
     Scenario(
         "special-hardware",
@@ -77,7 +81,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "tolerates the taint and selects disktype=ssd; the ordinary pod goes to the plain node.",
         "special-hardware.yaml",
         20,
-        "seed 000 §7.7.5; seed 004 §16.11.7.3",
+        "OpenShift 4 docs, Controlling nodes with special hardware; OpenShift 3.11 docs, Nodes with special hardware",
     ),
     Scenario(
         "tolerate-all",
@@ -86,7 +90,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "taints at t=10; the ordinary pod is evicted at once.",
         "tolerate-all.yaml",
         60,
-        "seed 000 §7.7.1.5",
+        "OpenShift 4 docs, Understanding how to tolerate all taints",
     ),
     Scenario(
         "control-plane-taint",
@@ -95,11 +99,11 @@ SCENARIOS: tuple[Scenario, ...] = (
         "pods go to the worker, a pod tolerating it and selecting masters runs on master-0.",
         "control-plane-taint.yaml",
         20,
-        "seed 000 §7.7.1, §7.7.2",
+        "OpenShift 4 docs, Understanding taints and tolerations, Adding taints and tolerations",
     ),
 )
 
-# The Machine API (seed 002: the machine deletion lifecycle hooks; seed 000 §7.7.3). The
+# The Machine API: the machine deletion lifecycle hooks and taints through a MachineSet. The
 # workers and control plane are running at 0; except in machine-deletion-hooks (where the
 # user acts as the owners), the simulated hook owners act by themselves (machines annotated
 # clusterui.io/simulated-hook-owners).
@@ -107,12 +111,12 @@ SCENARIOS += (
     Scenario(
         "machine-deletion-hooks",
         "Machine deletion, held by lifecycle hooks",
-        "The seed's example hooks: MigrateImportantApp (preDrain) and BackupFileSystem, CloudProviderSpecialCase, "
+        "The documentation's example hooks: MigrateImportantApp (preDrain) and BackupFileSystem, CloudProviderSpecialCase, "
         "WaitForStorageDetach (preTerminate), with no controller behind them: a worker deleted at t=60 stays Deleting, "
         "Drainable=False, until you act as each hook's owner and remove its hook from the machine's page.",
         "machine-deletion-hooks.yaml",
         120,
-        "seed 002 §6.2.2, §6.2.3",
+        "OpenShift 4 docs, machine deletion lifecycle hooks: the deletion flow and the hook configuration",
     ),
     Scenario(
         "machine-proactive-replacement",
@@ -121,7 +125,7 @@ SCENARIOS += (
         "joined the cluster: deleted at 60, replacement Running at 300, then the drain and the deletion.",
         "machine-proactive-replacement.yaml",
         400,
-        "seed 002 §6.2.4 (preDrain: proactive replacement)",
+        "OpenShift 4 docs, machine deletion lifecycle hooks: example use cases (preDrain: proactive replacement)",
     ),
     Scenario(
         "machine-custom-drain",
@@ -130,7 +134,7 @@ SCENARIOS += (
         "controller moves its important app first (60 s), then removes its hook and the machine controller drains.",
         "machine-custom-drain.yaml",
         300,
-        "seed 002 §6.2.4 (preDrain: custom drain)",
+        "OpenShift 4 docs, machine deletion lifecycle hooks: example use cases (preDrain: custom drain logic)",
     ),
     Scenario(
         "machine-storage-detach",
@@ -139,7 +143,7 @@ SCENARIOS += (
         "instance until the storage is detached (105), then it is deleted.",
         "machine-storage-detach.yaml",
         300,
-        "seed 002 §6.2.4 (preTerminate: storage detach)",
+        "OpenShift 4 docs, machine deletion lifecycle hooks: example use cases (preTerminate: storage detachment)",
     ),
     Scenario(
         "machine-log-flush",
@@ -148,7 +152,7 @@ SCENARIOS += (
         "log exporter catches up, then the instance and the Node are deleted.",
         "machine-log-flush.yaml",
         300,
-        "seed 002 §6.2.4 (preTerminate: log reliability)",
+        "OpenShift 4 docs, machine deletion lifecycle hooks: example use cases (preTerminate: log reliability)",
     ),
     Scenario(
         "etcd-quorum-guard",
@@ -158,7 +162,8 @@ SCENARIOS += (
         "deletion. master-1, deleted at 120, is held until its own replacement is promoted (720).",
         "etcd-quorum-guard.yaml",
         900,
-        "seed 002 §6.2.5, §6.2.5.1",
+        "OpenShift 4 docs, machine deletion lifecycle hooks: quorum protection with machine lifecycle hooks "
+        "(the etcd operator)",
     ),
     Scenario(
         "machineset-taints",
@@ -168,7 +173,7 @@ SCENARIOS += (
         "the toleration stays Pending. The MachineSet page previews the edit: where each pod would go.",
         "machineset-taints.yaml",
         700,
-        "seed 000 §7.7.3",
+        "OpenShift 4 docs, Adding taints and tolerations using a machine set",
     ),
 )
 

@@ -4,7 +4,7 @@
 previews all build one (from the database or from YAML files) and hand it to the engine.
 `NodeInfo` mirrors schedulercache.NodeInfo of Kubernetes 1.11: a node with its pods and the
 sums the predicates and priorities read. Predicates receive one NodeInfo and must not look
-at anything else except the per-pod `CycleContext` (engine.context).
+at anything else except the per-pod `CycleContext` (engine.scheduler.context).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class NodeInfo:
         # see priorities.normalize.node_cached. A clone starts empty.
         self.cache: dict = {}
         # Told of every change of the pods (`observer.pod_changed(info, removed, added)`):
-        # the scheduler's cache (engine.cache) keeps its arrays and indexes in step this way
+        # the scheduler's cache (engine.scheduler.cache) keeps its arrays and indexes in step this way
         # while it schedules a queue. A clone has none: what-if copies change nothing else.
         self.observer = None
 

@@ -1,13 +1,13 @@
-"""The scheduler Policy file (seed 004 §16.2.4) parsed into what the scheduler runs.
+"""The scheduler Policy file (OpenShift 3.11's scheduler policy file) parsed into what the scheduler runs.
 
 `load_policy(doc)` takes the file already loaded from JSON or YAML (a dict) and returns a
 `Policy`: the predicates in the order 1.11 evaluates them, the priorities in policy order
 with their weights, and the two global settings. A policy replaces the default policy
-completely (seed: "The predicates and priorities defined in the scheduler configuration
-file completely override the default scheduler policy"); `default_policy()` is the seed's
+completely (the documentation: "The predicates and priorities defined in the scheduler configuration
+file completely override the default scheduler policy"); `default_policy()` is the documentation's
 default file. Anything wrong raises `PolicyError` naming the entry.
 
-Both headers are accepted: `"apiVersion": "v1"` (the seed's default file) and
+Both headers are accepted: `"apiVersion": "v1"` (the documentation's default file) and
 `version: "v1"` (its YAML samples), with `kind: Policy`.
 
 1.11 behaviours kept on purpose:
@@ -21,8 +21,8 @@ Both headers are accepted: `"apiVersion": "v1"` (the seed's default file) and
 * priority weights must be > 0 and below MaxWeight (validation.ValidatePolicy).
 
 Our extensions, both kept by 3.11 in master-config rather than in the Policy:
-`disablePreemption: true` (schedulerArgs, seed §16.6.1) and `schedulerName: <name>` (the
-name of the scheduler running this policy, default "default-scheduler"; seed §16.4: pods
+`disablePreemption: true` (schedulerArgs, OpenShift 3.11's "Disabling preemption") and `schedulerName: <name>` (the
+name of the scheduler running this policy, default "default-scheduler"; as with OpenShift 3.11's multiple schedulers, pods
 ask for a scheduler by that name). 1.11's decoder ignores unknown keys, so the file stays
 valid for a real scheduler.
 """
@@ -79,7 +79,7 @@ class Policy:
         return tuple(p.name for p in self.priorities)
 
 
-# --- the seed's default policy file (seed 004, "Default scheduler configuration file") -------
+# --- the documentation's "Default scheduler configuration file" ----------------------------
 
 DEFAULT_POLICY_DOC: dict[str, Any] = {
     "apiVersion": "v1",

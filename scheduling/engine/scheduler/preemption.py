@@ -16,7 +16,7 @@ When a pod fits nowhere (a FitError), `preempt()`:
 
 Candidates are examined and ties resolved in node order (1.11 walks a Go map, so its
 "first" is arbitrary; ours is reproducible). The victims are not deleted here: the caller
-marks them terminating and records the nomination (engine.scheduler.run_queue).
+marks them terminating and records the nomination (engine.scheduler.scheduler.run_queue).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Every predicate and priority the scheduler Policy can name, as literal dicts.
 
-The names are the ones the Policy file uses (seed 004, §16.2.5 and §16.2.6) and the ones
+The names are the ones the Policy file uses (OpenShift 3.11's lists of predicates and priorities) and the ones
 kube-scheduler 1.11 registers (pkg/scheduler/algorithmprovider/defaults/defaults.go,
 pkg/scheduler/factory/plugins.go). No auto-discovery: adding a predicate or a priority is
 
@@ -10,11 +10,11 @@ pkg/scheduler/factory/plugins.go). No auto-discovery: adding a predicate or a pr
    1.11 ordering) or to PRIORITIES, with its default weight;
 3. if it takes an argument in the Policy file, add a factory to CONFIGURABLE_PREDICATES or
    CONFIGURABLE_PRIORITIES keyed by the argument's name, with an argument parser in
-   engine/policy.py;
+   engine/scheduler/policy.py;
 4. optionally make it fast: beside the function, `fn.static_key(pod)` (the result depends
    only on the node and on what the key names of the pod), `fn.mask(pod, ctx, cache)` (a
    predicate on every node at once) or `fn.vector(pod, ctx, cache, idx)` (a priority's
-   scores as an array); see engine/cache.py, and add a case to
+   scores as an array); see engine/scheduler/cache.py, and add a case to
    tests/engine/scheduler/test_scheduler_equivalence.py (the fast path must equal the plain one).
 
 A predicate is `fn(pod, ctx, info) -> tuple[str, ...]` (the Kubernetes failure reasons,
@@ -102,7 +102,7 @@ PREDICATES: dict[str, Predicate] = {
     "NoDiskConflict": disk_conflict.no_disk_conflict,
     "PodToleratesNodeTaints": taints.pod_tolerates_node_taints,
     "PodToleratesNodeNoExecuteTaints": taints.pod_tolerates_node_no_execute_taints,
-    # The seed lists these two among the static predicates ({"name": "CheckNodeLabelPresence"},
+    # OpenShift 3.11's documentation lists these two among the static predicates ({"name": "CheckNodeLabelPresence"},
     # {"name": "checkServiceAffinity"}). Without an argument they have no labels to check,
     # so they admit every node (1.11 itself refuses them without an argument).
     "CheckNodeLabelPresence": label_presence.new_node_label_predicate((), True),
@@ -133,7 +133,7 @@ MANDATORY_PREDICATES: tuple[str, ...] = ("CheckNodeCondition",)
 # Configurable predicates, keyed by the argument that identifies their type. A user-named
 # entry ("Region", "RequireRegion", ...) is evaluated in the slot of its type, in policy
 # order among entries of that type. (1.11.0 registers them under the user's name, which is
-# not in Ordering(), so it never runs them; later releases fixed that. The seed describes
+# not in Ordering(), so it never runs them; later releases fixed that. The documentation describes
 # them working, so we run them.)
 CONFIGURABLE_PREDICATES: dict[str, tuple[Callable[..., Predicate], str]] = {
     # serviceAffinity: {labels: [...]}
@@ -148,7 +148,7 @@ DEFAULT_HARD_POD_AFFINITY_SYMMETRIC_WEIGHT = 1  # v1.DefaultHardPodAffinitySymme
 
 # Static priorities: name -> (function, default weight). InterPodAffinityPriority depends on
 # the policy's hardPodAffinitySymmetricWeight; the entry here uses the default weight and
-# engine.policy rebuilds it with `inter_pod_affinity_priority_for(weight)` otherwise.
+# engine.scheduler.policy rebuilds it with `inter_pod_affinity_priority_for(weight)` otherwise.
 PRIORITIES: dict[str, tuple[Priority, int]] = {
     "SelectorSpreadPriority": (selector_spreading.selector_spread_priority, 1),
     "ServiceSpreadingPriority": (selector_spreading.service_spreading_priority, 1),

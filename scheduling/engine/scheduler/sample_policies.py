@@ -1,7 +1,7 @@
-"""The seed's sample scheduler policies (seed 004 §16.2.4.1 and §16.2.8), as data.
+"""OpenShift 3.11's sample scheduler policies (the policy file's examples and its use cases), as data.
 
-Each is the Policy file as the seed prints it, already loaded (what `yaml.safe_load` gives).
-The seed truncates the §16.2.8 samples with `...` ("the list of predicates and priority
+Each is the Policy file as the documentation prints it, already loaded (what `yaml.safe_load` gives).
+The documentation truncates its use-case samples with `...` ("the list of predicates and priority
 functions is truncated to include only the ones that pertain to the use case"); the
 entries kept here are exactly the ones it shows, so loading one gives a policy with only
 those (plus the mandatory CheckNodeCondition).
@@ -14,9 +14,9 @@ from typing import Any
 from scheduling.engine.scheduler.policy import DEFAULT_POLICY_DOC
 
 SAMPLE_POLICIES: dict[str, dict[str, Any]] = {
-    # §16.2.4: the default scheduler configuration file.
+    # the default scheduler configuration file.
     "default": DEFAULT_POLICY_DOC,
-    # §16.2.4.1: "Sample modified scheduler configuration file".
+    # "Sample modified scheduler configuration file".
     "modified": {
         "kind": "Policy",
         "version": "v1",
@@ -34,7 +34,7 @@ SAMPLE_POLICIES: dict[str, dict[str, Any]] = {
             {"argument": {"serviceAntiAffinity": {"label": "zone"}}, "name": "Zone", "weight": 2},
         ],
     },
-    # §16.2.8: three topological levels, region (affinity) zone (affinity) rack (anti-affinity).
+    # a use case: three topological levels, region (affinity) zone (affinity) rack (anti-affinity).
     "region-zone-affinity-rack-spread": {
         "kind": "Policy",
         "version": "v1",
@@ -45,7 +45,7 @@ SAMPLE_POLICIES: dict[str, dict[str, Any]] = {
             {"name": "RackSpread", "weight": 1, "argument": {"serviceAntiAffinity": {"label": "rack"}}},
         ],
     },
-    # §16.2.8: city (affinity) building (anti-affinity) room (anti-affinity).
+    # a use case: city (affinity) building (anti-affinity) room (anti-affinity).
     "city-building-room": {
         "kind": "Policy",
         "version": "v1",
@@ -57,7 +57,7 @@ SAMPLE_POLICIES: dict[str, dict[str, Any]] = {
             {"name": "RoomSpread", "weight": 1, "argument": {"serviceAntiAffinity": {"label": "room"}}},
         ],
     },
-    # §16.2.8: only nodes with the 'region' label, prefer nodes with the 'zone' label.
+    # a use case: only nodes with the 'region' label, prefer nodes with the 'zone' label.
     "require-region-zone-preferred": {
         "kind": "Policy",
         "version": "v1",
@@ -68,7 +68,7 @@ SAMPLE_POLICIES: dict[str, dict[str, Any]] = {
             {"name": "ZonePreferred", "weight": 1, "argument": {"labelPreference": {"label": "zone", "presence": True}}},
         ],
     },
-    # §16.2.8: static and configurable predicates and priorities combined.
+    # a use case: static and configurable predicates and priorities combined.
     "combined": {
         "kind": "Policy",
         "version": "v1",

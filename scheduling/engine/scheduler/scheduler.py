@@ -10,10 +10,10 @@ the tie, and the FailedScheduling message (`0/3 nodes are available: 1 Insuffici
 
 `run_queue()` is the scheduling queue: the pending pods of one scheduler in queue order
 (priority high to low, then input order), each bound into the NodeInfos so later pods see
-it, preempting when a pod does not fit (engine.preemption).
+it, preempting when a pod does not fit (engine.scheduler.preemption).
 
-Decisions where 1.11 and the seed or DESIGN differ:
-* Ties: 1.11.0's selectHost takes the tied nodes round-robin (`lastNodeIndex`); the seed
+Decisions where 1.11 and OpenShift 3.11's documentation differ:
+* Ties: 1.11.0's selectHost takes the tied nodes round-robin (`lastNodeIndex`); the documentation
   says "one of them is selected at random" and the engine must be reproducible, so we
   draw `rng.randrange(len(tied))` over the tied nodes in node order (only when more than
   one node ties, so the random stream does not move otherwise).
@@ -30,7 +30,7 @@ Decisions where 1.11 and the seed or DESIGN differ:
 Two paths, one result. The plain path (`fast=False`) is the algorithm as written above:
 every predicate on every node, every priority over the feasible nodes, in Python. The
 fast path (the default) makes the same decisions with the scheduler's cache
-(engine.cache): the predicates that read only the node are evaluated once per distinct
+(engine.scheduler.cache): the predicates that read only the node are evaluated once per distinct
 pod spec and kept, the others a node vector at a time (numpy) over arrays the cache keeps
 in step as pods are bound, and the priorities likewise (`fn.mask` / `fn.vector` /
 `fn.static_key` next to each plain function). It builds the per-node reasons only when

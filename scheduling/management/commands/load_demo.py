@@ -12,7 +12,7 @@ DEMO_NAME = "demo"
 
 
 class Command(BaseCommand):
-    help = "Load the demo cluster (seed examples: zones, control plane, the taints of the examples)."
+    help = "Load the demo cluster (the documentation's examples: zones, control plane, the taints of the examples)."
 
     def add_arguments(self, parser):
         parser.add_argument("--name", default=DEMO_NAME)

@@ -1,16 +1,15 @@
 """python manage.py oc [-f FILE ...] [--cluster NAME] [--now TIME] [--alerts FILE] [--as USER] ARGS...
 
-`oc` against the simulated cluster (DESIGN: "The command-line contract: python manage.py
-oc"), printing what current upstream oc prints, with its exit status. The options above
-come first; the first other word starts the oc command (`oc` itself may be omitted), so
-`manage.py oc --cluster demo create -f pod.yaml` passes `-f pod.yaml` to `oc create`.
+`oc` against the simulated cluster, printing what current upstream oc prints, with its
+exit status. The options above come first; the first other word starts the oc command
+(`oc` itself may be omitted), so `manage.py oc --cluster demo create -f pod.yaml` passes `-f pod.yaml` to `oc create`.
 
 * `-f FILE` (repeatable, `-` = stdin): a snapshot (`oc get -o yaml` output, a
   must-gather's YAML): the objects exactly as given. Mutating commands change nothing.
 * `--cluster NAME`: a stored cluster; writes go through the services.
 * `--now TIME` (RFC 3339): "now" for ages; default the cluster's clock (second 0 =
   2026-01-01T00:00:00Z) or, for files, the wall clock.
-* `--as USER`: whose permissions apply (a user without scheduling.edit_cluster may only
+* `--as USER`: whose permissions apply (a user without the edit_cluster permission may only
   read); default: the command line's administrator.
 * `--alerts FILE`: alert data for the commands that read alerts (handed to them as the
   file "--alerts"); without it a stored cluster's own simulated alerts are read.
@@ -51,6 +50,88 @@ def _read(path: str, stdin) -> str:
         return fh.read()
 
 
+def _own_options(argv: list[str]):
+    """This command's options before the oc command: (files, cluster, now, alerts, as_user,
+    the words left), or the name of an option given without its argument."""
+    files: list[str] = []
+    cluster_name = now_text = alerts = as_user = None
+    i = 0
+    while i < len(argv) and argv[i] in OWN_OPTIONS or (i < len(argv) and argv[i].split("=", 1)[0] in OWN_OPTIONS):
+        name, eq, value = argv[i].partition("=")
+        if not eq:
+            if i + 1 >= len(argv):
+                return name
+            value = argv[i + 1]
+            i += 1
+        i += 1
+        if name in ("-f", "--filename"):
+            files.append(value)
+        elif name == "--cluster":
+            cluster_name = value
+        elif name == "--now":
+            now_text = value
+        elif name == "--alerts":
+            alerts = value
+        else:
+            as_user = value
+    return files, cluster_name, now_text, alerts, as_user, argv[i:]
+
+
+def _snapshots(files: list[str], stdin) -> tuple[list[dict], list[dict]]:
+    """The objects and events of the snapshot files (`oc get -o yaml` output, a
+    must-gather's YAML). Raises OSError or kube.DocumentError."""
+    objects: list[dict] = []
+    events: list[dict] = []
+    for path in files:
+        o, e, _skipped = oc_cli.snapshot_documents(_read(path, stdin), path)
+        objects += o
+        events += e
+    return objects, events
+
+
+def _oc_files(command: list[str], alerts: str | None, mock: str | None, stdin) -> dict[str, list[dict]]:
+    """The files the oc command reads, parsed here: its own -f FILE (create/apply/replace/
+    delete), the --alerts file, and recommend's hidden test input with the alerts beside it.
+    Raises OSError or kube.DocumentError."""
+    own_files: dict[str, list[dict]] = {}
+    for j, word in enumerate(command):
+        path = None
+        if word in ("-f", "--filename") and j + 1 < len(command):
+            path = command[j + 1]
+        elif word.startswith("--filename=") or (word.startswith("-f") and len(word) > 2 and word[2] != "-"):
+            path = word.split("=", 1)[1] if "=" in word else word[2:]
+        if path is not None:
+            own_files[path] = [kube.without_managed_fields(d) for d in kube.parse_documents(_read(path, stdin), path)]
+    if alerts:
+        own_files["--alerts"] = kube.parse_documents(_read(alerts, stdin), alerts)
+    if mock is not None and os.path.exists(mock):
+        own_files[mock] = [oc_cli.decoded(kube.without_managed_fields(d), mock)
+                           for d in kube.parse_documents(_read(mock, stdin), mock)]
+        beside = mock.replace("-cv.yaml", "-alerts.json", 1)
+        if beside != mock and os.path.exists(beside):
+            own_files[beside] = kube.parse_documents(_read(beside, stdin), beside)
+    return own_files
+
+
+def _run_on_stored_cluster(cluster_name: str, as_user: str | None, command: list[str], emit, now, own_files, stderr) -> int:
+    """The oc command on a stored cluster, as `as_user` (default: the administrator), then
+    the write's reconcile, here, whether or not a worker runs (the task it asked for then
+    finds nothing due: a run is idempotent)."""
+    cluster = Cluster.objects.filter(name=cluster_name).first()
+    if cluster is None:
+        stderr.write(f'error: no cluster named "{cluster_name}"\n')
+        return 1
+    user = None
+    if as_user is not None:
+        user = get_user_model().objects.filter(username=as_user).first()
+        if user is None:
+            stderr.write(f'error: no user named "{as_user}"\n')
+            return 1
+    result = oc_cli.run_on_cluster(cluster, command, emit, now=now, user=user, files=own_files)
+    reconcile.reconcile(cluster.pk)
+    return result.exit_code
+
+
 class Command(BaseCommand):
     help = "Run an oc command against a stored cluster (--cluster) or snapshot files (-f), printing what oc prints."
     requires_system_checks: list = []
@@ -70,29 +151,13 @@ class Command(BaseCommand):
         return parser
 
     def main(self, argv: list[str], stdin, stdout, stderr) -> int:
-        files: list[str] = []
-        cluster_name = now_text = alerts = as_user = None
-        i = 0
-        while i < len(argv) and argv[i] in OWN_OPTIONS or (i < len(argv) and argv[i].split("=", 1)[0] in OWN_OPTIONS):
-            name, eq, value = argv[i].partition("=")
-            if not eq:
-                if i + 1 >= len(argv):
-                    stderr.write(f"error: flag needs an argument: {name}\n{USAGE}")
-                    return 2
-                value = argv[i + 1]
-                i += 1
-            i += 1
-            if name in ("-f", "--filename"):
-                files.append(value)
-            elif name == "--cluster":
-                cluster_name = value
-            elif name == "--now":
-                now_text = value
-            elif name == "--alerts":
-                alerts = value
-            else:
-                as_user = value
-        rest = argv[i:]
+        """Parse this command's own options, read the files, run the oc command on the stored
+        cluster, the snapshot files or recommend's mock ClusterVersion; the exit status."""
+        parsed = _own_options(argv)
+        if isinstance(parsed, str):
+            stderr.write(f"error: flag needs an argument: {parsed}\n{USAGE}")
+            return 2
+        files, cluster_name, now_text, alerts, as_user, rest = parsed
         if rest and rest[0] in ("oc", "kubectl"):
             command = rest
         else:
@@ -111,24 +176,8 @@ class Command(BaseCommand):
                 stderr.write(f'error: invalid argument "{now_text}" for "--now" flag: {exc}\n')
                 return 2
         # oc's own -f FILE (create/apply/replace/delete): read and parse them here.
-        own_files: dict[str, list[dict]] = {}
         try:
-            for j, word in enumerate(command):
-                path = None
-                if word in ("-f", "--filename") and j + 1 < len(command):
-                    path = command[j + 1]
-                elif word.startswith("--filename=") or (word.startswith("-f") and len(word) > 2 and word[2] != "-"):
-                    path = word.split("=", 1)[1] if "=" in word else word[2:]
-                if path is not None:
-                    own_files[path] = [kube.without_managed_fields(d) for d in kube.parse_documents(_read(path, stdin), path)]
-            if alerts:
-                own_files["--alerts"] = kube.parse_documents(_read(alerts, stdin), alerts)
-            if mock is not None and os.path.exists(mock):  # recommend's hidden test input, and the alerts beside it
-                own_files[mock] = [oc_cli.decoded(kube.without_managed_fields(d), mock)
-                                   for d in kube.parse_documents(_read(mock, stdin), mock)]
-                beside = mock.replace("-cv.yaml", "-alerts.json", 1)
-                if beside != mock and os.path.exists(beside):
-                    own_files[beside] = kube.parse_documents(_read(beside, stdin), beside)
+            own_files = _oc_files(command, alerts, mock, stdin)
         except OSError as exc:
             stderr.write(f"error: the path \"{exc.filename}\" does not exist\n")
             return 1
@@ -136,32 +185,13 @@ class Command(BaseCommand):
             stderr.write(f"error: {exc}\n")
             return 1
         if cluster_name:
-            cluster = Cluster.objects.filter(name=cluster_name).first()
-            if cluster is None:
-                stderr.write(f'error: no cluster named "{cluster_name}"\n')
-                return 1
-            user = None
-            if as_user is not None:
-                user = get_user_model().objects.filter(username=as_user).first()
-                if user is None:
-                    stderr.write(f'error: no user named "{as_user}"\n')
-                    return 1
-            result = oc_cli.run_on_cluster(cluster, command, emit, now=now, user=user, files=own_files)
-            # The write's reconcile runs here, whether or not a worker runs (the task it asked
-            # for then finds nothing due: a run is idempotent).
-            reconcile.reconcile(cluster.pk)
-            return result.exit_code
+            return _run_on_stored_cluster(cluster_name, as_user, command, emit, now, own_files, stderr)
         if mock_only:
             store = oc_cli.snapshot_store([])
             result = oc_cli.run_on_snapshot(store, command, emit, now=oc_cli.wall_now() if now is None else now, files=own_files)
             return result.exit_code
-        objects: list[dict] = []
-        events: list[dict] = []
         try:
-            for path in files:
-                o, e, _skipped = oc_cli.snapshot_documents(_read(path, stdin), path)
-                objects += o
-                events += e
+            objects, events = _snapshots(files, stdin)
         except OSError as exc:
             stderr.write(f"error: the path \"{exc.filename}\" does not exist\n")
             return 1

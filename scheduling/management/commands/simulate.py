@@ -1,6 +1,6 @@
 """python manage.py simulate FILE [FILE ...] — answer scheduling questions from a terminal.
 
-The command-line contract of DESIGN.md: Kubernetes YAML or JSON in (`-` = stdin), the
+Kubernetes YAML or JSON in (`-` = stdin), the
 scheduler's decisions out as JSON (default), YAML or a text table. No database is used:
 the files are read with scheduling.store.kube and handed to the pure engine
 (scheduling.engine.simulate). Bad input exits with status 2 and the message on stderr.

@@ -1,4 +1,4 @@
-"""The Descheduler page: edit the DeschedulerPolicy (YAML, validated; the seed's samples
+"""The Descheduler page: edit the DeschedulerPolicy (YAML, validated; the documentation's samples
 one click away), Preview (the dry run: what would be evicted, by which strategy and why,
 and where each pod would land; the nodes' utilisation against the thresholds as bars)
 and, for editors, Save and Run (the controller runs once per request, at the cluster's

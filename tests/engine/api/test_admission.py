@@ -1,6 +1,6 @@
 """Admission plugins (engine.admission): DefaultTolerationSeconds, PodTolerationRestriction's
-memory-pressure toleration, the DaemonSet tolerations and the control-plane taint (seed 000
-§7.7.1, §7.7.1.3-7.7.1.4; seed 004 §16.11.4.1.1, §16.11.6)."""
+memory-pressure toleration, the DaemonSet tolerations and the control-plane taint (the OpenShift 4
+taints documentation; OpenShift 3.11's default toleration seconds and DaemonSet tolerations)."""
 
 from __future__ import annotations
 
@@ -143,7 +143,7 @@ def test_the_control_plane_taint_keeps_ordinary_pods_off_masters():
 
 
 def test_memory_pressure_keeps_best_effort_pods_away_but_not_burstable_ones():
-    # seed 000 §7.7.1.3: the memory-pressure taint (taint by condition) and the toleration
+    # Taint nodes by condition: the memory-pressure taint (taint by condition) and the toleration
     # the control plane adds to pods that have a QoS class other than BestEffort.
     timeline = {"apiVersion": "clusterui.io/v1alpha1", "kind": "Timeline", "metadata": {"name": "t"},
                 "steps": [{"at": 10, "apply": pod_doc("best-effort")}, {"at": 10, "apply": pod_doc("burstable", cpu="100m")}]}

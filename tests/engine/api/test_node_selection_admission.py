@@ -1,5 +1,5 @@
 """PodNodeConstraints, the project node selector (OriginPodNodeEnvironment) and
-PodNodeSelector (seed 004 §16.5): accept and refuse paths with the API server's texts."""
+PodNodeSelector (OpenShift 3.11's controlling pod placement): accept and refuse paths with the API server's texts."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def context(config_docs=(), namespaces=(), user=UserInfo()) -> NodeSelectionCont
 
 PNC = {"apiVersion": "v1", "kind": "PodNodeConstraintsConfig", "nodeSelectorLabelBlacklist": ["kubernetes.io/hostname", "region"]}
 PNC_DEFAULTED = {"apiVersion": "v1", "kind": "PodNodeConstraintsConfig"}
-# The seed's PodNodeSelector configuration (§16.5.4).
+# The documentation's PodNodeSelector configuration.
 PNS = {"apiVersion": "v1", "kind": "PodNodeSelectorConfig",
        "podNodeSelectorPluginConfig": {"clusterDefaultNodeSelector": "k3=v3", "ns1": "region=west,env=test,infra=fedora,os=fedora"}}
 
@@ -72,7 +72,7 @@ def test_the_plugins_are_registered_in_the_api_servers_order():
                  id="a pod setting nodeName is refused to a user who may not bind"),
     pytest.param(pod(node_selector={"region": "us-east"}), context([PNC]),
                  'pods "hello-pod" is forbidden: node selection by label(s) [region] is prohibited by policy for your role',
-                 id="a blacklisted nodeSelector label is refused (the seed's region example)"),
+                 id="a blacklisted nodeSelector label is refused (the documentation's region example)"),
     pytest.param(pod(node_selector={"region": "us-east", "kubernetes.io/hostname": "n1"}, node_name="n1"), context([PNC]),
                  'pods "hello-pod" is forbidden: node selection by nodeName and label(s) [region kubernetes.io/hostname] '
                  "is prohibited by policy for your role",
@@ -154,7 +154,7 @@ def test_a_pod_conflicting_with_its_project_node_selector_is_refused():
 
 
 def test_pod_node_selector_merges_the_namespace_annotation_seed_example():
-    # Seed §16.5.4: ns1 annotated env=test,infra=fedora; the pod asks env=test,os=fedora.
+    # The documentation's PodNodeSelector example: ns1 annotated env=test,infra=fedora; the pod asks env=test,os=fedora.
     ctx = context([PNS], [namespace(**{"scheduler.alpha.kubernetes.io/node-selector": "env=test,infra=fedora"})])
     assert admitted_selector(pod(node_selector={"env": "test", "os": "fedora"}), ctx) == {"env": "test", "infra": "fedora", "os": "fedora"}
 

@@ -1,5 +1,5 @@
-"""The descheduler (seed 004 §16.3, openshift/descheduler v3.11.0): its policy, its four
-strategies on the seed's examples and on our own tables, the never-evicted pods, the
+"""The descheduler (OpenShift 3.11's Descheduler documentation, openshift/descheduler v3.11.0): its policy, its four
+strategies on the documentation's examples and on our own tables, the never-evicted pods, the
 flags, the edges, the controller protocol and the dry run's "where it would land"."""
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def test_undecodable_policies_are_refused_with_the_path(doc, message):
 
 
 def test_remove_duplicates_evicts_all_but_one_pod_of_a_replica_set_on_a_node_seed_example():
-    # Seed §16.3.3.1: after a node failure the pods moved; now node1 runs three of web.
+    # The RemoveDuplicates example: after a node failure the pods moved; now node1 runs three of web.
     docs = [node("node1"), node("node2"), pod("web-1", "node1"), pod("web-2", "node1"), pod("web-3", "node1"), pod("web-4", "node2")]
     report = run(docs, DUPLICATES)
     assert evicted(report) == ["default/web-2", "default/web-3"]
@@ -172,9 +172,9 @@ def test_bad_low_node_utilization_parameters_make_it_do_nothing(params):
 
 
 def test_anti_affinity_evicts_the_pods_whose_own_rule_is_violated_seed_example():
-    # Seed §16.3.3.3: node1 runs podA, podB and podC; podB and podC have anti-affinity
+    # The RemovePodsViolatingInterPodAntiAffinity example: node1 runs podA, podB and podC; podB and podC have anti-affinity
     # against podA. The 3.11 code evicts the pods carrying the violated rule (podB, podC)
-    # and keeps podA; the seed's prose says podA, which is not what the binary does.
+    # and keeps podA; the documentation's prose says podA, which is not what the binary does.
     docs = [node("node1"), node("node2"),
             pod("poda", "node1", labels={"app": "a"}, owner=("ReplicaSet", "a")),
             pod("podb", "node1", labels={"app": "b"}, owner=("ReplicaSet", "b"), affinity=anti_affinity({"app": "a"})),
@@ -203,7 +203,7 @@ NODE_AFFINITY = policy(RemovePodsViolatingNodeAffinity={"enabled": True, "params
 
 
 def test_node_affinity_evicts_a_pod_its_node_no_longer_satisfies_seed_example():
-    # Seed §16.3.3.4: podA was placed on nodeA for its required node affinity; nodeA no
+    # The RemovePodsViolatingNodeAffinity example: podA was placed on nodeA for its required node affinity; nodeA no
     # longer has the label, nodeB has it: podA is evicted.
     docs = [node("nodea", {"zone": "west"}), node("nodeb", {"zone": "east"}),
             pod("poda", "nodea", affinity=node_affinity("zone", ["east"]))]

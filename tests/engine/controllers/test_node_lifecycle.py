@@ -1,6 +1,6 @@
 """The node lifecycle controller (engine.node_lifecycle) and the kubelet's node reporting:
 taint nodes by condition, Unknown after the grace period, taint-based evictions and the
-per-zone rate limits (seed 000 §7.7.1.3-7.7.1.4, reference openshift-updates.md A4)."""
+per-zone rate limits (taint nodes by condition and taint-based evictions, with kube-controller-manager's default flags)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The NoExecute taint manager (engine.taint_manager): scheduler-semantics items 29-31 and the
-seeds' tolerationSeconds examples (seed 000 §7.7.1.1-7.7.1.2, seed 004 §16.11.4.1), with
+documentation's tolerationSeconds and multiple-taints examples (OpenShift 4 and 3.11), with
 exact simulated times."""
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ def test_preview_tells_when_each_pod_would_go():
     }
 
 
-# --- the seeds' examples through simulate() ----------------------------------------------------------------
+# --- the documentation's examples through simulate() -------------------------------------------------------------
 
 
 def timeline(*steps: dict) -> dict:
@@ -177,7 +177,7 @@ TOLERATES_3600 = [toleration("key1", value="value1", seconds=3600)]
 
 
 def test_the_pod_stays_bound_3600_seconds_then_is_evicted():
-    # seed 004 §16.11.4.1: "the pod stays bound to the node for 3,600 seconds and then be evicted".
+    # OpenShift 3.11, toleration seconds: "the pod stays bound to the node for 3,600 seconds and then be evicted".
     docs = [node_doc("node1"), pod_doc("web", "node1", TOLERATES_3600),
             timeline({"at": 0, "run": "oc adm taint nodes node1 key1=value1:NoExecute"})]
     before = simulate(docs, until=3599)
@@ -193,7 +193,7 @@ def test_the_pod_stays_bound_3600_seconds_then_is_evicted():
 
 
 def test_the_taint_removed_before_expiry_means_the_pod_is_never_evicted():
-    # seed 000 §7.7.1.1: "Si l'altération est supprimée avant ce délai, le module n'est pas expulsé."
+    # OpenShift 4, toleration seconds: if the taint is removed before that time, the pod is not evicted.
     docs = [node_doc("node1"), pod_doc("web", "node1", TOLERATES_3600),
             timeline({"at": 0, "run": "oc adm taint nodes node1 key1=value1:NoExecute"},
                      {"at": 1800, "run": "oc adm taint nodes node1 key1-"})]
@@ -206,7 +206,7 @@ def test_the_taint_removed_before_expiry_means_the_pod_is_never_evicted():
 
 
 def test_multiple_taints_the_running_pod_stays_and_the_new_one_waits():
-    # seed 000 §7.7.1.2 / seed 003: three taints, the pod tolerates the two key1 ones.
+    # Using multiple taints: three taints, the pod tolerates the two key1 ones.
     tolerations = [toleration("key1", "NoSchedule", value="value1"), toleration("key1", "NoExecute", value="value1")]
     docs = [node_doc("node1"), pod_doc("running", "node1", tolerations),
             timeline({"at": 0, "run": "oc adm taint nodes node1 key1=value1:NoSchedule"},

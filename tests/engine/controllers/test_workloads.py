@@ -1,6 +1,6 @@
 """Workload controllers, PodDisruptionBudgets and the eviction API (engine.workloads), alone
 and through the simulated clock: evicted pods are replaced and the replacements scheduled,
-DaemonSet pods are never evicted for node problems (seed 000 §7.7.1.4, seed 004 §16.11.6)."""
+DaemonSet pods are never evicted for node problems (taint-based evictions; OpenShift 3.11's DaemonSets and tolerations)."""
 
 from __future__ import annotations
 
@@ -161,7 +161,7 @@ def test_a_new_template_rolls_out_a_new_replica_set():
     old, new = sim.store.list("ReplicaSet")
     assert (old["spec"]["replicas"], new["spec"]["replicas"]) == (0, 2)
     assert new["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "2"
-    # RollingUpdate 25%/25% of 2 replicas: maxSurge 1, maxUnavailable 0 (issue 14: the
+    # RollingUpdate 25%/25% of 2 replicas: maxSurge 1, maxUnavailable 0 (the
     # rollout follows the strategy; this list once showed every pod replaced at once)
     assert [m for _, _, _, m in event_list(sim, "ScalingReplicaSet")] == [
         f"Scaled up replica set {old['metadata']['name']} to 2",
@@ -297,7 +297,7 @@ def test_a_running_daemon_pod_and_new_taints(taint, kept):
 
 
 def test_daemon_set_pods_are_never_evicted_for_node_problems():
-    # seed 004 §16.11.6: NoExecute tolerations for unreachable and not-ready without seconds.
+    # DaemonSets and tolerations: NoExecute tolerations for unreachable and not-ready without seconds.
     sim = simulation(node_doc("node1", annotations={"clusterui.io/heartbeat-stopped-at": "0"}), node_doc("node2"),
                      workload("DaemonSet", "agent", None), pod_doc("web", "node1"))
     sim.run_until(86400)
@@ -412,7 +412,7 @@ def test_a_rollout_that_deletes_pods_beside_the_ones_it_places_keeps_the_schedul
     """The demo's frontend ReplicaSet with a template its Deployment no longer has (a container
     renamed): the rollout places new pods on nodes whose old pods are deleted in the same pass.
     The scheduler's kept NodeInfos once sorted a new pod past a pod already dropped from the
-    store and raised KeyError (found by fuzzing accepted documents, issue 13)."""
+    store and raised KeyError (found by fuzzing accepted documents)."""
     import yaml
     from pathlib import Path
 

@@ -236,7 +236,7 @@ def test_a_timeline_drain_blocked_by_a_pdb_completes_in_the_loop_when_a_later_st
     outputs = [(e.time, e.message) for e in sim.events if e.reason == "CommandOutput" and e.object == "Command/0"]
     assert outputs[0][0] == 61 and outputs[0][1].startswith("node/node1 cordoned\n")
     assert outputs[-1][1].endswith("node/node1 drained\n") and outputs[-1][0] > 80
-    # until the budget is relaxed at 80, every retry is refused (on stderr, which DESIGN
+    # until the budget is relaxed at 80, every retry is refused (on stderr, which a Timeline
     # records only for a command that fails): no pod leaves node1 before the retry at 81
     evicted = [e.time for e in sim.events if e.reason == "Killing"]
     assert evicted and min(evicted) >= 81

@@ -1,5 +1,5 @@
 """`oc adm taint`, `oc adm cordon/uncordon` and `oc label` (engine.oc): every message of
-kube-conventions §2.1-2.2 and kubectl's label command, and what the commands change."""
+kubectl's taint, cordon and label command, and what the commands change."""
 
 from __future__ import annotations
 
@@ -41,13 +41,13 @@ def node_taints(store: Store, name: str) -> list[str]:
     "command, stdout, node, taints_after",
     [
         pytest.param("oc adm taint nodes node2 key1=value1:NoExecute", "node/node2 tainted\n", "node2", ["key1=value1:NoExecute"],
-                     id="KEY=VAL:EFFECT adds a taint (seed 000 §7.7.2)"),
+                     id="KEY=VAL:EFFECT adds a taint (adding taints and tolerations)"),
         pytest.param("oc adm taint node node2 bar:NoSchedule", "node/node2 tainted\n", "node2", ["bar=:NoSchedule"],
                      id="KEY:EFFECT adds a taint without value"),
         pytest.param("oc adm taint nodes node2 node-role.kubernetes.io/master=:NoSchedule", "node/node2 tainted\n", "node2",
                      ["node-role.kubernetes.io/master=:NoSchedule"], id="KEY=:EFFECT adds an empty value (the control-plane taint)"),
         pytest.param("oc adm taint nodes ip-10-0-132-248.ec2.internal key1-", "node/ip-10-0-132-248.ec2.internal untainted\n",
-                     "ip-10-0-132-248.ec2.internal", [], id="KEY- removes the key (seed 000 §7.7.6 example output)"),
+                     "ip-10-0-132-248.ec2.internal", [], id="KEY- removes the key (the removing taints example output)"),
         pytest.param("oc adm taint nodes node1 dedicated-", "node/node1 untainted\n", "node1", [],
                      id="KEY- removes every effect of the key"),
         pytest.param("oc adm taint nodes node1 dedicated:NoSchedule-", "node/node1 untainted\n", "node1",
@@ -252,7 +252,7 @@ def test_a_cordoned_node_gets_the_unschedulable_taint_and_no_new_pods():
         pytest.param("oc label node node1 nope-", 'label "nope" not found.\nnode/node1 not labeled\n', {"role": "app"},
                      id="removing a missing label"),
         pytest.param("oc label node/node1 dedicated=groupName", "node/node1 labeled\n", {"role": "app", "dedicated": "groupName"},
-                     id="node/NAME works (seed 000 §7.7.4 dedicated nodes)"),
+                     id="node/NAME works (the dedicated nodes example)"),
         pytest.param("oc label node node1 a=b --dry-run=client", "node/node1 labeled (dry run)\n", {"role": "app"}, id="a dry run"),
     ],
 )

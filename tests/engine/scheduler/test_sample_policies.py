@@ -1,4 +1,4 @@
-"""The seed's sample policies (§16.2.4.1, §16.2.8) load and behave as the seed describes."""
+"""OpenShift 3.11's sample scheduler policies load and behave as the documentation describes."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ Upstream (openshift/descheduler v3.11.0):
   ownerReferences, has a DaemonSet among its ownerReferences, or is critical
   (`IsCritical`: namespace kube-system or openshift-*, and the annotation
   `scheduler.alpha.kubernetes.io/critical-pod` present with the value "" -- the 3.11 code,
-  which is stricter than the seed's wording). Pods are listed per node with the field
+  which is stricter than the documentation's wording). Pods are listed per node with the field
   selector `spec.nodeName=<node>,status.phase!=Succeeded,status.phase!=Failed`, in the
   API's order (namespace, then name).
 

@@ -1,10 +1,10 @@
-"""The DeschedulerPolicy samples of seed 004 §16.3.3, as the documentation writes them
+"""The DeschedulerPolicy samples of OpenShift 3.11's Descheduler documentation, as it writes them
 (the Descheduler page loads them into its editor)."""
 
 from __future__ import annotations
 
 SAMPLES: dict[str, str] = {
-    "sample policy (§16.3.3)": """\
+    "sample policy": """\
 apiVersion: "descheduler/v1alpha1"
 kind: "DeschedulerPolicy"
 strategies:

@@ -28,7 +28,7 @@ def general_predicates(pod: Pod, ctx, info) -> tuple[str, ...]:
 
 
 def _general_mask(pod: Pod, ctx, cache):
-    """Where all four checks pass (engine.cache)."""
+    """Where all four checks pass (engine.scheduler.cache)."""
     return cache.all_of((pod_fits_resources, pod_fits_host, pod_fits_host_ports, pod_match_node_selector), pod, ctx)
 
 

@@ -17,6 +17,6 @@ def pod_fits_host(pod: Pod, ctx, info) -> tuple[str, ...]:
     return (ERR_POD_NOT_MATCH_HOST_NAME,)
 
 
-# Reads only the node and the pod's nodeName: the scheduler's cache (engine.cache) computes it
+# Reads only the node and the pod's nodeName: the scheduler's cache (engine.scheduler.cache) computes it
 # once per run for each nodeName.
 pod_fits_host.static_key = lambda pod: pod.node_name

@@ -333,7 +333,7 @@ def match_inter_pod_affinity(pod: Pod, ctx, info) -> tuple[str, ...]:
     return ()
 
 
-# --- all nodes at once (engine.cache) -------------------------------------------------------------
+# --- all nodes at once (engine.scheduler.cache) -------------------------------------------------------------
 #
 # The same checks over node vectors. The existing pods come from the cache's affinity groups
 # (pods with pod affinity, by namespace and affinity) and its pod counts, never from a walk
@@ -444,7 +444,7 @@ def _pod_anti_affinity_mask(pod: Pod, terms, cache):
 
 
 def _inter_pod_affinity_mask(pod: Pod, ctx, cache):
-    """match_inter_pod_affinity on every node (engine.cache). Declines when a pod sits on a
+    """match_inter_pod_affinity on every node (engine.scheduler.cache). Declines when a pod sits on a
     NodeInfo its nodeName does not name."""
     if not cache.consistent:
         return None

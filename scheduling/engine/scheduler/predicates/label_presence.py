@@ -23,5 +23,5 @@ def new_node_label_predicate(labels: list[str], presence: bool):
                 return (ERR_NODE_LABEL_PRESENCE_VIOLATED,)
         return ()
 
-    check_node_label_presence.static_key = lambda pod: None  # reads only the node (engine.cache)
+    check_node_label_presence.static_key = lambda pod: None  # reads only the node (engine.scheduler.cache)
     return check_node_label_presence

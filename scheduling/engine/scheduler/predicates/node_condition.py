@@ -48,7 +48,7 @@ def check_node_condition(pod: Pod, ctx, info) -> tuple[str, ...]:
     return tuple(reasons)
 
 
-# Read only the node: the scheduler's cache (engine.cache) computes them once per run.
+# Read only the node: the scheduler's cache (engine.scheduler.cache) computes them once per run.
 check_node_condition.static_key = lambda pod: None
 
 

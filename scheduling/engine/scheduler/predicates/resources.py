@@ -159,7 +159,7 @@ def fits_resources(cache, nodes, request: Resource) -> np.ndarray:
 
 
 def _fits_resources_mask(pod: Pod, ctx, cache):
-    """pod_fits_resources on every node (engine.cache): whether a node fits depends only on
+    """pod_fits_resources on every node (engine.scheduler.cache): whether a node fits depends only on
     the node and the request, so the mask is kept per request and only the nodes whose
     pods changed are checked again. Declines (None) for extended resources and for
     amounts beyond int64-safe arithmetic."""

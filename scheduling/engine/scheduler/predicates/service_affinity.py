@@ -101,7 +101,7 @@ def new_service_affinity_predicate(labels: list[str]):
         return (ERR_SERVICE_AFFINITY_VIOLATED,)
 
     def service_affinity_mask(pod: Pod, ctx, cache):
-        """check_service_affinity on every node (engine.cache): the first matching pod is
+        """check_service_affinity on every node (engine.scheduler.cache): the first matching pod is
         the first node, in node order, counting one; the nodes that fit are those carrying
         the collected labels. Declines when a pod sits on a NodeInfo its nodeName does not
         name (FilterOutPods would then matter)."""

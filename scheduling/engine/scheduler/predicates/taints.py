@@ -41,7 +41,7 @@ def pod_tolerates_node_no_execute_taints(pod: Pod, ctx, info) -> tuple[str, ...]
     return (ERR_TAINTS_TOLERATIONS_NOT_MATCH,)
 
 
-# Both read only the node and the pod's tolerations: the scheduler's cache (engine.cache)
+# Both read only the node and the pod's tolerations: the scheduler's cache (engine.scheduler.cache)
 # computes them once per run for each set of tolerations.
 pod_tolerates_node_taints.static_key = lambda pod: pod.tolerations
 pod_tolerates_node_no_execute_taints.static_key = lambda pod: pod.tolerations

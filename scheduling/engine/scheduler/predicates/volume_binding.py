@@ -229,5 +229,5 @@ def check_volume_binding(pod: Pod, ctx, info) -> tuple[str, ...]:
     return tuple(reasons)
 
 
-# A pod without claims passes everywhere; otherwise node by node (engine.cache).
+# A pod without claims passes everywhere; otherwise node by node (engine.scheduler.cache).
 check_volume_binding.mask = lambda pod, ctx, cache: None if any(True for _ in _claim_volumes(pod)) else ALL

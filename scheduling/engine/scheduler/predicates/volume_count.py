@@ -93,7 +93,7 @@ def new_max_pd_volume_count_predicate(kind, max_volumes: int):
             return (ERR_MAX_VOLUME_COUNT_EXCEEDED,)
         return ()
 
-    # A pod without volumes passes everywhere; otherwise node by node (engine.cache).
+    # A pod without volumes passes everywhere; otherwise node by node (engine.scheduler.cache).
     max_pd_volume_count.mask = lambda pod, ctx, cache: None if pod.volumes else ALL
     return max_pd_volume_count
 

@@ -82,5 +82,5 @@ def no_volume_zone_conflict(pod: Pod, ctx, info) -> tuple[str, ...]:
     return ()
 
 
-# A pod without volumes passes everywhere; otherwise node by node (engine.cache).
+# A pod without volumes passes everywhere; otherwise node by node (engine.scheduler.cache).
 no_volume_zone_conflict.mask = lambda pod, ctx, cache: None if pod.volumes else ALL

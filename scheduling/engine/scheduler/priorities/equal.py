@@ -9,4 +9,4 @@ def equal_priority(pod, ctx, infos) -> list[int]:
     return [1] * len(infos)
 
 
-equal_priority.static_key = lambda pod: None  # the same everywhere (engine.cache)
+equal_priority.static_key = lambda pod: None  # the same everywhere (engine.scheduler.cache)

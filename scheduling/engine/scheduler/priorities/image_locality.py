@@ -68,6 +68,6 @@ def image_locality_priority(pod, ctx, infos) -> list[int]:
     return out
 
 
-# Reads only the node and the pod's images: the scheduler's cache (engine.cache) computes it
+# Reads only the node and the pod's images: the scheduler's cache (engine.scheduler.cache) computes it
 # once per run for each list of images (it has no reduce step).
 image_locality_priority.static_key = lambda pod: tuple(c.image for c in pod.containers)

@@ -61,7 +61,7 @@ def node_affinity_priority(pod, ctx, infos) -> list[int]:
 
 
 def _node_affinity_vector(pod, ctx, cache, idx):
-    """node_affinity_priority on the nodes `idx` (engine.cache): the map depends only on the
+    """node_affinity_priority on the nodes `idx` (engine.scheduler.cache): the map depends only on the
     node and the pod's preferred terms, so it is computed once per run for those terms."""
     terms = ctx.memo.get("node_affinity")
     if terms is None:

@@ -16,7 +16,7 @@ def new_node_label_priority(label: str, presence: bool):
         hit, miss = (10, 0) if presence else (0, 10)
         return [hit if label in info.node.labels else miss for info in infos]
 
-    node_label_priority.static_key = lambda pod: None  # reads only the node (engine.cache)
+    node_label_priority.static_key = lambda pod: None  # reads only the node (engine.scheduler.cache)
     node_label_priority.label = label
     node_label_priority.presence = presence
     return node_label_priority

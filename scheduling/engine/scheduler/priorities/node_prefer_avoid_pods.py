@@ -133,7 +133,7 @@ def node_prefer_avoid_pods_priority(pod, ctx, infos) -> list[int]:
 
 
 def _prefer_avoid_vector(pod, ctx, cache, idx):
-    """node_prefer_avoid_pods_priority on the nodes `idx` (engine.cache): 10 everywhere but
+    """node_prefer_avoid_pods_priority on the nodes `idx` (engine.scheduler.cache): 10 everywhere but
     on the nodes carrying the annotation, which are scored once per run for each controller."""
     ref = pod.controller_ref
     if ref is None or ref.kind not in AFFECTED_KINDS:

@@ -7,7 +7,7 @@
   the per-node index of pods by namespace and label set (`pod_index`, `count_pods`) that
   keep the spreading and inter-pod affinity priorities O(nodes) per pod.
 
-Label selectors are built (and refused) by `engine.predicates.node_selector`, shared with
+Label selectors are built (and refused) by `engine.scheduler.predicates.node_selector`, shared with
 the predicates.
 """
 
@@ -70,7 +70,7 @@ def normalize_reduce_array(scores: np.ndarray, max_priority: int = MAX_PRIORITY,
 
 # --- per-node derived data, cached across cycles ----------------------------------------
 #
-# NodeInfo.cache (engine.cluster) keeps data derived from a node's pods between scheduling
+# NodeInfo.cache (engine.scheduler.cluster) keeps data derived from a node's pods between scheduling
 # cycles, each entry tagged with the generation it was computed for (add_pod/remove_pod
 # bump it; a clone starts with an empty cache). This is what keeps the priorities that
 # look at the pods of every node O(nodes) per pod instead of O(pods).
@@ -203,7 +203,7 @@ def pods_with_affinity(info) -> list:
     return node_cached(info, "pods_with_affinity", _build_pods_with_affinity)
 
 
-# --- the same counts from the scheduler's cache (engine.cache) -------------------------------------
+# --- the same counts from the scheduler's cache (engine.scheduler.cache) -------------------------------------
 
 
 def live_pods_matching_any(cache, namespace: str, selectors: Sequence):

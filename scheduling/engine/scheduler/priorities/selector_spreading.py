@@ -132,7 +132,7 @@ def service_spreading_priority(pod, ctx, infos) -> list[int]:
     return spread_reduce(infos, spread_counts(pod, infos, selectors, signature, match_memo))
 
 
-# --- all nodes at once (engine.cache) -------------------------------------------------------------
+# --- all nodes at once (engine.scheduler.cache) -------------------------------------------------------------
 
 
 def _zone_ids(cache) -> tuple[np.ndarray, int]:

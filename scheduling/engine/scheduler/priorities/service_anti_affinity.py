@@ -63,7 +63,7 @@ def new_service_anti_affinity_priority(label: str):
         return out
 
     def service_anti_affinity_vector(pod, ctx, cache, idx):
-        """service_anti_affinity_priority on the nodes `idx` at once (engine.cache)."""
+        """service_anti_affinity_priority on the nodes `idx` at once (engine.scheduler.cache)."""
         services = cache.services_for(pod)
         if services:
             counts = live_pods_matching_any(cache, pod.namespace, (services[0].selector,))[idx]

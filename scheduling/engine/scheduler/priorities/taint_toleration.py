@@ -48,7 +48,7 @@ def taint_toleration_priority(pod, ctx, infos) -> list[int]:
 
 
 def _taint_toleration_vector(pod, ctx, cache, idx):
-    """taint_toleration_priority on the nodes `idx` (engine.cache): the map depends only on
+    """taint_toleration_priority on the nodes `idx` (engine.scheduler.cache): the map depends only on
     the node and the pod's PreferNoSchedule tolerations, computed once per run for those."""
     tolerations = prefer_no_schedule_tolerations(pod)
     counts = cache.per_node(

@@ -1,4 +1,4 @@
-"""The machine deletion flow of seed 002 §6.2.2, from each of its five triggers, with a
+"""The machine deletion flow of the machine deletion lifecycle hooks documentation, from each of its five triggers, with a
 preDrain and a preTerminate hook held and released by someone acting as their owner:
 Deleting; Drainable=False until the preDrain hook is removed; the drain; Drained=True;
 Terminable=False until the preTerminate hook is removed; the instance deleted; the Node

@@ -1,4 +1,4 @@
-"""The etcd quorum guard (seed 002 §6.2.5.1): a control-plane machine is replaced; for a
+"""The etcd quorum guard (quorum protection with machine lifecycle hooks): a control-plane machine is replaced; for a
 while there are four control-plane machines; the new etcd member is added as a learner
 (Running, not ready), promoted to a voting member once it has the whole database; the
 old member is removed; only then is the EtcdQuorumOperator preDrain hook removed and the

@@ -1,6 +1,6 @@
 """MachineSets: provisioning on the clock (Provisioning -> Provisioned -> Running with a
 Node carrying the template's labels and taints and its instance type's capacity), and
-taints through a MachineSet (seed 000 §7.7.3): editing the template changes no existing
+taints through a MachineSet (as the OpenShift 4 docs describe it): editing the template changes no existing
 node; scaled to 0 and back, the new nodes have the taint, and pods follow it."""
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ def flow(result: dict, *objects: str) -> list[tuple[float, str, str]]:
 @pytest.mark.parametrize(
     "name, expected",
     [
-        pytest.param("machine-deletion-hooks", [(60.0, "DrainBlocked")], id="the seed's hooks hold the machine for their owners"),
+        pytest.param("machine-deletion-hooks", [(60.0, "DrainBlocked")], id="the documentation's hooks hold the machine for their owners"),
         pytest.param("machine-proactive-replacement", [(60.0, "DrainBlocked"), (300.0, "DrainProceeds"), (310.0, "DrainSucceeded"),
                                                        (310.0, "Delete")], id="proactive replacement waits for the new node"),
         pytest.param("machine-custom-drain", [(61.0, "DrainBlocked"), (121.0, "DrainProceeds"), (131.0, "DrainSucceeded"),

@@ -1,4 +1,4 @@
-"""The Cluster Version Operator updates the cluster runlevel by runlevel (seed 001 §3.2.3-3.2.4)."""
+"""The Cluster Version Operator updates the cluster runlevel by runlevel, as OpenShift 4's "How cluster updates work" describes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Machine Config Operator rolls a pool node by node (seed 001 §3.2.5)."""
+"""The Machine Config Operator rolls a pool node by node, as OpenShift 4's "How cluster updates work" describes."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def events(d: Driver, *reasons: str) -> list[tuple[float, str, str]]:
 
 
 def test_the_seed_five_node_pool_with_max_unavailable_3_updates_as_the_seed_tells():
-    # node i's OS update takes these seconds (reboot 60 s each): the order of the seed's example
+    # node i's OS update takes these seconds (reboot 60 s each): the order of the documentation's example
     update_seconds = {"node1": 200, "node2": 100, "node3": 300, "node4": 400, "node5": 150}
     nodes = [node(n, created=i, annotations={"clusterui.io/update-seconds": str(s), "clusterui.io/reboot-seconds": "60"})
              for i, (n, s) in enumerate(update_seconds.items())]

@@ -1,5 +1,5 @@
-"""`oc adm upgrade` and `oc adm upgrade channel` (seed 001 §3.2.1), as current openshift/oc
-prints them: the seed's example was printed by an older oc ("Supported but not recommended
+"""`oc adm upgrade` and `oc adm upgrade channel` (OpenShift 4's update documentation), as current openshift/oc
+prints them: the documentation's example was printed by an older oc ("Supported but not recommended
 updates:" and a "Recommended: False" line); current oc says "Updates with known issues:"."""
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def run(doc: dict, command: str) -> oc.OcResult:
     "command, stdout",
     [
         pytest.param("oc adm upgrade --include-not-recommended", SEED_OUTPUT + KNOWN_ISSUES,
-                     id="the seed's example lists the recommended updates and the one with a known issue"),
+                     id="the documentation's example lists the recommended updates and the one with a known issue"),
         pytest.param("oc adm upgrade", SEED_OUTPUT + MORE, id="without the flag it says more updates exist"),
     ],
 )

@@ -1,4 +1,4 @@
-"""`simulate` runs the update controllers (DESIGN, "Additions to simulate"): the OpenShift
+"""`simulate` runs the update controllers (docs/commands.md): the OpenShift
 kinds, --objects, --controllers cvo,mco-node-controller,mco-daemon, Timeline steps that set
 spec.desiredUpdate or run `oc adm upgrade`."""
 

@@ -39,13 +39,13 @@ def hosts(*names, zones=None):
     return [node(n, labels={HOSTNAME: n, **({ZONE: zones[n]} if n in zones else {})}) for n in names]
 
 
-# Seed 004 §16.9.3.1: team4 (label team: "4") runs; team4a requires team In ["4"] on the same host.
+# OpenShift 3.11's pod affinity example: team4 (label team: "4") runs; team4a requires team In ["4"] on the same host.
 TEAM4 = pod("team4", labels={"team": "4"}, node_name="node1")
 TEAM4A = pod("team4a", affinity=affinity(term("team", "4")))
-# §16.9.3.2: pod-s1 (security: s1) runs; pod-s2 requires anti-affinity to security In [s1].
+# The anti-affinity example: pod-s1 (security: s1) runs; pod-s2 requires anti-affinity to security In [s1].
 POD_S1 = pod("pod-s1", labels={"security": "s1"}, node_name="node1")
 POD_S2_ANTI = pod("pod-s2", affinity=anti_affinity(term("security", "s1")))
-# §16.9.3.3: pod-s2 requires affinity to security In [s2]; no pod has that label.
+# The affinity example with no match: pod-s2 requires affinity to security In [s2]; no pod has that label.
 POD_S2_AFFINITY = pod("pod-s2", affinity=affinity(term("security", "s2")))
 
 CASES = [

@@ -19,7 +19,7 @@ def expr(key, operator, *values):
     return {"key": key, "operator": operator, "values": list(values)} if values else {"key": key, "operator": operator}
 
 
-# Seed 004 §16.8.3: pod-s1 requires zone In [us].
+# OpenShift 3.11's node affinity example: pod-s1 requires zone In [us].
 ZONE_US = required({"matchExpressions": [{"key": "zone", "operator": "In", "values": ["us"]}]})
 
 CASES = [
@@ -32,7 +32,7 @@ CASES = [
     pytest.param(
         {"e2e-az-NorthSouth": "e2e-az-South"}, {},
         required({"matchExpressions": [expr("e2e-az-NorthSouth", "In", "e2e-az-North", "e2e-az-South")]}), (),
-        id="In with several values (seed 16.8.2 sample)",
+        id="In with several values (the documentation's node affinity sample)",
     ),
     pytest.param(
         {"a": "1"}, {}, required({"matchExpressions": [expr("a", "In", "2")]}, {"matchExpressions": [expr("a", "Exists")]}), (),

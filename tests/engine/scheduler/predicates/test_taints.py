@@ -10,7 +10,7 @@ from tests.engine.builders import cluster, evaluate, node, pod
 
 REJECTED = ("node(s) had taints that the pod didn't tolerate",)
 
-# Seed 003 / 004 §16.11.2.1, "Using Multiple Taints".
+# The documentation's "Using Multiple Taints" example.
 MULTIPLE_TAINTS = ["key1=value1:NoSchedule", "key1=value1:NoExecute", "key2=value2:NoSchedule"]
 KEY1_TOLERATIONS = [
     {"key": "key1", "operator": "Equal", "value": "value1", "effect": "NoSchedule"},
