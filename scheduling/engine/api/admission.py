@@ -6,9 +6,10 @@ server runs them:
 
 * `PodTolerationRestriction` (plugin/pkg/admission/podtolerationrestriction, 1.11): a pod
   whose QoS class is not BestEffort gets `node.kubernetes.io/memory-pressure` Exists
-  NoSchedule, merged with `MergeTolerations` (seed 000 §7.7.1.3 note). The namespace
+  NoSchedule, merged with `MergeTolerations` (the OpenShift 4 taint-based evictions note on
+  memory pressure). The namespace
   whitelists/defaults of that plugin are not simulated.
-* `Priority` (engine.priority.priority_admission): spec.priority from priorityClassName.
+* `Priority` (engine.api.priority.priority_admission): spec.priority from priorityClassName.
 * `DefaultTolerationSeconds` (plugin/pkg/admission/defaulttolerationseconds, 1.11): adds
   `node.kubernetes.io/not-ready` and `node.kubernetes.io/unreachable` Exists NoExecute
   for 300 s, each unless the pod already has a toleration whose key is that key or empty
@@ -17,10 +18,12 @@ server runs them:
   (pkg/controller/daemon/util AddOrUpdateDaemonPodTolerations), applied to pods whose
   controller is a DaemonSet: not-ready and unreachable NoExecute without seconds;
   disk-pressure, memory-pressure and unschedulable NoSchedule; network-unavailable
-  NoSchedule for host-network pods (the list of seed 000 §7.7.1.3/§7.7.1.4).
+  NoSchedule for host-network pods (the list of the OpenShift 4 documentation on DaemonSet
+  tolerations).
 * `ControlPlaneTaint` (a node admission): a node labelled node-role.kubernetes.io/master
   gets the `node-role.kubernetes.io/master:NoSchedule` taint unless it has that key and
-  effect (seed 000 §7.7.1: "added by default"; the installer registers masters with it).
+  effect (the control plane taint is "added by default" in OpenShift 4; the installer
+  registers masters with it).
 
 Before them, when a NodeSelectionContext is given, the node-selection plugins of
 engine.api.node_selection_admission: PodNodeConstraints, OriginPodNodeEnvironment (the
@@ -367,7 +370,7 @@ def enabled_plugins(enabled: Mapping[str, bool] | None = None) -> list[Plugin]:
 
 def admit(doc: Mapping[str, Any], classes: Sequence[PriorityClass] = (), enabled: Mapping[str, bool] | None = None,
           context: node_selection.NodeSelectionContext | None = None) -> dict:
-    """One document through the enabled plugins (raises engine.priority.AdmissionError)."""
+    """One document through the enabled plugins (raises engine.api.priority.AdmissionError)."""
     out = document_copy(dict(doc))
     for name, context_plugin in CONTEXT_PLUGINS if context is not None else ():
         if (enabled or {}).get(name, True):
@@ -408,7 +411,7 @@ def admit_update(doc: Mapping[str, Any], old: Mapping[str, Any], enabled: Mappin
 def admit_update_node_selection(doc: Mapping[str, Any], enabled: Mapping[str, bool] | None = None,
                                 context: node_selection.NodeSelectionContext | None = None) -> None:
     """An update of `doc` through the plugins that check updates: PodNodeConstraints (on
-    Create and Update; pods on Create only). Raises engine.priority.AdmissionError."""
+    Create and Update; pods on Create only). Raises engine.api.priority.AdmissionError."""
     if context is None or doc.get("kind") == "Pod":
         return
     if (enabled or {}).get(node_selection.POD_NODE_CONSTRAINTS, True):

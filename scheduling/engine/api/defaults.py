@@ -16,7 +16,7 @@ from scheduling.engine.api.objects import pod_qos_class
 # Derived from the one kinds table (engine.api.kinds): kind -> its entry (api_versions, namespaced, ...).
 KINDS: dict[str, Kind] = BY_KIND
 WORKLOAD_KINDS = tuple(k.kind for k in TABLE if k.workload)
-# Not a Kubernetes kind: the node lifecycle controller's per-zone state (engine.node_lifecycle).
+# Not a Kubernetes kind: the node lifecycle controller's per-zone state (engine.controllers.node_lifecycle).
 ZONE_KIND = "Zone"
 CLUSTERUI_API_VERSION = "clusterui.io/v1alpha1"
 
@@ -30,7 +30,7 @@ def apply_defaults(doc: dict, *, in_place: bool = False) -> dict:
     """A copy of `doc` with the defaults the API server would set (the ones we simulate);
     `in_place`: `doc` itself, defaulted (a caller that owns it and keeps no other use).
 
-    `doc` must be of a kind in KINDS and valid (engine.validation)."""
+    `doc` must be of a kind in KINDS and valid (engine.api.validation)."""
     if not in_place:
         doc = document_copy(doc)
     kind = doc["kind"]

@@ -1,4 +1,4 @@
-"""The admission plugins that constrain where pods may go (seed 004 §16.5), in the order
+"""The admission plugins that constrain where pods may go (the OpenShift 3.11 scheduling chapter's node selection admission), in the order
 the OpenShift 3.11 API server runs them:
 
 * `PodNodeConstraints` (openshift/origin release-3.11,

@@ -2,7 +2,7 @@
 
 Only what the controllers and the scheduler read is kept; the stored document stays
 the source of truth (export, the UI's YAML). Documents are expected to be valid
-(`engine.validation`) before they are turned into objects here.
+(`engine.api.validation`) before they are turned into objects here.
 
 Resource amounts follow Kubernetes' internal units: cpu in millicores
 (`Quantity.MilliValue()`), every other resource in whole units (`Quantity.Value()`).

@@ -1,6 +1,6 @@
 """Pod priority: the Priority admission plugin (plugin/pkg/admission/priority, 1.11).
 
-A pod's priority is `spec.priority` when given (DESIGN: "used as is"), otherwise the value
+A pod's priority is `spec.priority` when given (the simulate contract: "used as is"), otherwise the value
 of its `priorityClassName` (the two system classes first, then the PriorityClass objects),
 otherwise the value of the globalDefault class (the lowest one if several claim it, as
 `getDefaultPriorityClass` does), otherwise 0. An unknown class name is rejected the way the
@@ -8,7 +8,7 @@ API server rejects the pod: `pods "<name>" is forbidden: no PriorityClass with n
 found`.
 
 Pods in kube-system with the `scheduler.alpha.kubernetes.io/critical-pod` annotation and no
-class get system-cluster-critical (seed §16.6.2.1: "existing pods with the
+class get system-cluster-critical (the OpenShift 3.11 priority documentation: "existing pods with the
 scheduler.alpha.kubernetes.io/critical-pod annotation are automatically converted").
 
 Works on documents (before `Pod.from_doc`), because an absent `spec.priority` and an

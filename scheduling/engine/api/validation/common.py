@@ -71,7 +71,7 @@ def validate_annotations(annotations: dict, path: str, errs: Errors) -> None:
     total = 0
     for key, value in annotations.items():
         # Upstream checks strings.ToLower(key), so "Example.COM/x" passes there. Departure
-        # (issue 13): the prefix must be a DNS-1123 subdomain as written (lowercase); the
+        # (a stricter check than upstream's): the prefix must be a DNS-1123 subdomain as written (lowercase); the
         # name part is still checked lower-cased.
         prefix, slash, name = key.rpartition("/")
         for msg in qualified_name_errors(prefix + slash + name.lower()):

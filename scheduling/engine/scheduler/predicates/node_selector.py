@@ -121,5 +121,5 @@ def _node_selector_key(pod: Pod):
 
 
 # Reads only the node, and of the pod its nodeSelector and required node affinity: the
-# scheduler's cache (engine.cache) computes it once per run for each such pair.
+# scheduler's cache (engine.scheduler.cache) computes it once per run for each such pair.
 pod_match_node_selector.static_key = _node_selector_key

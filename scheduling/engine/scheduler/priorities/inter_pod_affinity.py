@@ -173,7 +173,7 @@ def new_inter_pod_affinity_priority(hard_pod_affinity_weight: int = DEFAULT_HARD
         return out
 
     def inter_pod_affinity_vector(pod, ctx, cache, idx):
-        """inter_pod_affinity_priority on the nodes `idx` (engine.cache)."""
+        """inter_pod_affinity_priority on the nodes `idx` (engine.scheduler.cache)."""
         buckets = topology_weights_vector(pod, cache, hard_pod_affinity_weight)
         if buckets is None:
             return None
