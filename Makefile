@@ -47,7 +47,7 @@ bench: venv
 	$(PY) -m scheduling.bench.scheduler
 	$(PY) -m scheduling.bench.board
 	$(PY) -m scheduling.bench.update --nodes 1000 --pods 10000
-	$(PY) -m updates.bench_machineset
+	$(PY) -m scheduling.bench.machineset
 	$(PY) -m scheduling.bench.interactive
 	$(PY) -m scheduling.bench.preview
 	$(PY) -m scheduling.bench.rewind

@@ -1,6 +1,6 @@
 """`make bench` (machines): the MachineSet previews at size.
 
-    python -m updates.bench_machineset [--nodes 500] [--pods 10000] [--owned 50] [--quick]
+    python -m scheduling.bench.machineset [--nodes 500] [--pods 10000] [--owned 50] [--quick]
 
 A cluster of --nodes nodes and --pods Running pods of 100 ReplicaSets (30 of them tolerate
 key1:NoExecute), the first --owned nodes being the machines of one MachineSet (labelled
