@@ -22,10 +22,9 @@ def training_bar(context) -> str:
         return ""
     ctx = training_views.session_context(request, session, role, attendee)
     ctx.update(training_fragments.question_context(session, role, attendee))
+    ctx["view"] = session.view or {}
     if role == "instructor":
         ctx.update(training_fragments.presence_context(session))
-    else:
-        ctx["view"] = session.view or {}
     return render_to_string(f"{training_fragments.TEMPLATE}#bar", ctx, request=request)
 
 

@@ -243,7 +243,9 @@ def apply_question(question: Question) -> str:
     else:
         raise TrainingError("nothing to apply")
     with transaction.atomic():
-        Question.objects.filter(pk=question.pk).update(applied=True)
+        # what happened is kept with the question: every instructor's page shows it
+        question.action = {**action, "done": done}
+        Question.objects.filter(pk=question.pk).update(applied=True, action=question.action)
         question.applied = True
         training_broadcast.after_commit(question.session_id, question=True)
     return done

@@ -265,17 +265,17 @@ def ask_pool(request, pk: int):
 def question_action(request, code: str, question_id: int, action: str):
     session = _instructor_session(request, code)
     question = get_object_or_404(Question, pk=question_id, session=session)
-    error, done = "", ""
+    error = ""
     try:
         if action == "reveal":
             training.reveal(question)
         elif action == "apply":
-            done = training.apply_question(question)
+            training.apply_question(question)  # what it did is kept with the question
         else:
             raise Http404("no such action")
     except training.TrainingError as exc:
         error = str(exc)
-    return render(request, f"{TEMPLATE}#question-instructor", {**question_context(session, "instructor"), "error": error, "done": done})
+    return render(request, f"{TEMPLATE}#question-instructor", {**question_context(session, "instructor"), "error": error})
 
 
 # --- the script, rewind, restart ------------------------------------------------------------------------
