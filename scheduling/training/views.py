@@ -1,4 +1,4 @@
-"""Training mode pages (issue 15): start a session, join it, follow, ask and answer,
+"""Training mode pages: start a session, join it, follow, ask and answer,
 rewind, restart. A view parses, checks access (raising PermissionDenied), calls
 scheduling.training.sessions, renders a named partial of templates/scheduling/training.html."""
 
