@@ -1,4 +1,5 @@
-"""The websocket of an open cluster page. It only relays HTML rendered by broadcast.py."""
+"""The websockets of the pages: a cluster page's relays the HTML rendered by
+live/broadcast.py; a training session's relays the partials of training/broadcast.py."""
 
 import json
 
@@ -9,7 +10,8 @@ from scheduling.live.broadcast import group_name
 from .models import Attendee, Cluster, TrainingSession
 from scheduling.store.permissions import can_edit
 from scheduling.training.sessions import attendee_connected
-from scheduling.training.broadcast import instructor_group, session_group
+from scheduling.training import fragments as training_fragments
+from scheduling.training.broadcast import attendee_group, instructor_group, session_group
 
 
 class ClusterConsumer(AsyncWebsocketConsumer):
@@ -44,10 +46,12 @@ class ClusterConsumer(AsyncWebsocketConsumer):
 
 
 class TrainingConsumer(AsyncWebsocketConsumer):
-    """The socket of a page in a training session: relays the session's signals
-    (training_broadcast). The instructor (an editor) also gets the instructor's signals;
-    an attendee is whoever joined with the code in this browser session. Read-only: the
-    socket takes nothing back."""
+    """The socket of a page in a training session (the htmx ws extension of its training
+    bar): relays the session's partials pushed by training.broadcast, and on connecting
+    sends the current ones for this page's role, so a page that (re)connects is up to date
+    without asking. The instructor (an editor) also gets the instructor's fragments; an
+    attendee is whoever joined with the code in this browser session, and gets the question
+    as they see it. Read-only: the socket takes nothing back."""
 
     async def connect(self):
         self.code = self.scope["url_route"]["kwargs"]["code"]
@@ -58,15 +62,18 @@ class TrainingConsumer(AsyncWebsocketConsumer):
         self.session_id, self.role, self.attendee_id = found
         if self.role == "ended":  # a page that was in the session: it is told, not refused
             await self.accept()
-            await self.send(text_data=json.dumps({"closed": True}))
+            await self.send(text_data=await self._current())
             await self.close(code=4410)
             return
         self.groups_joined = [session_group(self.session_id)]
         if self.role == "instructor":
             self.groups_joined.append(instructor_group(self.session_id))
+        else:
+            self.groups_joined.append(attendee_group(self.session_id, self.attendee_id))
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
+        await self.send(text_data=await self._current())
         if self.attendee_id is not None:
             await database_sync_to_async(attendee_connected)(self.attendee_id, +1)
 
@@ -84,6 +91,17 @@ class TrainingConsumer(AsyncWebsocketConsumer):
 
     async def training_message(self, event):
         await self.send(text_data=event["text"])
+
+    @database_sync_to_async
+    def _current(self) -> str:
+        """The session's partials as this page should show them now."""
+        session = TrainingSession.objects.get(pk=self.session_id)
+        if self.role == "ended":
+            return training_fragments.closed(session)
+        if self.role == "instructor":
+            return training_fragments.presence(session) + training_fragments.question_for_instructor(session)
+        attendee = Attendee.objects.get(pk=self.attendee_id)
+        return training_fragments.view(session) + training_fragments.question_for_attendee(session, attendee)
 
     @database_sync_to_async
     def _role(self):

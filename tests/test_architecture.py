@@ -449,3 +449,111 @@ def test_the_operator_scan_finds_a_matcher_and_spares_a_validator(tmp_path):
                       'OPS = {"In": 1, "DoesNotExist": 2}\n'
                       'def validate(op):\n    return op in ("Exists", "DoesNotExist")\n')
     assert [line for line, _ in operator_evaluations(module)] == [2, 3]
+
+
+# --- one protocol to the page: named partials swapped by id ------------------------------------------
+#
+# Over HTTP a view answers HTML partials (htmx); over the websocket the server pushes
+# out-of-band partials. JSON stays for data (Tab completion, the training view's page and
+# panel): no view puts rendered HTML in a JSON answer, the training push sends partials,
+# and the page's scripts open no socket of their own (the htmx ws extension does).
+
+HTML_RENDERERS = {"render_to_string", "render_block_to_string"}
+JSON_SINKS = {"JsonResponse", "dumps"}
+
+
+def _call_name(node: ast.AST) -> str:
+    if isinstance(node, ast.Call):
+        func = node.func
+        return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return ""
+
+
+def html_in_json(path: Path) -> list[tuple[int, str]]:
+    """(line, code) of every JsonResponse(...) or json.dumps(...) whose payload holds rendered
+    HTML: a render_to_string call, a call of a function of the module that returns one, or
+    a name (or a dict item) assigned from one, in the same function."""
+    tree = ast.parse(path.read_text(), str(path))
+    functions = [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    renderers = set(HTML_RENDERERS)
+    for _ in range(3):  # functions returning what a renderer returns, a few calls deep
+        renderers |= {f.name for f in functions for r in ast.walk(f) if isinstance(r, ast.Return) and r.value is not None
+                      and any(_call_name(c) in renderers for c in ast.walk(r.value))}
+
+    def rendered(node: ast.AST, tainted: set[str]) -> bool:
+        return any(_call_name(n) in renderers or (isinstance(n, ast.Name) and n.id in tainted) for n in ast.walk(node))
+
+    found = []
+    for function in functions:
+        tainted: set[str] = set()
+        for node in ast.walk(function):
+            if isinstance(node, ast.Assign) and rendered(node.value, tainted):
+                for target in node.targets:
+                    while isinstance(target, ast.Subscript):  # answer["preview"] = html: answer holds HTML
+                        target = target.value
+                    if isinstance(target, ast.Name):
+                        tainted.add(target.id)
+        for node in ast.walk(function):
+            if _call_name(node) in JSON_SINKS and any(rendered(a, tainted) for a in [*node.args, *(k.value for k in node.keywords)]):
+                found.append((node.lineno, ast.unparse(node)[:100]))
+    return found
+
+
+def test_no_answer_carries_rendered_html_inside_json():
+    found = [f"{path.relative_to(ROOT)}:{line}: {code}" for name, path in MODULES.items()
+             if name.startswith(("scheduling.", "updates.")) for line, code in html_in_json(path)]
+    assert found == [], "\n".join(found)
+
+
+def test_the_html_in_json_finder_sees_html_passed_through_a_helper_or_a_dict(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text(
+        "def _preview(x):\n    return render_to_string('t.html#p', x)\n\n"
+        "def view(r):\n    answer = {'lines': []}\n    answer['preview'] = _preview(r)\n    return JsonResponse(answer)\n\n"
+        "def other(r):\n    return JsonResponse({'html': render_to_string('t.html')})\n\n"
+        "def data(r):\n    return JsonResponse({'names': sorted(r)})\n")
+    assert [line for line, _ in html_in_json(module)] == [7, 10]
+
+
+def test_the_pages_scripts_open_no_websocket_of_their_own():
+    """Every socket of a page is the htmx ws extension's (ws-connect), which swaps what it
+    receives by id: no script parses socket messages to decide what to fetch."""
+    found = [path.name for path in sorted((ROOT / "static" / "js").glob("*.js")) if "new WebSocket(" in path.read_text()]
+    assert found == sorted(OWN_SOCKETS)
+
+
+# Scripts that still open a socket of their own, and why.
+OWN_SOCKETS = {"machines.js": "the machine pages refetch their table on any message of the cluster's socket"}
+
+
+@pytest.mark.django_db
+def test_the_training_push_sends_partials_not_signals(monkeypatch, django_capture_on_commit_callbacks, editor):
+    """Everything training.broadcast sends to a session's pages is out-of-band partials:
+    elements with an id and hx-swap-oob, never a JSON signal telling the page to refetch."""
+    import re
+
+    from scheduling.store import services
+    from scheduling.training import broadcast
+    from scheduling.training import sessions as training
+
+    sent: list[str] = []
+
+    class Layer:
+        async def group_send(self, group, message):
+            sent.append(message.get("text") or message.get("html") or "")
+
+    monkeypatch.setattr(broadcast, "get_channel_layer", lambda: Layer())
+    session = training.start_session(services.load_scenario("toleration-seconds"), editor)
+    attendee = training.join(session, "Ana")
+    with django_capture_on_commit_callbacks(execute=True):
+        training.set_view(session, "/", "")
+        question = training.ask_about_next_step(session)
+        training.answer(question, attendee, question.correct)
+        training.reveal(question)
+        training.attendee_connected(attendee.pk, +1)
+        training.close_session(session)
+    assert sent
+    for text in sent:
+        assert not text.lstrip().startswith(("{", "[")), text
+        tops = re.findall(r"<(\w+)\b([^>]*)>", text)
+        assert tops and all('id="' in attrs for tag, attrs in tops[:1]) and 'hx-swap-oob="true"' in text, text

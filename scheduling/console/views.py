@@ -1,17 +1,20 @@
 """The `oc` console of every cluster page: the same commands as `manage.py oc --cluster`
 (scheduling.store.oc_cli), typed in the browser.
 
-* POST clusters/<pk>/console/run (`command`, optional `confirm=1`): runs one command and
-  answers JSON `{"lines": [[stream, text], ...], "exit_code": n}` with the output exactly
-  as the command line prints it. Anyone may run read-only commands; writes need the
-  edit permission (checked here, server side: others get the API server's Forbidden
+* POST clusters/<pk>/console/run (`command`, optional `confirm=1`, an htmx form): runs one
+  command and answers the `output` partial of templates/scheduling/console.html: the
+  command's output exactly as the command line prints it (one span per stream write,
+  escaped by the template), appended to #oc-output, with the #oc-preview, #oc-drain and
+  #oc-waiting partials swapped out of band. Anyone may run read-only commands; writes need
+  the edit permission (checked here, server side: others get the API server's Forbidden
   answer). A mutating command is first run as `--dry-run=server` and answered with the
-  what-if preview (`"preview"`: HTML, `"confirm"`: the command to send back with
-  `confirm=1` to apply it). A drain answers its first pass and a `"drain"` token; the
-  page polls console/drain while the cluster's clock runs, and each poll resumes the
-  drain at the cluster's current time (engine.oc.drain.resume), so the console shows
-  the drain progressing as the clock runs.
-* GET clusters/<pk>/console/complete: what Tab completes (commands, kinds, object names).
+  what-if preview in #oc-preview, whose Apply form posts the command back with
+  `confirm=1`. A drain answers its first pass and, in #oc-drain, a form that htmx posts to
+  console/drain every second; each post resumes the drain at the cluster's current time
+  (engine.oc.drain.resume) and answers the output it made, so the console shows the drain
+  progressing as the clock runs; the last one empties #oc-drain, which stops the polling.
+* GET clusters/<pk>/console/complete: what Tab completes (commands, kinds, object names),
+  as JSON data.
 
 The console has no websocket path: everything it changes goes through these POSTs and
 the services, whose writes are pushed to every open page as any other change.
@@ -22,8 +25,8 @@ from __future__ import annotations
 import secrets
 import shlex
 
-from django.http import HttpRequest, JsonResponse
-from django.template.loader import render_to_string
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.urls import path
 from django.views.decorators.http import require_GET, require_POST
 
@@ -55,15 +58,26 @@ def _lines() -> tuple[list[list[str]], oc_cli.Emit]:
     return lines, emit
 
 
-def _preview_html(cluster: Cluster, argv: list[str], result) -> str:
+OUTPUT = "scheduling/console.html#output"
+
+# htmx stops polling an element whose request is answered with this status.
+STOP_POLLING = 286
+
+
+def _preview(cluster: Cluster, argv: list[str], result) -> dict:
     """The what-if preview of what a server dry run would have applied: the same command
     previewed by the cluster's loop on a copy (previews.summarised_command)."""
     try:
         preview = previews.summarised_command(cluster, argv)
     except previews.PreviewRefused as exc:
-        return render_to_string("scheduling/console.html#preview", {"refused": str(exc), "command": shlex.join(argv)})
-    return render_to_string("scheduling/console.html#preview", {"preview": preview, "command": shlex.join(argv),
-                                                                   "dry_run": result.stdout if result else ""})
+        return {"refused": str(exc), "command": shlex.join(argv)}
+    return {"preview": preview, "command": shlex.join(argv), "dry_run": result.stdout if result else ""}
+
+
+def _output(request: HttpRequest, cluster: Cluster, echo: str, lines: list, exit_code: int, **extra) -> HttpResponse:
+    """The output partial: the command typed, its output lines, and the preview, drain and
+    waiting partials out of band (empty unless given)."""
+    return render(request, OUTPUT, {"cluster": cluster, "echo": echo, "lines": lines, "exit_code": exit_code, **extra})
 
 
 def _dry_run(argv: list[str]) -> list[str]:
@@ -76,11 +90,11 @@ def console_run(request: HttpRequest, pk: int):
     command = (request.POST.get("command") or "").strip()[:MAX_COMMAND]
     lines, emit = _lines()
     if not command:
-        return JsonResponse({"lines": [], "exit_code": 0})
+        return _output(request, cluster, "", [], 0)
     try:
         argv = _split(command)
     except ValueError as exc:
-        return JsonResponse({"lines": [["stderr", f"error: {exc}\n"]], "exit_code": 1})
+        return _output(request, cluster, command, [["stderr", f"error: {exc}\n"]], 1)
     user = request.user if request.user.is_authenticated else _anonymous()
     mutating = oc_cli.is_mutating(argv)
     if mutating and request.POST.get("confirm") != "1" and can_edit(request.user):
@@ -88,23 +102,18 @@ def console_run(request: HttpRequest, pk: int):
         # and the cluster's loop on a copy in any case (oc adm upgrade has no --dry-run:
         # the loop alone previews it).
         if not oc_cli.has_dry_run(argv):
-            return JsonResponse({"lines": [], "exit_code": 0, "preview": _preview_html(cluster, argv, None),
-                                 "confirm": shlex.join(argv)})
+            return _output(request, cluster, command, [], 0, **_preview(cluster, argv, None))
         result = oc_cli.run_on_cluster(cluster, _dry_run(argv), emit, user=user, wait=False)
-        answer = {"lines": lines, "exit_code": result.exit_code}
-        if result.exit_code == 0:
-            answer["preview"] = _preview_html(cluster, argv, result)
-            answer["confirm"] = shlex.join(argv)
-        return JsonResponse(answer)
+        preview = _preview(cluster, argv, result) if result.exit_code == 0 else {}
+        return _output(request, cluster, command, lines, result.exit_code, **preview)
     result = oc_cli.run_on_cluster(cluster, argv, emit, user=user, wait=False)
-    answer = {"lines": lines, "exit_code": result.exit_code}
+    token = ""
     if result.pending is not None:
         token = secrets.token_urlsafe(12)
         drains = dict(request.session.get(SESSION_KEY) or {})
         drains[token] = {"cluster": cluster.pk, "pending": result.pending}
         request.session[SESSION_KEY] = drains
-        answer["drain"] = token
-    return JsonResponse(answer)
+    return _output(request, cluster, command, lines, result.exit_code, drain=token)
 
 
 class _Anonymous:
@@ -130,20 +139,21 @@ def console_drain(request: HttpRequest, pk: int):
     drains = dict(request.session.get(SESSION_KEY) or {})
     entry = drains.get(token)
     if entry is None or entry["cluster"] != cluster.pk or not can_edit(request.user):
-        return JsonResponse({"lines": [], "exit_code": 1, "done": True}, status=404)
+        return HttpResponse(status=STOP_POLLING)
     cluster.refresh_from_db()
     due = entry["pending"].get("next_due")
     lines, emit = _lines()
-    if due is not None and cluster.now + 1e-9 < due:
-        return JsonResponse({"lines": [], "done": False, "now": cluster.now, "next_due": due, "paused": cluster.paused})
+    if due is not None and cluster.now + 1e-9 < due:  # the clock has not reached the next pass
+        return _output(request, cluster, "", [], 0, polling=True, drain=token, waiting=cluster.paused)
     result = oc_cli.resume_drain(cluster, entry["pending"], emit)
     if result.pending is None:
         drains.pop(token, None)
     else:
         drains[token] = {"cluster": cluster.pk, "pending": result.pending}
     request.session[SESSION_KEY] = drains
-    return JsonResponse({"lines": lines, "exit_code": result.exit_code, "done": result.pending is None,
-                         "paused": cluster.paused})
+    done = result.pending is None
+    return _output(request, cluster, "", lines, result.exit_code, polling=True, drain="" if done else token,
+                   waiting=cluster.paused and not done)
 
 
 @require_GET

@@ -11,7 +11,6 @@ restarting a scenario in place. Views call these; every push goes out after comm
 from __future__ import annotations
 
 import secrets
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -22,6 +21,7 @@ from django.utils import timezone
 from scheduling.store import clock, kube, reconcile, services, snapshots
 from scheduling.pages import previews, whatif
 from scheduling.training import broadcast as training_broadcast
+from scheduling.training.fragments import tally  # noqa: F401 (the tally of a question, used by callers of this module)
 from scheduling.engine.openshift import mco
 
 from scheduling.engine.simulate import build_state
@@ -211,11 +211,6 @@ def answer(question: Question, attendee: Attendee, choices: list[str]) -> None:
         training_broadcast.after_commit(question.session_id, answers=True)
 
 
-def tally(question: Question) -> list[tuple[str, int]]:
-    counts = Counter(c for a in question.answers.all() for c in a.choices)
-    return [(choice, counts.get(choice, 0)) for choice in question.choices]
-
-
 def reveal(question: Question) -> None:
     with transaction.atomic():
         Question.objects.filter(pk=question.pk).update(revealed=True)
@@ -248,7 +243,9 @@ def apply_question(question: Question) -> str:
     else:
         raise TrainingError("nothing to apply")
     with transaction.atomic():
-        Question.objects.filter(pk=question.pk).update(applied=True)
+        # what happened is kept with the question: every instructor's page shows it
+        question.action = {**action, "done": done}
+        Question.objects.filter(pk=question.pk).update(applied=True, action=question.action)
         question.applied = True
         training_broadcast.after_commit(question.session_id, question=True)
     return done

@@ -1,4 +1,4 @@
-"""Training mode pages (issue 15): start a session, join it, follow, ask and answer,
+"""Training mode pages: start a session, join it, follow, ask and answer,
 rewind, restart. A view parses, checks access (raising PermissionDenied), calls
 scheduling.training.sessions, renders a named partial of templates/scheduling/training.html."""
 
@@ -18,11 +18,11 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from scheduling.store import clock, script, services, snapshots
 from scheduling.training import sessions as training
+from scheduling.training.fragments import TEMPLATE, presence_context, question_context
 from scheduling.engine.scenarios import BY_NAME as SCENARIOS_BY_NAME
 from scheduling.models import Attendee, Cluster, Event, MachineConfigPool, Question, TrainingSession
 from scheduling.store.permissions import can_edit, get_cluster_for_user, require_editor
 
-TEMPLATE = "scheduling/training.html"
 SESSION_KEY = "training"  # {code: attendee id} of the sessions this browser joined
 CURRENT_KEY = "training_current"  # {"code": ..., "role": "attendee" | "instructor"}
 
@@ -148,12 +148,13 @@ def ended(request, code: str):
 
 @require_POST
 def follow_again(request, code: str):
-    """An attendee who stepped away comes back (the page then fetches the view)."""
+    """An attendee who stepped away comes back: the answer is the #training-view partial,
+    what the instructor shows now, which the page follows once swapped in."""
     session = _session_or_404(code)
     if _attendee(request, session) is None:
         raise PermissionDenied("join the session first")
     request.session[CURRENT_KEY] = {"code": session.code, "role": "attendee"}
-    return JsonResponse(session.view)
+    return render(request, f"{TEMPLATE}#view", {"session": session, "view": session.view or {}})
 
 
 # --- following ------------------------------------------------------------------------------------
@@ -161,8 +162,9 @@ def follow_again(request, code: str):
 
 @require_http_methods(["GET", "POST"])
 def view_state(request, code: str):
-    """GET: what the instructor shows (for an attendee who comes back to following).
-    POST (the instructor's pages): url and panel shown now."""
+    """GET: what the instructor shows, as data (a page whose session socket closed asks it
+    to know whether the session is still open). POST (the instructor's pages): url and
+    panel shown now; the room is sent the #training-view partial (broadcast.py)."""
     session = _session_or_404(code)
     if request.method == "GET":
         if not can_edit(request.user) and _attendee(request, session) is None:
@@ -173,45 +175,19 @@ def view_state(request, code: str):
         view = training.set_view(session, request.POST.get("url", ""), request.POST.get("panel", ""))
     except training.TrainingError as exc:
         return HttpResponse(str(exc), status=400)
-    return JsonResponse(view)
-
-
-def presence_context(session: TrainingSession) -> dict:
-    attendees = list(session.attendees.all())
-    connected = [a for a in attendees if a.connections > 0]
-    return {"session": session, "connected": connected, "joined_count": len(attendees)}
+    return HttpResponse(status=204)
 
 
 @require_GET
 def presence(request, code: str):
-    """Who is connected. A closed session answers too: its attendees' pages leave after
-    the close, and each departure makes the instructor's page (maybe still open) refetch."""
+    """Who is connected (the #training-presence partial, also pushed on every change). A
+    closed session answers too: the instructor's page may still be open after the close."""
     require_editor(request)
     session = get_object_or_404(TrainingSession, code=training.normalise_code(code))
     return render(request, f"{TEMPLATE}#presence", presence_context(session))
 
 
 # --- predict, then reveal ---------------------------------------------------------------------------
-
-
-def question_context(session: TrainingSession, role: str, attendee: Attendee | None = None) -> dict:
-    question = session.questions.prefetch_related("answers__attendee").first()
-    if question is None:
-        return {"question": None, "role": role, "session": session}
-    answers = list(question.answers.all())
-    mine = next((a.choices for a in answers if attendee is not None and a.attendee_id == attendee.pk), None)
-    counts = dict(training.tally(question)) if (question.revealed or role == "instructor") else {}
-    return {
-        "session": session,
-        "role": role,
-        "question": question,
-        "rows": [{"choice": c, "count": counts.get(c, 0), "correct": c in question.correct, "mine": bool(mine and c in mine)}
-                 for c in question.choices],
-        "answered": len(answers),
-        "names": sorted(a.attendee.name for a in answers),
-        "mine": mine,
-        "right": mine is not None and sorted(mine) == sorted(question.correct),
-    }
 
 
 @require_GET
@@ -289,17 +265,17 @@ def ask_pool(request, pk: int):
 def question_action(request, code: str, question_id: int, action: str):
     session = _instructor_session(request, code)
     question = get_object_or_404(Question, pk=question_id, session=session)
-    error, done = "", ""
+    error = ""
     try:
         if action == "reveal":
             training.reveal(question)
         elif action == "apply":
-            done = training.apply_question(question)
+            training.apply_question(question)  # what it did is kept with the question
         else:
             raise Http404("no such action")
     except training.TrainingError as exc:
         error = str(exc)
-    return render(request, f"{TEMPLATE}#question-instructor", {**question_context(session, "instructor"), "error": error, "done": done})
+    return render(request, f"{TEMPLATE}#question-instructor", {**question_context(session, "instructor"), "error": error})
 
 
 # --- the script, rewind, restart ------------------------------------------------------------------------

@@ -89,12 +89,17 @@
     el.className = "live-status " + (cls || "");
   }
 
+  // The cluster page's socket only (a training session's bar has its own).
+  function clusterSocket(event) { return event.target && event.target.id === "cluster-page"; }
   var opened = 0;
-  document.addEventListener("htmx:wsOpen", function () {
+  document.addEventListener("htmx:wsOpen", function (event) {
+    if (!clusterSocket(event)) return;
     setStatus("live", "on");
     if (opened++ > 0) resync(); // a reconnect: catch up with what was missed
   });
-  document.addEventListener("htmx:wsClose", function () { setStatus("reconnecting…", "off"); });
+  document.addEventListener("htmx:wsClose", function (event) {
+    if (clusterSocket(event)) setStatus("reconnecting…", "off");
+  });
 
   // --- the side panel ---------------------------------------------------------------------
 

@@ -1,81 +1,44 @@
-// The oc console of the cluster pages (scheduling/console.py): history (localStorage,
-// ↑/↓), Tab completion of commands, kinds and object names, output exactly as the
-// command line prints it, the what-if preview before a change, drains followed live.
+// The oc console of the cluster pages (scheduling/console/views.py). The form is an htmx
+// form: the server answers the command's output as a partial appended to #oc-output, with
+// the what-if preview (#oc-preview, its Apply form), the drain follower (#oc-drain, polled
+// by htmx) and the waiting note swapped out of band. What stays here is what only the
+// browser knows: the history (localStorage, ↑/↓), Tab completion of commands, kinds and
+// object names (a JSON list from console/complete), and keeping the output scrolled.
 (function () {
   "use strict";
-
-  function csrf(form) {
-    var input = form.querySelector("input[name=csrfmiddlewaretoken]");
-    return input ? input.value : "";
-  }
-
-  function post(url, form, data) {
-    var body = new URLSearchParams(data);
-    return fetch(url, {
-      method: "POST",
-      headers: {"X-CSRFToken": csrf(form), "Content-Type": "application/x-www-form-urlencoded"},
-      body: body.toString(),
-      credentials: "same-origin",
-    }).then(function (r) { return r.json(); });
-  }
 
   function setup(root) {
     var output = root.querySelector(".oc-output");
     var input = root.querySelector(".oc-input");
     var form = root.querySelector(".oc-form");
-    var previewBox = root.querySelector(".oc-preview");
     var key = "oc-history-" + root.dataset.cluster;
     var history = [];
     try { history = JSON.parse(localStorage.getItem(key) || "[]"); } catch (e) { history = []; }
     var position = history.length;
     var completion = null;
 
-    function write(stream, text) {
+    // Completion lists are written here by the browser itself (text, never HTML).
+    function write(text) {
       var span = document.createElement("span");
-      span.className = stream === "stderr" ? "oc-stderr" : "oc-stdout";
+      span.className = "oc-stdout";
       span.textContent = text;
       output.appendChild(span);
       output.scrollTop = output.scrollHeight;
     }
 
-    function show(answer) {
-      (answer.lines || []).forEach(function (l) { write(l[0], l[1]); });
-    }
+    // The command about to be sent: an empty one is not sent; the others go in the history
+    // and the input is emptied for the next one.
+    form.addEventListener("htmx:configRequest", function (event) {
+      var command = input.value.trim();
+      if (!command) { event.preventDefault(); return; }
+      if (history[history.length - 1] !== command) { history.push(command); }
+      history = history.slice(-200);
+      try { localStorage.setItem(key, JSON.stringify(history)); } catch (e) { /* private mode */ }
+      position = history.length;
+      input.value = "";
+    });
 
-    function follow(token) {
-      var timer = setInterval(function () {
-        post(root.dataset.drainUrl, form, {drain: token}).then(function (answer) {
-          show(answer);
-          var waiting = root.querySelector(".oc-waiting");
-          if (waiting) { waiting.hidden = !(answer.paused && !answer.done); }
-          if (answer.done) { clearInterval(timer); }
-        }).catch(function () { clearInterval(timer); });
-      }, 1000);
-    }
-
-    function run(command, confirm) {
-      previewBox.hidden = true;
-      previewBox.innerHTML = "";
-      var data = {command: command};
-      if (confirm) { data.confirm = "1"; }
-      return post(root.dataset.runUrl, form, data).then(function (answer) {
-        show(answer);
-        if (answer.preview) {
-          previewBox.innerHTML = answer.preview;
-          previewBox.hidden = false;
-          previewBox.querySelector(".oc-apply").addEventListener("click", function () {
-            write("stdout", "$ " + answer.confirm + "\n");
-            run(answer.confirm, true);
-          });
-          previewBox.querySelector(".oc-cancel").addEventListener("click", function () {
-            previewBox.hidden = true;
-            previewBox.innerHTML = "";
-            input.focus();
-          });
-        }
-        if (answer.drain) { follow(answer.drain); }
-      });
-    }
+    root.addEventListener("htmx:afterSettle", function () { output.scrollTop = output.scrollHeight; });
 
     function words() { return input.value.split(/\s+/); }
 
@@ -124,24 +87,11 @@
             return a.slice(0, i);
           });
           if (list.length === 1) { common = list[0] + " "; }
-          else if (common === last) { write("stdout", list.join("  ") + "\n"); }
+          else if (common === last) { write(list.join("  ") + "\n"); }
           w[w.length - 1] = common;
           input.value = w.join(" ");
         });
       }
-    });
-
-    form.addEventListener("submit", function (event) {
-      event.preventDefault();
-      var command = input.value.trim();
-      if (!command) { return; }
-      write("stdout", "$ " + command + "\n");
-      if (history[history.length - 1] !== command) { history.push(command); }
-      history = history.slice(-200);
-      try { localStorage.setItem(key, JSON.stringify(history)); } catch (e) { /* private mode */ }
-      position = history.length;
-      input.value = "";
-      run(command, false);
     });
   }
 

@@ -1,15 +1,17 @@
-/* clusterui training mode (issue 15). No build step, no CDN.
+/* clusterui training mode. No build step, no CDN.
  *
  * 1. The script on the cluster page (#training-script): the step due by the simulated clock
  *    (#clock's data-now, pushed every tick) is lit, "Next at t=…" follows it, and the rewind
  *    slider reaches up to now.
- * 2. In a training session (#training-bar), a socket to /ws/training/<code>/ relays the
- *    session's signals: {"follow": view}, {"refetch": [fragments]}, {"closed": true}.
- *    - an attendee who follows goes to the instructor's page and opens (or closes) the same
- *      side panel; any click of their own on the page steps away (the bar says so) until
- *      they press Follow;
+ * 2. In a training session, the training bar (#training-bar) holds the session's socket
+ *    (the htmx ws extension, /ws/training/<code>/): the server pushes the session's
+ *    partials and htmx swaps them by id (who follows, the question, what the instructor
+ *    shows, the end of the session). What stays here:
+ *    - an attendee who follows goes to the page of a new #training-view and opens (or
+ *      closes) the same side panel; any click of their own on the page steps away (the bar
+ *      says so) until they press Follow (an htmx post answered with #training-view);
  *    - the instructor's pages report what they show (page and panel) as it changes;
- *    - a closed session ends every attendee's view.
+ *    - a bar swapped for the ended one (data-ended) sends the page to the ended page.
  */
 (function () {
   "use strict";
@@ -113,19 +115,25 @@
     }
   }
 
-  function fetchView() {
-    fetch(bar.getAttribute("data-view-url"), { credentials: "same-origin" })
-      .then(function (r) { return r.ok ? r.json() : null; })
-      .then(applyView)
-      .catch(function () {});
+  // A #training-view swapped in (pushed, or the answer of Follow) is what to show now;
+  // the one the page was rendered with is where it already is.
+  var shownView = document.getElementById("training-view");
+  function viewSwapped() {
+    var el = document.getElementById("training-view");
+    if (!el || el === shownView) return;
+    shownView = el;
+    applyView({ url: el.getAttribute("data-url"), panel: el.getAttribute("data-panel") });
   }
 
-  function refetch(name) {
-    var id = role === "instructor" && name === "question" ? "training-question-instructor" : "training-" + name;
-    var el = document.getElementById(id);
-    if (!el || !el.getAttribute("data-src")) return;
-    htmx.ajax("GET", el.getAttribute("data-src"), { target: "#" + id, swap: "outerHTML" });
+  function ended() {
+    var now = document.getElementById("training-bar");
+    if (now && now.hasAttribute("data-ended")) { go(now.getAttribute("data-ended-url")); return true; }
+    return false;
   }
+
+  function swapped() { if (!ended()) viewSwapped(); }
+  document.addEventListener("htmx:oobAfterSwap", swapped);
+  document.addEventListener("htmx:afterSettle", swapped);
 
   // The instructor's pages tell the room what they show.
   var reportTimer = null;
@@ -162,9 +170,7 @@
       sessionStorage.setItem(followKey, "0"); showFollowing(); return;
     }
     if (event.target.closest("[data-training-follow]")) {
-      sessionStorage.setItem(followKey, "1"); showFollowing();
-      fetch(bar.getAttribute("data-follow-url"), { method: "POST", credentials: "same-origin", headers: { "X-CSRFToken": csrf } })
-        .then(function (r) { return r.ok ? r.json() : null; }).then(applyView).catch(function () {});
+      sessionStorage.setItem(followKey, "1"); showFollowing(); // htmx posts Follow: its answer is the view
       return;
     }
     if (event.target.closest("#training-bar")) return;
@@ -173,49 +179,31 @@
     }
   }, true);
 
-  // The socket.
-  var delay = 500;
-  var leaving = false; // the page is going away: never reconnect (a refused handshake logs an error)
+  // The socket is the bar's (htmx ws extension): its state in the bar; once it closes,
+  // a session that is no longer open (the view answers 404 or 403) ends the view.
+  var leaving = false; // the page is going away: never reconnect
   window.addEventListener("pagehide", function () { leaving = true; });
   window.addEventListener("beforeunload", function () { leaving = true; });
   function go(url) { leaving = true; window.location.href = url; }
-  function connect() {
-    if (leaving) return;
-    var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-    var socket = new WebSocket(scheme + window.location.host + bar.getAttribute("data-ws"));
+  function mine(event) { return event.target && event.target.id === "training-bar"; }
+  document.addEventListener("htmx:wsOpen", function (event) {
+    if (!mine(event)) return;
     var status = document.getElementById("training-socket");
-    socket.onopen = function () {
-      delay = 500;
-      if (status) { status.textContent = "live"; status.className = "tb-socket on"; }
-      if (following()) fetchView();
-      if (role === "instructor") { refetch("presence"); report(); }
-      refetch("question");
-    };
-    socket.onmessage = function (event) {
-      var msg;
-      try { msg = JSON.parse(event.data); } catch (e) { return; }
-      if (msg.closed) { go(bar.getAttribute("data-ended-url")); return; }
-      if (msg.follow) applyView(msg.follow);
-      (msg.refetch || []).forEach(refetch);
-    };
-    socket.onclose = function (event) {
-      if (status) { status.textContent = "reconnecting…"; status.className = "tb-socket off"; }
-      if (leaving) return;
-      // Is the session still open? (a closed one would refuse the socket: end the view)
-      setTimeout(function () {
-        fetch(bar.getAttribute("data-view-url"), { credentials: "same-origin" }).then(function (r) {
-          if (r.status === 404 || r.status === 403) go(bar.getAttribute("data-ended-url"));
-          else connect();
-        }, function () { setTimeout(connect, delay); });
-      }, delay);
-      delay = Math.min(delay * 2, 10000);
-    };
-  }
+    if (status) { status.textContent = "live"; status.className = "tb-socket on"; }
+    if (role === "instructor") report();
+  });
+  document.addEventListener("htmx:wsClose", function (event) {
+    if (!mine(event) || leaving) return;
+    var status = document.getElementById("training-socket");
+    if (status) { status.textContent = "reconnecting…"; status.className = "tb-socket off"; }
+    fetch(bar.getAttribute("data-view-url"), { credentials: "same-origin" }).then(function (r) {
+      if (r.status === 404 || r.status === 403) go(bar.getAttribute("data-ended-url"));
+    }, function () {});
+  });
 
   function start() {
     showFollowing();
     lightScript();
-    connect();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
 })();

@@ -1,8 +1,11 @@
 """The oc console over HTTP (scheduling/console/views.py): output exactly as `manage.py oc`
 prints it, reads for everyone, writes only for editors (checked on the server), the
-what-if preview before a change, CSRF, and a drain followed as the clock runs."""
+what-if preview before a change, CSRF, and a drain followed as the clock runs. The answers
+are the console's htmx partials; `answer()` reads what the page shows from them."""
 
 from __future__ import annotations
+
+from html.parser import HTMLParser
 
 import pytest
 from django.test import Client
@@ -18,10 +21,73 @@ def cluster(db):
     return services.import_new_cluster("demo", CLUSTER, "cluster.yaml")
 
 
+class _Answer(HTMLParser):
+    """What an answer of the console shows: the output spans appended to #oc-output
+    (stream, text), the command echoed, the exit code, the out-of-band preview (its HTML and
+    the command its Apply form posts back) and the drain follower's token."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.result = {"lines": [], "echo": None, "exit_code": None}
+        self.stack: list[tuple[str, dict]] = []
+        self.preview_depth = None
+        self.preview_parts: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if self.preview_depth is not None:
+            self.preview_parts.append(self.get_starttag_text())
+        self.stack.append((tag, attrs))
+        if attrs.get("id") == "oc-preview":
+            self.preview_depth = len(self.stack)
+            self.result["preview"] = ""
+        if "data-exit-code" in attrs:
+            self.result["exit_code"] = int(attrs["data-exit-code"])
+        if attrs.get("id") == "oc-drain":
+            self.result["done"] = True
+        if tag == "input" and attrs.get("name") == "drain":
+            self.result["drain"], self.result["done"] = attrs["value"], False
+        if tag == "input" and attrs.get("name") == "command" and self.preview_depth is not None:
+            self.result["confirm"] = attrs["value"]
+        if tag == "input":
+            self.stack.pop()
+
+    def handle_endtag(self, tag):
+        if self.preview_depth is not None and len(self.stack) == self.preview_depth:
+            self.preview_depth = None
+            self.result["preview"] = "".join(self.preview_parts)
+        elif self.preview_depth is not None:
+            self.preview_parts.append(f"</{tag}>")
+        self.stack.pop()
+
+    def handle_data(self, data):
+        if self.preview_depth is not None:
+            self.preview_parts.append(data)
+        if not self.stack:
+            return
+        cls = self.stack[-1][1].get("class", "")
+        if cls in ("oc-stdout", "oc-stderr"):
+            self.result["lines"].append([cls[3:], data])
+        elif cls == "oc-command":
+            self.result["echo"] = data
+
+
+def answer(response) -> dict:
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/html")
+    parser = _Answer()
+    parser.feed(response.content.decode())
+    result = parser.result
+    if not result.get("preview"):
+        result.pop("preview", None)
+    return result
+
+
 def run(client, cluster, command: str, **extra):
-    response = client.post(reverse("console-run", args=[cluster.pk]), {"command": command, **extra})
-    assert response.status_code == 200
-    return response.json()
+    """The answer of a command, with the echo of the command checked and left out."""
+    response = client.post(reverse("console-run", args=[cluster.pk]), {"command": command, **extra}, HTTP_HX_REQUEST="true")
+    result = answer(response)
+    assert result.pop("echo") == f"$ {command}\n"
+    return result
 
 
 def test_the_console_is_on_every_cluster_page(client, cluster):
@@ -33,8 +99,8 @@ def test_the_console_is_on_every_cluster_page(client, cluster):
 
 
 def test_anyone_may_read(client, cluster):
-    answer = run(client, cluster, "oc get nodes -o name")
-    assert answer == {"lines": [["stdout", "node/node1\nnode/node2\n"]], "exit_code": 0}
+    result = run(client, cluster, "oc get nodes -o name")
+    assert result == {"lines": [["stdout", "node/node1\nnode/node2\n"]], "exit_code": 0}
 
 
 def test_the_oc_word_may_be_left_out(client, cluster):
@@ -47,21 +113,21 @@ def test_writes_are_refused_on_the_server_without_edit_rights(client, viewer, cl
         client.force_login(viewer)
     name = "viewer" if who == "viewer" else "system:anonymous"
     for command in ("oc adm taint nodes node1 k=v:NoExecute", "oc adm taint nodes node1 k=v:NoExecute --dry-run=server"):
-        answer = run(client, cluster, command, confirm="1")
-        assert answer == {"lines": [["stderr", f'Error from server (Forbidden): nodes "node1" is forbidden: User "{name}" '
+        result = run(client, cluster, command, confirm="1")
+        assert result == {"lines": [["stderr", f'Error from server (Forbidden): nodes "node1" is forbidden: User "{name}" '
                                                'cannot patch resource "nodes" in API group "" at the cluster scope\n']],
                           "exit_code": 1}
     assert "taints" not in Node.objects.get(cluster=cluster, name="node1").spec
 
 
 def test_a_write_is_previewed_first_then_applied(editor_client, cluster):
-    answer = run(editor_client, cluster, "oc adm taint nodes node1 k=v:NoExecute")
-    assert answer["lines"] == [["stdout", "node/node1 tainted (server dry run)\n"]]
-    assert answer["confirm"] == "oc adm taint nodes node1 k=v:NoExecute"
-    assert 'data-evicted="default/web"' in answer["preview"]  # web does not tolerate the taint
+    result = run(editor_client, cluster, "oc adm taint nodes node1 k=v:NoExecute")
+    assert result["lines"] == [["stdout", "node/node1 tainted (server dry run)\n"]]
+    assert result["confirm"] == "oc adm taint nodes node1 k=v:NoExecute"  # what Apply posts back
+    assert 'data-evicted="default/web"' in result["preview"]  # web does not tolerate the taint
     assert "taints" not in Node.objects.get(cluster=cluster, name="node1").spec
-    answer = run(editor_client, cluster, answer["confirm"], confirm="1")
-    assert answer == {"lines": [["stdout", "node/node1 tainted\n"]], "exit_code": 0}
+    result = run(editor_client, cluster, result["confirm"], confirm="1")
+    assert result == {"lines": [["stdout", "node/node1 tainted\n"]], "exit_code": 0}  # the preview emptied
     assert Node.objects.get(cluster=cluster, name="node1").spec["taints"] == [{"key": "k", "value": "v", "effect": "NoExecute"}]
 
 
@@ -69,6 +135,14 @@ def test_the_console_needs_the_csrf_token(editor, cluster):
     client = Client(enforce_csrf_checks=True)
     client.force_login(editor)
     assert client.post(reverse("console-run", args=[cluster.pk]), {"command": "oc get nodes"}).status_code == 403
+
+
+def test_command_output_is_escaped(editor_client, cluster):
+    result = editor_client.post(reverse("console-run", args=[cluster.pk]),
+                                {"command": "oc get nodes <b>x</b>"}, HTTP_HX_REQUEST="true")
+    html = result.content.decode()
+    assert "<b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
+    assert "nodes &quot;&lt;b&gt;x&lt;/b&gt;&quot; not found" in html
 
 
 def test_completion_lists_commands_kinds_and_names(client, cluster):
@@ -83,19 +157,22 @@ def test_a_drain_is_followed_as_the_clock_runs(editor_client, db):
     clock.step(cluster, 60)
     reconcile.reconcile(cluster.pk, force=True)
     first = run(editor_client, cluster, "oc adm drain node1", confirm="1")
-    assert first["lines"][0] == ["stdout", "node/node1 cordoned\n"] and "drain" in first
+    assert first["lines"][0] == ["stdout", "node/node1 cordoned\n"] and first["done"] is False
     url = reverse("console-drain", args=[cluster.pk])
-    assert editor_client.post(url, {"drain": first["drain"]}).json()["done"] is False  # the clock has not moved
+    poll = answer(editor_client.post(url, {"drain": first["drain"]}, HTTP_HX_REQUEST="true"))
+    assert (poll["lines"], poll["done"]) == ([], False)  # the clock has not moved
     lines = []
     for _ in range(40):
         clock.step(cluster, 5)
         reconcile.reconcile(cluster.pk, force=True)
-        answer = editor_client.post(url, {"drain": first["drain"]}).json()
-        lines += answer["lines"]
-        if answer["done"]:
+        poll = answer(editor_client.post(url, {"drain": first["drain"]}, HTTP_HX_REQUEST="true"))
+        lines += poll["lines"]
+        if poll["done"]:
             break
     assert lines[-1] == ["stdout", "node/node1 drained\n"]
     assert not Pod.objects.filter(cluster=cluster, node_name="node1").exists()
+    # the follower is gone: a poll of the finished drain stops htmx's polling
+    assert editor_client.post(url, {"drain": first["drain"]}, HTTP_HX_REQUEST="true").status_code == 286
 
 
 async def _socket_command_changes_nothing(user, reply_text: str, name: str):

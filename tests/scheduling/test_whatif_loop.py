@@ -13,6 +13,7 @@ from django.urls import reverse
 from scheduling.store import clock, kube, reconcile, services
 from scheduling.models import Cluster, Event
 from tests.scheduling.pages import apply_form
+from tests.scheduling.test_console import run as console_run
 
 PREEMPTION = """
 apiVersion: scheduling.k8s.io/v1beta1
@@ -136,9 +137,8 @@ def text(fragment: str) -> str:
 
 
 def console(client, cluster, command: str, **extra) -> dict:
-    response = client.post(reverse("console-run", args=[cluster.pk]), {"command": command, **extra})
-    assert response.status_code == 200
-    return response.json()
+    """What the console shows for `command` (its htmx answer, read by test_console.run)."""
+    return console_run(client, cluster, command, **extra)
 
 
 # --- (a) a new pod that must preempt ----------------------------------------------------------------

@@ -14,6 +14,8 @@ from django.urls import reverse
 from scheduling.store import reconcile, services
 from scheduling.models import ClusterVersion
 
+from tests.scheduling.test_console import run as console_run
+
 from .test_pages import CLUSTER
 
 READS = ("oc adm upgrade", "oc adm upgrade --include-not-recommended", "oc adm upgrade status", "oc adm upgrade recommend")
@@ -30,9 +32,8 @@ def cluster(db):
 
 
 def run(client, cluster, command: str, **extra) -> dict:
-    response = client.post(reverse("console-run", args=[cluster.pk]), {"command": command, **extra})
-    assert response.status_code == 200
-    return response.json()
+    """What the console shows for `command` (its htmx answer, read by test_console.run)."""
+    return console_run(client, cluster, command, **extra)
 
 
 def spec(cluster) -> dict:
