@@ -1,4 +1,4 @@
-"""Training mode (issue 15): an instructor drives a cluster, a room follows read-only.
+"""Training mode: an instructor drives a cluster, a room follows read-only.
 
 Sessions with a short join code; attendees known by the name they chose; what the
 instructor shows (page and side panel) pushed to everyone following; questions generated
