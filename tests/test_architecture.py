@@ -523,7 +523,7 @@ def test_the_pages_scripts_open_no_websocket_of_their_own():
 
 
 # Scripts that still open a socket of their own, and why.
-OWN_SOCKETS = {"machines.js": "the machine pages refetch their table on any message of the cluster's socket"}
+OWN_SOCKETS: dict[str, str] = {}
 
 
 @pytest.mark.django_db

@@ -12,6 +12,8 @@ class UpdatesConfig(AppConfig):
         # (which never import this app). Imported here, once the app registry is ready.
         from scheduling.pages.views import fragments
 
-        from . import views
+        from . import views, views_machines
 
         fragments.register("update-progress", views.progress_fragment)  # (cluster); "" without a ClusterVersion
+        # (cluster, kinds, deleted machines); "" without Machine API objects
+        fragments.register("machines", views_machines.machine_fragments)

@@ -14,8 +14,13 @@ refused evictions). Previews write nothing, so viewers may preview too.
 Writes go through scheduling.store.services (compare-and-swap on the object's resource
 version, events, reconcile); the documents they write come from the engine's own helpers
 (scheduling.engine.openshift.machine_api), so the dashboard, `oc` and the controllers change machines
-the same way. Pages stay live through the cluster's websocket: every push the broadcast
-sends makes the fragments below refetch themselves (hx-trigger on htmx:wsAfterMessage).
+the same way. Pages stay live through the cluster's websocket: after a committed change of
+the kinds they show (MACHINE_KINDS), the broadcast pushes their live fragments, rendered
+once for every viewer by `machine_fragments` (registered as the "machines" fragment in
+UpdatesConfig.ready()): the machines board, each MachineSet's board and each Machine's
+deletion flow, out of band by a stable id, swapped by the htmx ws extension. A fragment
+holds nothing per viewer: its editor buttons post through forms of the page, and the page
+shows them to editors only.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import json
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
@@ -62,6 +68,10 @@ def _condition_cells(doc: dict) -> list[dict]:
     return out
 
 
+def _can_edit(request) -> bool:
+    return request is not None and can_edit(request.user)
+
+
 def machines_context(request, cluster: Cluster) -> dict:
     sets = _docs(cluster, "MachineSet")
     machine_docs = _docs(cluster, "Machine")
@@ -72,7 +82,7 @@ def machines_context(request, cluster: Cluster) -> dict:
     quorum = etcd_quorum.quorum(controllers_state(cluster).get(etcd_quorum.CONTROLLER) or {})
     return {
         "cluster": cluster,
-        "can_edit": can_edit(request.user),
+        "can_edit": _can_edit(request),
         "machinesets": [
             {"doc": d, "row": row, "name": M.name_of(d), "namespace": M.ns_of(d),
              "taints": ((d.get("spec") or {}).get("template") or {}).get("spec", {}).get("taints") or [],
@@ -112,7 +122,7 @@ def machine_context(request, cluster: Cluster, namespace: str, name: str) -> dic
     quorum = etcd_quorum.quorum(controllers_state(cluster).get(etcd_quorum.CONTROLLER) or {})
     return {
         "cluster": cluster,
-        "can_edit": can_edit(request.user),
+        "can_edit": _can_edit(request),
         "namespace": namespace,
         "name": name,
         "doc": doc,
@@ -289,13 +299,13 @@ def _machineset_or_404(cluster: Cluster, namespace: str, name: str):
     return obj
 
 
-def machineset_context(request, cluster: Cluster, namespace: str, name: str) -> dict:
-    obj = _machineset_or_404(cluster, namespace, name)
+def machineset_context(request, cluster: Cluster, namespace: str, name: str, obj=None) -> dict:
+    obj = obj or _machineset_or_404(cluster, namespace, name)
     doc = obj.document
     store = Store([doc, *_docs(cluster, "Machine"), *_docs(cluster, "Node")])
     headers, (row,) = machine_sets([doc], cluster.now, False)
     return {
-        "cluster": cluster, "can_edit": can_edit(request.user), "namespace": namespace, "name": name, "doc": doc,
+        "cluster": cluster, "can_edit": _can_edit(request), "namespace": namespace, "name": name, "doc": doc,
         "headers": headers, "row": row, "template_taints": template_rollout.taint_texts(template_rollout.template_taints(doc)),
         "machines": template_rollout.existing_machines(store, doc),
         "instance_type": template_rollout.template_instance_type(doc),
@@ -359,3 +369,34 @@ def machineset_apply(request, pk: int, namespace: str, name: str):
         "template_taints": template_rollout.taint_texts(template_rollout.template_taints(doc)),
         "replicas": (doc.get("spec") or {}).get("replicas", 1),
     })
+
+
+# --- the live fragments, pushed by the broadcast --------------------------------------------------------
+
+# The kinds the machine pages show: a change of one of them re-renders their fragments
+# ("Cluster": the clock, the ages and the etcd quorum; "Event": a machine's events).
+MACHINE_KINDS = frozenset({"Machine", "MachineSet", "MachineHealthCheck", "Node", "Pod", "Event", "Cluster"})
+
+
+def machine_fragments(cluster: Cluster, kinds=frozenset(), deleted: tuple[tuple[str, str], ...] = ()) -> str:
+    """The machine pages' live fragments, out of band, rendered once for every viewer: the
+    machines board, every MachineSet's board (id machineset-board-<ns>-<name>) and every
+    Machine's deletion flow (id machine-flow-<ns>-<name>; `deleted`: (namespace, name) of
+    machines gone in this batch, whose pages now show "Deleted"). Empty for a cluster
+    without Machine API objects, or when none of MACHINE_KINDS changed."""
+    if kinds and not set(kinds) & MACHINE_KINDS:
+        return ""
+    sets = list(KIND_MODELS["MachineSet"].objects.filter(cluster=cluster).order_by("namespace", "name"))
+    machine_names = list(KIND_MODELS["Machine"].objects.filter(cluster=cluster).order_by("namespace", "name")
+                         .values_list("namespace", "name"))
+    if not sets and not machine_names and not deleted \
+            and not KIND_MODELS["MachineHealthCheck"].objects.filter(cluster=cluster).exists():
+        return ""
+    parts = [render_to_string(f"{PAGE}#machines-board", {**machines_context(None, cluster), "oob": True})]
+    for obj in sets:
+        parts.append(render_to_string(f"{MACHINESET_PAGE}#machineset-board",
+                                      {**machineset_context(None, cluster, obj.namespace, obj.name, obj=obj), "oob": True}))
+    for namespace, name in dict.fromkeys([*machine_names, *deleted]):
+        parts.append(render_to_string(f"{MACHINE_PAGE}#machine-flow",
+                                      {**machine_context(None, cluster, namespace, name), "oob": True}))
+    return "".join(parts)

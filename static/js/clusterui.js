@@ -15,6 +15,9 @@
  *    on the server, a preview never writes).
  * 5. The filter form sends only the options that differ from the defaults, so shared URLs
  *    stay short; the large-type box applies at once.
+ * 6. A page's pushed fragments marked data-catch-up (the machine pages) are fetched once
+ *    whenever its socket (re)opens: what changed before the socket was open. The socket's
+ *    element says whether it is live (data-live="on"/"off").
  */
 (function () {
   "use strict";
@@ -99,6 +102,18 @@
   });
   document.addEventListener("htmx:wsClose", function (event) {
     if (clusterSocket(event)) setStatus("reconnecting…", "off");
+  });
+
+  document.addEventListener("htmx:wsOpen", function (event) {
+    var page = event.target;
+    if (!page || !page.setAttribute) return;
+    page.querySelectorAll("[data-catch-up][data-src][id]").forEach(function (el) {
+      htmx.ajax("GET", el.getAttribute("data-src"), { target: "#" + CSS.escape(el.id), swap: "outerHTML" });
+    });
+    page.setAttribute("data-live", "on");
+  });
+  document.addEventListener("htmx:wsClose", function (event) {
+    if (event.target && event.target.setAttribute) event.target.setAttribute("data-live", "off");
   });
 
   // --- the side panel ---------------------------------------------------------------------

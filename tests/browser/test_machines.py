@@ -38,7 +38,7 @@ def test_an_owner_removes_its_hook_and_the_machine_proceeds(editor_page, browser
     console.watch(viewer)
     viewer.goto(machine_url)
     viewer.wait_for_selector("#machine-page[data-live=on]")
-    assert viewer.locator("text=Act as").count() == 0
+    assert viewer.locator("text=Act as >> visible=true").count() == 0  # editor controls: hidden from viewers
 
     page.click("text=Preview deleting the machine")  # the loop on a copy first
     page.wait_for_selector(f"#delete-preview tr[data-machine='{VICTIM}'][data-after=Deleting]", timeout=30_000)
