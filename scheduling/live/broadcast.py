@@ -42,9 +42,6 @@ UPDATE_KINDS = frozenset({"ClusterVersion", "ClusterOperator", "MachineConfigPoo
                           "PodDisruptionBudget"})
 
 
-# The kinds the machine pages show (Machines, MachineSets, MachineHealthChecks, their nodes and
-# pods, a machine's events, the clock): a change of one of them re-renders their fragments.
-MACHINE_KINDS = frozenset({"Machine", "MachineSet", "MachineHealthCheck", "Node", "Pod", "Event", "Cluster"})
 
 
 def group_name(cluster_id: int) -> str:
@@ -139,8 +136,8 @@ def render_changes(cluster_id: int, changes: list[Change]) -> str:
     gone); the pending queue when a pod or a node changed; the event stream when an event
     was recorded; the update progress (updates/views.progress_fragment, empty without a
     ClusterVersion) when one of UPDATE_KINDS changed; the machine pages' fragments
-    (updates/views_machines.machine_fragments, empty without Machine API objects) when one of
-    MACHINE_KINDS changed. Every fragment is a named partial of its
+    (updates/views_machines.machine_fragments, which knows the kinds its pages show: empty
+    when none of them changed or without Machine API objects). Every fragment is a named partial of its
     page, rendered with the default display options: pages showing a filtered view refetch
     the fragments they receive with their own filters (static/js/clusterui.js), and a page
     drops the fragments it has no element for."""
@@ -165,7 +162,7 @@ def render_changes(cluster_id: int, changes: list[Change]) -> str:
         parts.append(FRAGMENTS["events"](cluster))
     if kinds & UPDATE_KINDS and "update-progress" in FRAGMENTS:  # registered by the updates app
         parts.append(FRAGMENTS["update-progress"](cluster))
-    if kinds & MACHINE_KINDS and "machines" in FRAGMENTS:  # registered by the updates app
+    if "machines" in FRAGMENTS:  # registered by the updates app
         deleted = tuple((c.namespace, c.name) for c in changes if c.kind == "Machine" and c.name)
         parts.append(FRAGMENTS["machines"](cluster, kinds, deleted))
     return "".join(parts)
