@@ -12,12 +12,15 @@ What the loop must carry from one run to the next is kept in `Cluster.controller
   handed back to the next Simulation (`controller_state=`);
 * `due`: when each controller asked to run again (`Simulation.due`);
 * `steps_played`, `timelines`: the Timeline steps already played, and the Timelines;
-* `revision`: the cluster revision the last run wrote. When it is still the cluster's
-  revision, nothing but the clock moved since: the run is resumed (`resumed=True`) and
-  the controllers run exactly when they would have in one long run, which is what makes
-  a stored cluster stepped +1 min ten times play like one +10 min step and like
-  `simulate --until`. Otherwise someone wrote meanwhile and every controller looks at
-  everything once at the first instant;
+* `revision`: the cluster revision the last run wrote. The next run resumes the loop
+  where it stopped (`resumed=True`: the controllers run exactly when they would have in
+  one long run) and hands the controllers what users wrote since: the rows whose
+  resource version is past `revision` and the deletions of `Cluster.journal`, as if the
+  writes had been Timeline steps at `reconciled_to` (a user's write is taken at the clock:
+  services.at_clock runs `catch_up` first). A settings change (policy, admission,
+  descheduler, facts) puts ["resync"] in the journal: then every controller looks at
+  everything once at the first instant. This is what makes a stored cluster stepped in
+  any increments, with the same writes at the same times, end where `simulate --until` ends;
 * `next_due`: the earliest of `due` (for `is_due`), and `zones`: the zones as the
   cluster page shows them (derived from the node lifecycle controller's state).
 A stored cluster from before controller state (Zone documents in `zones`, timers in pod
@@ -30,7 +33,7 @@ Idempotent by construction: all controller state lives in the documents and in
 `controller_state`; the write is a compare-and-swap on the cluster revision read at the
 start (someone else wrote meanwhile: nothing is written, the next run starts again from
 the new state); and a run with nothing due and nothing changed since the last one
-returns before computing anything.
+only moves `reconciled_to` to the clock.
 """
 
 from __future__ import annotations
