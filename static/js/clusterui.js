@@ -92,8 +92,12 @@
     el.className = "live-status " + (cls || "");
   }
 
-  // The cluster page's socket only (a training session's bar has its own).
-  function clusterSocket(event) { return event.target && event.target.id === "cluster-page"; }
+  // A cluster's socket (the board, the update progress and machine pages), not a training
+  // session's bar, which has its own.
+  function clusterSocket(event) {
+    var source = event.target && event.target.getAttribute && event.target.getAttribute("ws-connect");
+    return !!source && source.indexOf("/ws/clusters/") === 0;
+  }
   var opened = 0;
   document.addEventListener("htmx:wsOpen", function (event) {
     if (!clusterSocket(event)) return;
