@@ -90,21 +90,11 @@ def _next_instant(sim: Simulation) -> float | None:
 
 def pods_of(sim: Simulation) -> list[dict]:
     """Every pod in the store, in store order, as the contract lists them (the phase as
-    Simulation.phase words it, read from the document at hand)."""
+    Simulation.phase_of words it, from the document at hand)."""
     out = []
     for doc in sim.store.list("Pod"):
         meta = doc.get("metadata") or {}
-        node = (doc.get("spec") or {}).get("nodeName") or None
-        terminating = meta.get("deletionTimestamp") is not None
-        phase = (doc.get("status") or {}).get("phase")
-        if terminating:
-            shown = "Terminating"
-        elif phase in ("Succeeded", "Failed"):
-            shown = phase
-        elif node:
-            shown = "Running" if phase == "Running" or not sim.clock_ran else "Pending"
-        else:
-            shown = "Pending"
-        out.append({"pod": f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}", "node": node,
-                    "phase": shown, "terminating": terminating})
+        out.append({"pod": f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}",
+                    "node": (doc.get("spec") or {}).get("nodeName") or None,
+                    "phase": sim.phase_of(doc), "terminating": meta.get("deletionTimestamp") is not None})
     return out

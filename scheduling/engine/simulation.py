@@ -342,8 +342,12 @@ class Simulation:
 
     def phase(self, key: str) -> str:
         doc, deleted = self.pod_doc(key)
-        if deleted:
-            return "Deleted"
+        return "Deleted" if deleted else self.phase_of(doc)
+
+    def phase_of(self, doc: Mapping[str, Any]) -> str:
+        """The phase the contract prints for a pod's document: Terminating while its deletion
+        runs; Succeeded/Failed as recorded; a bound pod Running once its kubelet said so (or
+        with no time run, as the scheduler leaves it); otherwise Pending."""
         if is_terminating(doc):
             return "Terminating"
         status_phase = (doc.get("status") or {}).get("phase")

@@ -156,6 +156,11 @@ def is_pod_updated(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> boo
     return strip(old) != strip(new)
 
 
+def _bound_keys(store: Store) -> set[str]:
+    """The keys of the pods bound to a node."""
+    return {_key(*_ns_name(p)) for p in store.list("Pod") if (p.get("spec") or {}).get("nodeName")}
+
+
 def _pending(doc: Mapping[str, Any] | None) -> bool:
     return doc is not None and not (doc.get("spec") or {}).get("nodeName") and not is_terminating(doc)
 
@@ -177,7 +182,7 @@ class SchedulerController:
         """The pods bound as the run starts (engine.simulation calls this once): a bound pod
         removed before the scheduler's first run of a resumed loop still moves the
         unschedulable pods back, as a long-running kube-scheduler's cache sees it."""
-        self._bound = {_key(*_ns_name(p)) for p in store.list("Pod") if (p.get("spec") or {}).get("nodeName")}
+        self._bound = _bound_keys(store)
 
     def scheduler_names(self, settings: Mapping[str, Any]) -> set[str]:
         return {name for name, _ in settings.get("schedulers") or ()}
@@ -186,7 +191,7 @@ class SchedulerController:
         store = ctx.store
         unschedulable = set(ctx.state.get("unschedulable") or ())
         if self._bound is None or ctx.changed is None:
-            self._bound = {_key(*_ns_name(p)) for p in store.list("Pod") if (p.get("spec") or {}).get("nodeName")}
+            self._bound = _bound_keys(store)
         # the pods' documents as the last run saw them (none known: a resumed loop's first
         # run, whose changes are users' writes)
         seen = {} if self._snapshot is None or not ctx.changed else {
