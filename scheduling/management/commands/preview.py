@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -58,7 +59,7 @@ class Command(BaseCommand):
         parsed: dict[str, list[dict]] = {}
         try:
             for path in files:
-                text = stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+                text = stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
                 parsed[path] = [kube.without_managed_fields(d) for d in kube.parse_documents(text, path)]
         except OSError as exc:
             stderr.write(f'error: the path "{exc.filename}" does not exist\n')
