@@ -296,8 +296,8 @@ def run_oc(cluster: Cluster, argv: list[str]) -> tuple[int, str]:
 
 def stored_side(g: Generated, changes, until: float, seed: int, pieces) -> tuple[Cluster, list[tuple[float, list[str]]]]:
     """Import, then for each instant with changes: the clock moved there in `pieces(gap)`
-    increments (each a clock step and a reconcile), the instant's commands written back to
-    back, one reconcile; then on to `until`. Returns the cluster and the commands as run."""
+    increments (each a clock step and a reconcile), the instant's commands written one after
+    the other, each followed by its reconcile (as `manage.py oc --cluster`); then on to `until`. Returns the cluster and the commands as run."""
     cluster = new_cluster(g, seed)
     now = 0
     ran = []
@@ -311,7 +311,7 @@ def stored_side(g: Generated, changes, until: float, seed: int, pieces) -> tuple
             code, out = run_oc(cluster, argv)
             event(f"oc {argv[1] if argv[1] != 'adm' else argv[2]} exit {code}")
             note(f"t={t} {' '.join(argv)} -> {code} {out.strip()}")
-        reconcile.reconcile(cluster.pk)
+            reconcile.reconcile(cluster.pk)  # each write reconciled, as `manage.py oc --cluster` does
     for step in pieces(until - now):
         advance(cluster, step)
     return Cluster.objects.get(pk=cluster.pk), ran
