@@ -214,8 +214,12 @@ class NodeAffinity:
 @dataclass(frozen=True)
 class PodAffinityTerm:
     label_selector: LabelSelector | None
-    namespaces: tuple[str, ...] = ()  # empty: the pod's own namespace
+    namespaces: tuple[str, ...] = ()  # empty (and no namespaceSelector): the pod's own namespace
     topology_key: str = ""
+    # Read by the framework scheduler only (the 1.11 scheduler predates them).
+    namespace_selector: LabelSelector | None = None
+    match_label_keys: tuple[str, ...] = ()
+    mismatch_label_keys: tuple[str, ...] = ()
 
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> "PodAffinityTerm":
@@ -223,6 +227,9 @@ class PodAffinityTerm:
             LabelSelector.from_doc(doc.get("labelSelector")),
             tuple(doc.get("namespaces") or ()),
             doc.get("topologyKey") or "",
+            LabelSelector.from_doc(doc.get("namespaceSelector")),
+            tuple(doc.get("matchLabelKeys") or ()),
+            tuple(doc.get("mismatchLabelKeys") or ()),
         )
 
 
@@ -266,6 +273,35 @@ class Affinity:
             NodeAffinity.from_doc(doc.get("nodeAffinity")),
             PodAffinity.from_doc(doc.get("podAffinity")),
             PodAffinity.from_doc(doc.get("podAntiAffinity")),
+        )
+
+
+@dataclass(frozen=True)
+class TopologySpreadConstraint:
+    """core/v1 TopologySpreadConstraint, with the API server's defaults (nodeAffinityPolicy
+    Honor, nodeTaintsPolicy Ignore when unset: the scheduler reads nil as those)."""
+
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str  # DoNotSchedule | ScheduleAnyway
+    label_selector: LabelSelector | None = None
+    min_domains: int | None = None
+    node_affinity_policy: str = "Honor"
+    node_taints_policy: str = "Ignore"
+    match_label_keys: tuple[str, ...] = ()
+
+    @classmethod
+    def from_doc(cls, doc: Mapping[str, Any]) -> "TopologySpreadConstraint":
+        min_domains = doc.get("minDomains")
+        return cls(
+            int(doc.get("maxSkew") or 0),
+            doc.get("topologyKey") or "",
+            doc.get("whenUnsatisfiable") or "",
+            LabelSelector.from_doc(doc.get("labelSelector")),
+            None if min_domains is None else int(min_domains),
+            doc.get("nodeAffinityPolicy") or "Honor",
+            doc.get("nodeTaintsPolicy") or "Ignore",
+            tuple(doc.get("matchLabelKeys") or ()),
         )
 
 
@@ -453,6 +489,12 @@ class Pod:
     phase: str = "Pending"
     deletion_timestamp: float | None = None  # simulated seconds; set while terminating
     nominated_node_name: str = ""
+    # Read by the framework scheduler only (the 1.11 scheduler predates them).
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
+    scheduling_gates: tuple[str, ...] = ()
+    preemption_policy: str = "PreemptLowerPriority"  # PreemptLowerPriority | Never
+    overhead: Mapping[str, Any] = field(default_factory=dict)  # spec.overhead, raw quantities
+    start_time: Any = None  # status.startTime as written (preemption orders victims by it)
 
     @cached_property
     def key(self) -> str:
@@ -539,6 +581,12 @@ class Pod:
             "phase": status.get("phase") or ("Running" if spec.get("nodeName") else "Pending"),
             "deletion_timestamp": meta.get("deletionTimestamp"),
             "nominated_node_name": status.get("nominatedNodeName") or "",
+            "topology_spread_constraints": tuple(
+                TopologySpreadConstraint.from_doc(c) for c in spec.get("topologySpreadConstraints") or ()),
+            "scheduling_gates": tuple((g or {}).get("name") or "" for g in spec.get("schedulingGates") or ()),
+            "preemption_policy": spec.get("preemptionPolicy") or "PreemptLowerPriority",
+            "overhead": dict(spec.get("overhead") or {}),
+            "start_time": status.get("startTime"),
         })
 
 
