@@ -116,6 +116,9 @@ class Handle:
     node_infos: dict[str, NodeInfo]
     nominated: Mapping[str, Sequence[Pod]] = field(default_factory=dict)
     namespace_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # The profile's runtime (engine.framework.runtime.Framework), for the plugins that run
+    # the others (DefaultPreemption: RunFilterPluginsWithNominatedPods); set by the runtime.
+    framework: Any = None
 
     def all_nodes(self) -> list[NodeInfo]:
         return list(self.node_infos.values())
