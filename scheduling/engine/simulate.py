@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from scheduling.engine.api import admission as _admission
 from scheduling.engine.api.objects import DEFAULT_SCHEDULER, PriorityClass
-from scheduling.engine.scheduler.policy import PolicyError, schedulers_for
+from scheduling.engine.framework.config import CONFIG_KINDS as SCHEDULER_CONFIG_KINDS, ConfigError, select_schedulers
 from scheduling.engine.api.priority import AdmissionError, priority_admission
 from scheduling.engine.scheduler.scheduler import scheduler_not_running_message
 from scheduling.engine.api import node_selection_admission as node_selection
@@ -79,7 +79,7 @@ NO_ADMISSION = {name: name == "Priority" for name in _admission.PLUGIN_NAMES}
 
 # The kinds simulate reads besides the cluster's objects: the scheduler Policy, Timelines,
 # the descheduler's policy and the admission plugins' configuration documents.
-EXTRA_KINDS = ("Policy", TIMELINE_KIND, DESCHEDULER_POLICY_KIND) + node_selection.CONFIG_KINDS
+EXTRA_KINDS = ("Policy", *SCHEDULER_CONFIG_KINDS, TIMELINE_KIND, DESCHEDULER_POLICY_KIND) + node_selection.CONFIG_KINDS
 
 
 def admit(docs: Iterable[Mapping[str, Any]], plugins: Sequence[AdmissionPlugin] | None = None,
@@ -141,14 +141,18 @@ def simulate(
         raise SimulationError(f"--explain: Unsupported value: {explain!r}: supported values: \"all\", \"failed\", \"none\"")
     if until < 0:
         raise SimulationError(f"--until {until:g}: must be greater than or equal to 0")
-    policies = [d for d in docs if d.get("kind") == "Policy"]
-    if policy is not None:  # --policy replaces the document for the same scheduler
+    policies = [d for d in docs if d.get("kind") in ("Policy", *SCHEDULER_CONFIG_KINDS)]
+    if policy is not None and isinstance(policy, dict) and policy.get("kind") in SCHEDULER_CONFIG_KINDS:
+        # --policy with a KubeSchedulerConfiguration (or Scheduler) replaces the configuration
+        policies = [d for d in policies if d.get("kind") not in SCHEDULER_CONFIG_KINDS] + [policy]
+    elif policy is not None:  # --policy replaces the document for the same scheduler
         name = policy.get("schedulerName", DEFAULT_SCHEDULER) if isinstance(policy, dict) else DEFAULT_SCHEDULER
-        policies = [d for d in policies if d.get("schedulerName", DEFAULT_SCHEDULER) != name] + [policy]
+        policies = [d for d in policies if d.get("kind") in SCHEDULER_CONFIG_KINDS
+                    or d.get("schedulerName", DEFAULT_SCHEDULER) != name] + [policy]
     try:
-        schedulers = schedulers_for(policies)
-    except PolicyError as exc:
-        raise SimulationError(f"scheduler Policy: {exc}") from exc
+        schedulers = select_schedulers(policies, docs)
+    except ConfigError as exc:
+        raise SimulationError(str(exc)) from exc
     try:
         timelines = [load_timeline(d) for d in docs if d.get("kind") == TIMELINE_KIND]
     except TimelineError as exc:
@@ -235,9 +239,17 @@ def output(sim: Simulation, explain: str = "all") -> dict:
                 entry["filters"] = None
                 entry["scores"] = None
             else:
-                entry["filters"] = {
-                    node: {"fits": not reasons, "reasons": list(reasons)} for node, reasons in attempt.filters.items()
-                }
+                statuses = getattr(attempt, "statuses", None)
+                if statuses:  # the framework: the plugin that rejected each node, and its code
+                    entry["filters"] = {
+                        node: {"fits": st.is_success, "reasons": list(st.reasons), "plugin": st.plugin or None,
+                               "code": None if st.is_success else st.code}
+                        for node, st in statuses.items()
+                    }
+                else:
+                    entry["filters"] = {
+                        node: {"fits": not reasons, "reasons": list(reasons)} for node, reasons in attempt.filters.items()
+                    }
                 entry["scores"] = {node: dict(s) for node, s in attempt.scores.items()}
         message = None
         scheduler_name = spec.get("schedulerName") or DEFAULT_SCHEDULER

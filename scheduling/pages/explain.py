@@ -31,6 +31,9 @@ from scheduling.engine.scheduler import registry
 from scheduling.engine.scheduler.priorities.node_prefer_avoid_pods import node_prefer_avoid_pods_priority
 from scheduling.engine.scheduler.predicates.taints import ERR_TAINTS_TOLERATIONS_NOT_MATCH, pod_tolerates_node_no_execute_taints
 from scheduling.engine.scheduler.scheduler import TOTAL, is_pending, schedule, scheduler_not_running_message
+from scheduling.engine.api.objects import DEFAULT_SCHEDULER
+from scheduling.engine.framework.interface import Handle
+from scheduling.engine.framework.runtime import Framework, Profile, schedule_one
 
 from scheduling.models import Node
 from scheduling.models import Pod as StoredPod
@@ -50,10 +53,15 @@ class Cell:
     stopped: bool = False  # the predicate at which the 1.11 scheduler stopped on this node
     skipped: bool = False  # after the stop: the scheduler did not evaluate it
     detail: str = ""  # what the reason is about: the taints the pod does not tolerate
+    code: str = ""  # the framework's status code (UnschedulableAndUnresolvable: preemption cannot help)
 
     @property
     def fits(self) -> bool:
         return not self.reasons
+
+    @property
+    def unresolvable(self) -> bool:
+        return self.code == "UnschedulableAndUnresolvable"
 
 
 @dataclass(frozen=True)
@@ -207,6 +215,9 @@ class PodExplanation:
     untolerated: dict[str, tuple[str, ...]] = field(default_factory=dict)  # node -> its taints the pod does not tolerate
     node_count: int = 0
     avoid_pods: tuple[str, ...] = ()  # the policy's NodePreferAvoidPodsPriority entries (shown apart)
+    framework: bool = False  # explained with the OpenShift 4 scheduler (plugins, 0-100 scores)
+    domain_counts: dict[str, dict[str, int]] = field(default_factory=dict)  # PodTopologySpread: key -> value -> matching pods
+    evaluated: int = 0  # nodes the scheduler evaluated before deciding (percentageOfNodesToScore)
 
     @property
     def filters_open(self) -> bool:
@@ -218,7 +229,7 @@ class PodExplanation:
         return [r.node for r in self.filter_rows if r.fits]
 
 
-def _nominated(state: ClusterState, pod: Pod) -> dict[str, list[Pod]]:
+def nominated_pods(state: ClusterState, pod: Pod) -> dict[str, list[Pod]]:
     nominated: dict[str, list[Pod]] = defaultdict(list)
     for p in state.pods:
         if p.nominated_node_name and p.key != pod.key and is_pending(p, p.scheduler_name):
@@ -304,7 +315,7 @@ def explain_pod(
         raise KeyError(key)
     pod = unbound_copy(original)
     infos = infos_without(state, {key})
-    nominated = _nominated(state, pod)
+    nominated = nominated_pods(state, pod)
     result = schedule(pod, state, infos, policy, random.Random(seed), nominated=nominated, explain=True)
 
     entries = policy.predicates
@@ -435,7 +446,7 @@ def explain_node(state: ClusterState, policy: Policy, node_name: str, *, seed: i
     for original in pods[:MAX_NODE_PODS]:
         pod = unbound_copy(original)
         infos = infos_without(state, {original.key})
-        result = schedule(pod, state, infos, policy, random.Random(seed), explain=True)
+        result = attempt(pod, state, infos, policy, seed, None, True)
         totals = {n: s.get(TOTAL, 0) for n, s in result.scores.items()}
         ordered = sorted(set(totals.values()), reverse=True)
         total = totals.get(node_name)
@@ -457,11 +468,25 @@ def explain_node(state: ClusterState, policy: Policy, node_name: str, *, seed: i
 # --- the stored cluster ---------------------------------------------------------------------------
 
 
-def cluster_policy(cluster) -> Policy:
-    try:
-        return load_policy(cluster.policy)
-    except PolicyError:
-        return load_policy(None)
+def cluster_policy(cluster):
+    """The cluster's default scheduler: its 3.11 Policy, or the framework's Profile when the
+    cluster runs the OpenShift 4 scheduler (engine.framework.config.select_schedulers)."""
+    from scheduling.store.state import cluster_schedulers
+
+    schedulers = dict(cluster_schedulers(cluster))
+    return schedulers.get(DEFAULT_SCHEDULER) or next(iter(schedulers.values()))
+
+
+def is_framework(scheduler) -> bool:
+    return isinstance(scheduler, Profile)
+
+
+def attempt(pod: Pod, state: ClusterState, infos, scheduler, seed: int, nominated, explain: bool):
+    """One scheduling attempt with either scheduler (what the board and the node page ask)."""
+    if is_framework(scheduler):
+        framework = Framework(scheduler, Handle(state=state, node_infos=infos, nominated=nominated or {}))
+        return schedule_one(framework, pod, random.Random(seed), explain=explain)[0]
+    return schedule(pod, state, infos, scheduler, random.Random(seed), nominated=nominated, explain=explain)
 
 
 def pending_messages(cluster, keys: Sequence[str], *, budget: int) -> dict[str, str]:
@@ -484,7 +509,7 @@ def pending_messages(cluster, keys: Sequence[str], *, budget: int) -> dict[str, 
         if pod.scheduler_name != policy.scheduler_name:
             out[pod.key] = scheduler_not_running_message(pod.scheduler_name)
             continue
-        result = schedule(pod, state, infos, policy, random.Random(cluster.seed), nominated=_nominated(state, pod), explain=False)
+        result = attempt(pod, state, infos, policy, cluster.seed, nominated_pods(state, pod), False)
         out[pod.key] = (result.message or "") if result.node is None else WOULD_SCHEDULE + result.node
     return out
 

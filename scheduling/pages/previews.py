@@ -25,9 +25,11 @@ from scheduling.engine import oc
 from scheduling.engine.oc import commands
 from scheduling.engine.preview import MAX_SECONDS, PreviewResult, run_preview
 from scheduling.engine.api.objects import Taint, Toleration
+from scheduling.engine.framework import config as framework_config
+from scheduling.engine.framework import runtime as framework_runtime
 from scheduling.engine.scheduler.policy import PolicyError, load_policy
 from scheduling.engine.scheduler.sample_policies import SAMPLE_POLICIES
-from scheduling.engine.scheduler.scheduler import TOTAL, last_results, run_queue, schedule
+from scheduling.engine.scheduler.scheduler import TOTAL, last_results, run_queue
 from scheduling.engine.store import Store
 
 from scheduling.pages import explain, forms, whatif
@@ -420,11 +422,46 @@ def parse_policy_text(text: str):
         doc = kube.parse_value(text, "", "the Policy")  # JSON is YAML
     except kube.DocumentError as exc:
         return None, str(exc)
+    if isinstance(doc, dict) and doc.get("kind") in framework_config.CONFIG_KINDS:
+        try:
+            framework_config.schedulers_for([doc])
+        except framework_config.ConfigError as exc:
+            return None, kube.short(f"{doc.get('kind')}: {exc}")
+        return doc, ""
     try:
         load_policy(doc)
     except PolicyError as exc:
         return None, kube.short(f"Policy: {exc}")
     return doc, ""
+
+
+def framework_samples() -> dict[str, dict]:
+    """The OpenShift `Scheduler` profiles, as documents a user can load and compare."""
+    return {profile: {"apiVersion": framework_config.OPENSHIFT_API_VERSION, "kind": framework_config.OPENSHIFT_KIND,
+                      "metadata": {"name": "cluster"}, "spec": {"profile": profile}}
+            for profile in framework_config.OPENSHIFT_PROFILES}
+
+
+def samples_for(cluster: Cluster) -> dict[str, dict]:
+    """The sample configurations the policy page offers: 3.11 Policies, or on a cluster that
+    runs the OpenShift 4 scheduler its `Scheduler` profiles."""
+    return framework_samples() if explain.is_framework(explain.cluster_policy(cluster)) else SAMPLE_POLICIES
+
+
+def scheduler_of(cluster: Cluster, doc):
+    """The default scheduler a configuration document (None: the cluster's default) makes on
+    this cluster: a 3.11 Policy or a framework Profile."""
+    from scheduling.store.state import cluster_versions
+
+    schedulers = dict(framework_config.select_schedulers([doc], cluster_versions(cluster)))
+    return schedulers.get("default-scheduler") or next(iter(schedulers.values()))
+
+
+def _queue(state, scheduler, cluster: Cluster):
+    if explain.is_framework(scheduler):
+        return framework_runtime.run_queue(state, scheduler, random.Random(cluster.seed), cluster.preemption_enabled,
+                                           now=cluster.now, explain=False)[0]
+    return run_queue(state, scheduler, random.Random(cluster.seed), cluster.preemption_enabled, now=cluster.now, explain=False)
 
 
 def _choice_policy(cluster: Cluster, choice: str, text: str):
@@ -434,8 +471,9 @@ def _choice_policy(cluster: Cluster, choice: str, text: str):
     if choice == "edited":
         doc, error = parse_policy_text(text)
         return "the edited policy", doc, error
-    if choice.startswith("sample:") and choice[7:] in SAMPLE_POLICIES:
-        return f"sample {choice[7:]}", SAMPLE_POLICIES[choice[7:]], ""
+    samples = samples_for(cluster)
+    if choice.startswith("sample:") and choice[7:] in samples:
+        return f"sample {choice[7:]}", samples[choice[7:]], ""
     return choice, None, f"unknown policy choice {choice!r}"
 
 
@@ -448,11 +486,13 @@ def compare_policies(cluster: Cluster, a: str, b: str, text: str) -> dict:
         return {"error": err_a or err_b}
     base = cluster_state(cluster)
     outcomes = []
-    for doc in (doc_a, doc_b):
-        policy = load_policy(doc)
+    try:
+        policies = [scheduler_of(cluster, doc_a), scheduler_of(cluster, doc_b)]
+    except framework_config.ConfigError as exc:
+        return {"error": str(exc)}
+    for policy in policies:
         state = whatif.copy_state(base)
-        results = run_queue(state, policy, random.Random(cluster.seed), cluster.preemption_enabled, now=cluster.now, explain=False)
-        outcomes.append(last_results(results))
+        outcomes.append(last_results(_queue(state, policy, cluster)))
     rows = []
     for key in dict.fromkeys(list(outcomes[0]) + list(outcomes[1])):
         ra, rb = outcomes[0].get(key), outcomes[1].get(key)
@@ -462,7 +502,6 @@ def compare_policies(cluster: Cluster, a: str, b: str, text: str) -> dict:
             "b": rb.node if rb else None, "b_message": (rb.message if rb and rb.node is None else ""),
             "differs": (ra.node if ra else None) != (rb.node if rb else None),
         })
-    policies = [load_policy(doc_a), load_policy(doc_b)]
     running = [p for p in base.pods if p.node_name and not p.is_terminating and p.phase not in ("Succeeded", "Failed")]
     running_rows = []
     for pod in running[:MAX_COMPARED_RUNNING]:
@@ -484,10 +523,9 @@ def _running_side(state, policy, pod, seed: int) -> dict:
     """A running pod under `policy`, as if it were scheduled now (taken off its node): its
     node's score, the best node(s) and their score; avoid-pods (x10000) left out of both
     (whatif.avoid_pods_weights), since it only separates annotated nodes."""
-    result = schedule(
-        explain.unbound_copy(pod), state, explain.infos_without(state, {pod.key}), policy, random.Random(seed), explain=True
-    )
-    avoid = whatif.avoid_pods_weights(policy)
+    result = explain.attempt(explain.unbound_copy(pod), state, explain.infos_without(state, {pod.key}), policy, seed,
+                             None, True)
+    avoid = {} if explain.is_framework(policy) else whatif.avoid_pods_weights(policy)
 
     def rest(scores) -> int:
         return int(scores.get(TOTAL, 0)) - sum(int(scores.get(n, 0)) * w for n, w in avoid.items())
@@ -563,7 +601,7 @@ def summarised(cluster: Cluster, make_actions: Callable[[Any], list], for_second
         note = (f"the preview stops before the script's next step at t={whatif.time_text(step)}s "
                 "(run the clock to see what the script does next)")
     result = run_preview(sim, actions, for_seconds)
-    summary = whatif.summarise(result, before, actions, policy=explain.cluster_policy(cluster), seed=cluster.seed)
+    summary = whatif.summarise(result, before, actions, policy=_policy_for_scores(cluster), seed=cluster.seed)
     if note:
         summary.notes.append(note)
     return summary
@@ -573,3 +611,10 @@ def summarised_command(cluster: Cluster, argv: list[str], files: Mapping[str, li
                        for_seconds: float | None = None) -> whatif.LoopPreview:
     """`oc ARGS` previewed (preview_command), summarised for people."""
     return summarised(cluster, _command_actions(cluster, argv, files), for_seconds)
+
+
+def _policy_for_scores(cluster):
+    """The 3.11 Policy whose scores a preview compares; None on a cluster that runs the
+    OpenShift 4 scheduler (its preview shows placements, without the score changes)."""
+    scheduler = explain.cluster_policy(cluster)
+    return None if explain.is_framework(scheduler) else scheduler

@@ -46,7 +46,7 @@ from django.db import transaction
 
 from scheduling.store import node_selection, services
 from scheduling.engine.controllers import node_lifecycle
-from scheduling.engine.scheduler.policy import PolicyError, schedulers_for
+from scheduling.engine.framework.config import ConfigError, select_schedulers
 from scheduling.engine import actions as A
 from scheduling.engine.simulation import Simulation
 from scheduling.engine.timeline import load_timeline
@@ -79,13 +79,15 @@ def _comparable(doc: dict) -> dict:
     return {**doc, "metadata": meta}
 
 
-def _schedulers(cluster: Cluster):
-    docs = [cluster.policy, *(cluster.scheduler_policies or {}).values()]
+def _schedulers(cluster: Cluster, docs: list[dict] = ()):
+    """The cluster's schedulers (its stored configuration; its ClusterVersion decides
+    between the 3.11 scheduler and the framework)."""
+    configs = [cluster.policy, *(cluster.scheduler_policies or {}).values()]
     try:
-        return schedulers_for(docs)
-    except PolicyError:  # stored policies were validated; keep running on the defaults
-        logger.exception("cluster %s has an invalid policy; using the default", cluster.pk)
-        return schedulers_for([])
+        return select_schedulers(configs, [d for d in docs if d.get("kind") == "ClusterVersion"])
+    except ConfigError:  # stored configurations were validated; keep running on the defaults
+        logger.exception("cluster %s has an invalid scheduler configuration; using the default", cluster.pk)
+        return select_schedulers([], [d for d in docs if d.get("kind") == "ClusterVersion"])
 
 
 def is_due(cluster: Cluster) -> bool:
@@ -213,7 +215,7 @@ def _simulation(cluster: Cluster, docs: list[dict], stored: dict, timelines: lis
     copied, never changed; `memo` the engine objects built from them)."""
     return Simulation(
         docs,
-        schedulers=_schedulers(cluster),
+        schedulers=_schedulers(cluster, docs),
         seed=cluster.seed,
         admission=cluster.admission or None,
         settings={

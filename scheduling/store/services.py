@@ -27,6 +27,7 @@ from scheduling.engine.api.admission import PLUGIN_NAMES, admit, admit_update, a
 from scheduling.engine.api.objects import DEFAULT_SCHEDULER, PriorityClass
 from scheduling.engine.api.priority import AdmissionError
 from scheduling.engine.api.validation import InvalidError, invalid_error, validate_update
+from scheduling.engine.framework import config as framework_config
 from scheduling.engine.scheduler.policy import PolicyError, load_policy
 from scheduling.engine.api.kinds import TABLE
 from scheduling.engine.store import time_value
@@ -608,7 +609,15 @@ def export_documents(cluster: Cluster) -> list[dict]:
 def set_policy(cluster: Cluster, policy_doc: dict | None, scheduler_name: str | None = None) -> None:
     """Set the Policy of the default scheduler, or of the scheduler the document names
     (`schedulerName`); `None` puts the default policy back (or stops that scheduler)."""
-    if policy_doc is not None:
+    if policy_doc is not None and policy_doc.get("kind") in framework_config.CONFIG_KINDS:
+        # a KubeSchedulerConfiguration (all its profiles) or OpenShift's Scheduler: the
+        # cluster's whole scheduler configuration, in the default scheduler's place
+        try:
+            framework_config.schedulers_for([policy_doc])
+        except framework_config.ConfigError as exc:
+            raise kube.DocumentError([f"{policy_doc.get('kind')}: {exc}"]) from exc
+        scheduler_name = DEFAULT_SCHEDULER
+    elif policy_doc is not None:
         try:
             scheduler_name = load_policy(policy_doc).scheduler_name
         except PolicyError as exc:

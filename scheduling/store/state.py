@@ -377,3 +377,22 @@ def eviction_time(cluster: Cluster, namespace: str, name: str) -> int | float | 
     """When the taint manager's timer deletes this pod (None: no timer), as shown."""
     t = eviction_timers(cluster).get(taint_manager.pod_key(namespace, name))
     return None if t is None else time_value(t)
+
+
+def cluster_schedulers(cluster: Cluster):
+    """The schedulers the cluster runs, [(schedulerName, a 3.11 Policy or a framework
+    Profile)]: its stored configuration, and its ClusterVersion choosing between them
+    (what the event loop runs: scheduling.store.reconcile)."""
+    from scheduling.engine.framework.config import ConfigError, select_schedulers
+
+    versions = cluster_versions(cluster)
+    configs = [cluster.policy, *(cluster.scheduler_policies or {}).values()]
+    try:
+        return select_schedulers(configs, versions)
+    except ConfigError:
+        return select_schedulers([], versions)
+
+
+def cluster_versions(cluster: Cluster) -> list[dict]:
+    """The cluster's ClusterVersion documents (what selects its scheduler)."""
+    return [d for d in _current(cluster).docs if d.get("kind") == "ClusterVersion"]

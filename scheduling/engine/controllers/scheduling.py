@@ -47,6 +47,7 @@ from scheduling.engine.scheduler.cache import SchedulerCache
 from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
 from scheduling.engine.scheduler.predicates.inter_pod_affinity import pod_matches_term, required_affinity_terms
 from scheduling.engine.scheduler.scheduler import ScheduleResult, replace_status, run_queue, scheduler_not_running_message
+from scheduling.engine.framework import runtime as framework
 from scheduling.engine.store import Store, is_terminating, meta, time_value
 
 NAME = "scheduler"
@@ -59,6 +60,37 @@ MOVE_ALL_KINDS = frozenset({"Node", "Service", "PersistentVolume", "PersistentVo
 _HELD = "\x00held"  # scheduler name given to pods kept in the unschedulable queue for a run
 SIMULATOR_SOURCE = "clusterui"  # events the simulator adds where Kubernetes is silent
 NO_SCHEDULER_REASON = "SchedulerNotRunning"
+IGNORED_FIELD_REASON = "FieldIgnored"
+
+
+def ignored_fields(pod: Pod) -> list[str]:
+    """The fields of `pod` the OpenShift 3.11 scheduler does not read (they came later):
+    a pod using them under that scheduler is told so."""
+    fields = []
+    if pod.topology_spread_constraints:
+        fields.append("spec.topologySpreadConstraints")
+    if pod.scheduling_gates:
+        fields.append("spec.schedulingGates")
+    if pod.preemption_policy == "Never":
+        fields.append("spec.preemptionPolicy")
+    affinity = pod.affinity
+    for kind, rules in (("podAffinity", affinity and affinity.pod_affinity),
+                        ("podAntiAffinity", affinity and affinity.pod_anti_affinity)):
+        if rules is None:
+            continue
+        terms = list(rules.required) + [w.term for w in rules.preferred]
+        if any(t.namespace_selector is not None for t in terms):
+            fields.append(f"spec.affinity.{kind}: namespaceSelector")
+        if any(t.match_label_keys or t.mismatch_label_keys for t in terms):
+            fields.append(f"spec.affinity.{kind}: matchLabelKeys")
+    return fields
+
+
+def ignored_fields_message(fields: list[str]) -> str:
+    return (f"{', '.join(fields)} ignored: this cluster runs the OpenShift 3.11 scheduler (a Policy), which "
+            f"predates {'this field' if len(fields) == 1 else 'these fields'}; the OpenShift 4 scheduler "
+            "(a KubeSchedulerConfiguration, or a ClusterVersion of 4.10 or later) reads "
+            f"{'it' if len(fields) == 1 else 'them'}")
 
 
 class SimulationError(ValueError):
@@ -288,12 +320,25 @@ class SchedulerController:
                 return tie_break_rng(ctx.seed, pod.key, attempts.get(pod.key, 0) + n)
 
             marks: list[tuple[SchedulerCache, int]] = []  # each run's cache and where its log of changes stood
+            starts = dict(ctx.state.get("nextStartNodeIndex") or {})
             for name, policy in settings.get("schedulers") or ():
+                if isinstance(policy, framework.Profile):
+                    ran, starts[name] = framework.run_queue(
+                        state, policy, None, bool(settings.get("preemption", True)), scheduler_name=name, now=now,
+                        explain=bool(settings.get("explain", True)), node_infos=infos, rng_for_attempt=rng_for_attempt,
+                        pending=pending, start=int(starts.get(name, 0)), namespace_labels=_namespace_labels(store))
+                    results += ran
+                    continue
                 cache = snapshot.cache(infos, state)
                 marks.append((cache, len(cache.changes)))
-                results += run_queue(state, policy, None, bool(settings.get("preemption", True)), scheduler_name=name,
-                                     now=now, explain=bool(settings.get("explain", True)), node_infos=infos,
-                                     rng_for_attempt=rng_for_attempt, pending=pending, cache=cache)
+                ran = run_queue(state, policy, None, bool(settings.get("preemption", True)), scheduler_name=name,
+                                now=now, explain=bool(settings.get("explain", True)), node_infos=infos,
+                                rng_for_attempt=rng_for_attempt, pending=pending, cache=cache)
+                actions += self._ignored_fields(ran, attempts, now)
+                results += ran
+            starts = {k: v for k, v in starts.items() if v}
+            if starts != (ctx.state.get("nextStartNodeIndex") or {}):
+                actions.append(A.SetControllerState(NAME, "nextStartNodeIndex", starts or None))
             for i, pod in held.items():
                 state.pods[i] = pod
                 before[i] = pod
@@ -337,6 +382,24 @@ class SchedulerController:
         actions.append(A.SetControllerState(NAME, "attempts", attempts or None))
         return A.Result(actions)
 
+    @staticmethod
+    def _ignored_fields(results: list[ScheduleResult], attempts: Mapping[str, int], now: float) -> list:
+        """A Warning on a pod's first attempt by the 3.11 scheduler when it uses fields that
+        scheduler does not read (Kubernetes 1.11 would drop them; the simulator keeps them
+        and says so)."""
+        actions: list = []
+        seen: set[str] = set()
+        for r in results:
+            pod = r.pod
+            if pod.key in seen or attempts.get(pod.key, 0):
+                continue
+            seen.add(pod.key)
+            fields = ignored_fields(pod)
+            if fields:
+                actions.append(A.RecordEvent(now, "Warning", IGNORED_FIELD_REASON, "Pod", pod.namespace, pod.name,
+                                             ignored_fields_message(fields), SIMULATOR_SOURCE))
+        return actions
+
     def _no_scheduler(self, store: Store, pods: Iterable[Pod], settings: Mapping[str, Any], now: float) -> list:
         """A pending pod that names a scheduler that does not run stays Pending. Kubernetes
         says nothing about it (no scheduler looks at it); the simulator says so once, with
@@ -360,6 +423,11 @@ class SchedulerController:
             actions.append(A.RecordEvent(now, "Warning", NO_SCHEDULER_REASON, "Pod", pod.namespace, pod.name,
                                          message, SIMULATOR_SOURCE))
         return actions
+
+
+def _namespace_labels(store: Store) -> dict[str, dict[str, str]]:
+    """Each namespace's labels (what namespaceSelector terms match)."""
+    return {(meta(d).get("name") or ""): dict(meta(d).get("labels") or {}) for d in store.list("Namespace")}
 
 
 def _ns_name(doc: Mapping[str, Any]) -> tuple[str, str]:

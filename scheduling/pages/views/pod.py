@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 from scheduling.engine.api.defaults import WORKLOAD_KINDS
 from scheduling.engine.api.objects import Toleration
 
-from scheduling.pages import board, explain, forms, whatif
+from scheduling.pages import board, explain, explain_framework, forms, whatif
 from scheduling.store import kube
 from scheduling.models import KIND_MODELS, Cluster
 from scheduling.store.permissions import can_edit, get_cluster_for_user
@@ -59,9 +59,10 @@ def _object_editor_context(request, cluster: Cluster, obj) -> dict:
 
 def pod_context(request, cluster: Cluster, namespace: str, name: str, **extra) -> dict:
     obj = object_or_404(cluster, "Pod", name, namespace)
-    explanation = explain.explain_pod(
-        cluster_state(cluster), explain.cluster_policy(cluster), f"{namespace}/{name}",
-        seed=cluster.seed, preemption=cluster.preemption_enabled,
+    scheduler = explain.cluster_policy(cluster)
+    explainer = explain_framework if explain.is_framework(scheduler) else explain
+    explanation = explainer.explain_pod(
+        cluster_state(cluster), scheduler, f"{namespace}/{name}", seed=cluster.seed, preemption=cluster.preemption_enabled,
     )
     return {
         **_object_editor_context(request, cluster, obj),

@@ -13,9 +13,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from scheduling.engine.api.admission import PLUGIN_NAMES as ADMISSION_PLUGIN_NAMES
 from scheduling.engine.scheduler.policy import DEFAULT_POLICY_DOC
-from scheduling.engine.scheduler.sample_policies import SAMPLE_POLICIES
 
-from scheduling.pages import forms, previews
+from scheduling.pages import explain, forms, previews
 from scheduling.store import kube, services
 from scheduling.models import Cluster
 from scheduling.store.permissions import can_edit, get_cluster_for_user
@@ -31,18 +30,22 @@ def _policy_text(doc) -> str:
 
 def policy_context(request, cluster: Cluster, **extra) -> dict:
     current = cluster.policy
-    shown = current if current is not None else DEFAULT_POLICY_DOC
+    scheduler = explain.cluster_policy(cluster)
+    framework = explain.is_framework(scheduler)
+    shown = current if current is not None else (scheduler.to_doc() if framework else DEFAULT_POLICY_DOC)
+    samples = previews.samples_for(cluster)
     return {
+        "framework": framework,
         "cluster": cluster,
         "can_edit": can_edit(request.user),
         "is_default": current is None,
         "policy_json": json.dumps(shown, indent=2),
         "policy_yaml": yaml.safe_dump(shown, sort_keys=False, default_flow_style=False),
         "form": forms.PolicyForm(initial={"text": _policy_text(current)}),
-        "samples": list(SAMPLE_POLICIES),
+        "samples": list(samples),
         "admission_plugins": [(n, (cluster.admission or {}).get(n, True)) for n in ADMISSION_PLUGIN_NAMES],
         "compare_choices": [("current", "this cluster's policy"), ("edited", "the text in the editor")]
-        + [(f"sample:{n}", f"sample: {n}") for n in SAMPLE_POLICIES],
+        + [(f"sample:{n}", f"sample: {n}") for n in samples],
         **node_selection_context(cluster),
         **extra,
     }
@@ -67,10 +70,11 @@ def policy_page(request, pk: int):
     return render(request, TEMPLATE, policy_context(request, cluster))
 
 
-def _load_sample(name: str) -> dict:
-    if name not in SAMPLE_POLICIES:
+def _load_sample(cluster: Cluster, name: str) -> dict:
+    samples = previews.samples_for(cluster)
+    if name not in samples:
         raise Http404("no such sample policy")
-    form = forms.PolicyForm(initial={"text": json.dumps(SAMPLE_POLICIES[name], indent=2)})
+    form = forms.PolicyForm(initial={"text": json.dumps(samples[name], indent=2)})
     return {"form": form, "notice": f'sample policy "{name}" loaded into the editor: validate, compare or save it'}
 
 
@@ -103,7 +107,7 @@ def policy_action(request, pk: int):
     text = form.cleaned_data.get("text", "")
     extra: dict = {"form": form}
     if action.startswith("sample:"):
-        extra = _load_sample(action.split(":", 1)[1])
+        extra = _load_sample(cluster, action.split(":", 1)[1])
     elif action in ("validate", "save"):
         _validate_or_save(cluster, action, text, extra)
     elif action == "compare":

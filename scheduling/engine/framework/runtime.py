@@ -1,0 +1,611 @@
+"""One profile's framework at work: a scheduling cycle for one pod (schedule_one.go's
+schedulePod: PreFilter, Filter with nominated pods, PostFilter, PreScore, Score,
+NormalizeScore, selectHost) and the queue of a pass (run_queue).
+
+`Framework` holds a profile's plugins, built for one pass over one snapshot (a Handle).
+`schedule_one` returns a FrameworkResult, the 1.11 ScheduleResult with the framework's
+statuses beside the reasons (which plugin rejected each node, with which code).
+
+Decisions:
+* Nodes to find (numFeasibleNodesToFind): as upstream, with `percentageOfNodesToScore`
+  (0: adaptive, 50 - nodes/125, at least 5 %, at least 100 nodes). Filtering starts at the
+  node after the last one the previous cycle evaluated (nextStartNodeIndex), which the
+  caller keeps (`start`) so that a resumed loop evaluates the same nodes.
+* With `explain`, every node's filter verdict is computed for the reader; the decision is
+  made on the nodes upstream would have evaluated, so explaining changes nothing.
+* Ties: selectHost's reservoir sampling picks each tied node with equal chance; we draw
+  `rng.randrange(len(tied))` over the tied nodes in node order (only when several tie).
+* The queue of a pass: every pending pod of the profile's scheduler in PrioritySort order
+  (priority, then the time it entered the queue: its creation, then input order); a pod
+  with scheduling gates stays out (PreEnqueue) and gets no event. A pod that fits nowhere
+  may be retried in the same pass when a pod bound after it or a preemption makes room,
+  as the queue's events move it back (see engine.controllers.scheduling for the events
+  between passes). Backoff (1 s doubling to 10 s) is not waited for on the simulated
+  clock: a pod moved back is tried at once.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from scheduling.engine.api.objects import Pod
+from scheduling.engine.framework import interface as fw
+from scheduling.engine.framework.interface import CycleState, Handle, Status
+from scheduling.engine.framework.plugins import plugin_class
+from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
+from scheduling.engine.scheduler.preemption import PreemptionResult
+from scheduling.engine.scheduler.scheduler import (
+    NO_NODES_AVAILABLE,
+    Event,
+    TOTAL,
+    LazyRandom,
+    ScheduleResult,
+    is_pending,
+    replace_status,
+)
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+MAX_ATTEMPTS_PER_RUN = 10
+
+EXTENSION_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
+                    "reserve", "permit", "preBind", "bind", "postBind")
+# extension point -> the method a plugin implements for it
+METHODS = {
+    "preEnqueue": "pre_enqueue",
+    "queueSort": "less",
+    "preFilter": "pre_filter",
+    "filter": "filter",
+    "postFilter": "post_filter",
+    "preScore": "pre_score",
+    "score": "score",
+    "reserve": "reserve",
+    "permit": "permit",
+    "preBind": "pre_bind",
+    "bind": "bind",
+    "postBind": "post_bind",
+}
+
+
+@dataclass
+class FrameworkResult(ScheduleResult):
+    """A scheduling attempt under the framework: `filters` has each node's reasons as for
+    1.11, `statuses` the Status behind them (plugin and code; success for a node that fits)."""
+
+    statuses: dict[str, Status] = field(default_factory=dict)
+    evaluated: tuple[str, ...] = ()  # the nodes the decision looked at (numFeasibleNodesToFind)
+    prefilter_message: str = ""
+    postfilter_message: str = ""
+    domain_counts: dict[str, dict[str, int]] = field(default_factory=dict)  # PodTopologySpread, for the reader
+    gated: bool = False  # held by PreEnqueue (scheduling gates): no attempt was made
+
+    def events(self):
+        """Scheduled or FailedScheduling, and a Preempted event on each victim (v1.35 words:
+        `Preempted by pod <uid> on node <node>`)."""
+        if self.gated:
+            return []
+        pod = self.pod
+        obj = f"Pod/{pod.namespace}/{pod.name}"
+        if self.node is not None:
+            return [Event(self.time, "Normal", "Scheduled", obj, f"Successfully assigned {pod.namespace}/{pod.name} to {self.node}")]
+        events = [Event(self.time, "Warning", "FailedScheduling", obj, self.message or "")]
+        pr = self.preemption
+        if pr is not None and pr.nominated_node is not None:
+            for victim in pr.victims:
+                events.append(Event(self.time, "Normal", "Preempted", f"Pod/{victim.namespace}/{victim.name}",
+                                    f"Preempted by pod {pod.uid} on node {pr.nominated_node}"))
+        return events
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A KubeSchedulerConfiguration profile after defaulting: the plugins of each extension
+    point in order with their score weights, each plugin's args."""
+
+    scheduler_name: str
+    plugins: Mapping[str, tuple[tuple[str, int], ...]]  # point -> ((plugin, weight), ...)
+    plugin_config: Mapping[str, Mapping[str, Any]]
+    percentage_of_nodes_to_score: int | None = None  # None: the configuration's (0: adaptive)
+
+    kind = "framework"  # what the pages and the controller ask a scheduler
+
+    def enabled(self, point: str) -> list[str]:
+        return [name for name, _ in self.plugins.get(point, ())]
+
+    def weight(self, name: str) -> int:
+        return dict(self.plugins.get("score", ())).get(name, 0)
+
+    @property
+    def disable_preemption(self) -> bool:
+        return not self.plugins.get("postFilter")
+
+    def to_doc(self) -> dict:
+        """The profile as KubeSchedulerConfiguration would print it (its effective plugins)."""
+        return {
+            "schedulerName": self.scheduler_name,
+            "plugins": {point: {"enabled": [{"name": n, **({"weight": w} if point == "score" else {})}
+                                            for n, w in self.plugins.get(point, ())]}
+                        for point in EXTENSION_POINTS if self.plugins.get(point)},
+            "pluginConfig": [{"name": n, "args": dict(a)} for n, a in self.plugin_config.items()],
+            **({} if self.percentage_of_nodes_to_score is None
+               else {"percentageOfNodesToScore": self.percentage_of_nodes_to_score}),
+        }
+
+
+class Framework:
+    """A profile's plugins, made for one snapshot (frameworkImpl)."""
+
+    def __init__(self, profile: Profile, handle: Handle, percentage_of_nodes_to_score: int = 0):
+        self.profile = profile
+        self.handle = handle
+        handle.framework = self
+        self.percentage = (profile.percentage_of_nodes_to_score if profile.percentage_of_nodes_to_score is not None
+                           else percentage_of_nodes_to_score)
+        self.instances: dict[str, fw.Plugin] = {}
+        self.points: dict[str, list[fw.Plugin]] = {}
+        for point in EXTENSION_POINTS:
+            method = METHODS[point]
+            plugins = []
+            for name in profile.enabled(point):
+                plugin = self.plugin(name)
+                if hasattr(plugin, method):
+                    plugins.append(plugin)
+            self.points[point] = plugins
+        self.weights = {name: weight for name, weight in profile.plugins.get("score", ())}
+        self.normalizers = {p.name for p in self.points["score"] if hasattr(p, "normalize_score")}
+
+    def plugin(self, name: str) -> fw.Plugin:
+        plugin = self.instances.get(name)
+        if plugin is None:
+            plugin = plugin_class(name)(self.profile.plugin_config.get(name), self.handle)
+            plugin.name = name
+            self.instances[name] = plugin
+        return plugin
+
+    # --- the extension points ---------------------------------------------------------------------
+
+    def run_pre_enqueue(self, pod: Pod) -> Status:
+        for p in self.points["preEnqueue"]:
+            status = p.pre_enqueue(pod)
+            if not status.is_success:
+                return status.with_plugin(p.name)
+        return fw.OK
+
+    def run_pre_filter(self, cs: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
+        for p in self.points["preFilter"]:
+            status = p.pre_filter(cs, pod, nodes)
+            if status.is_skip:
+                cs.skip_filter.add(p.name)
+            elif not status.is_success:
+                return status.with_plugin(p.name)
+        return fw.OK
+
+    def run_filter(self, cs: CycleState, pod: Pod, info: NodeInfo) -> Status:
+        skip = cs.skip_filter
+        for p in self.points["filter"]:
+            if p.name in skip:
+                continue
+            status = p.filter(cs, pod, info)
+            if not status.is_success:
+                return status.with_plugin(p.name)
+        return fw.OK
+
+    def add_pod(self, cs: CycleState, pod: Pod, pod_to_add: Pod, info: NodeInfo) -> Status:
+        for p in self.points["preFilter"]:
+            if p.name in cs.skip_filter or not hasattr(p, "add_pod"):
+                continue
+            status = p.add_pod(cs, pod, pod_to_add, info)
+            if not status.is_success:
+                return status.with_plugin(p.name)
+        return fw.OK
+
+    def remove_pod(self, cs: CycleState, pod: Pod, pod_to_remove: Pod, info: NodeInfo) -> Status:
+        for p in self.points["preFilter"]:
+            if p.name in cs.skip_filter or not hasattr(p, "remove_pod"):
+                continue
+            status = p.remove_pod(cs, pod, pod_to_remove, info)
+            if not status.is_success:
+                return status.with_plugin(p.name)
+        return fw.OK
+
+    def run_filter_with_nominated_pods(self, cs: CycleState, pod: Pod, info: NodeInfo) -> Status:
+        """RunFilterPluginsWithNominatedPods: with pods of equal or higher priority nominated
+        to the node added first (to a clone of the state and of the NodeInfo), then, if
+        that passed, without them."""
+        waiting = [p for p in self.handle.nominated.get(info.name, ()) if p.key != pod.key and p.priority >= pod.priority]
+        if waiting:
+            state2 = cs.clone()
+            info2 = info.clone()
+            for other in waiting:
+                added = replace_status(other, node_name=info.name)
+                info2.add_pod(added)
+                status = self.add_pod(state2, pod, added, info2)
+                if not status.is_success:
+                    return status
+            status = self.run_filter(state2, pod, info2)
+            if not status.is_success:
+                return status
+        return self.run_filter(cs, pod, info)
+
+    def run_post_filter(self, cs: CycleState, pod: Pod, statuses: Mapping[str, Status]):
+        """(PreemptionResult or None, the PostFilter message)."""
+        messages: list[str] = []
+        outcome = None
+        for p in self.points["postFilter"]:
+            result, status = p.post_filter(cs, pod, statuses)
+            if status.is_success:
+                return result, ""
+            messages.append(status.message)
+            if result is not None:
+                outcome = result
+            if status.code != fw.UNSCHEDULABLE:
+                break
+        return outcome, ", ".join(m for m in messages if m)
+
+    def run_pre_score(self, cs: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
+        for p in self.points["preScore"]:
+            status = p.pre_score(cs, pod, nodes)
+            if status.is_skip:
+                cs.skip_score.add(p.name)
+            elif not status.is_success:
+                return status.with_plugin(p.name)
+        return fw.OK
+
+    def run_score(self, cs: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[dict[str, dict[str, int]], list[int]]:
+        """RunScorePlugins: ({node: {plugin: normalized score}}, weighted totals in `nodes` order)."""
+        per_node: dict[str, dict[str, int]] = {info.name: {} for info in nodes}
+        totals = [0] * len(nodes)
+        for p in self.points["score"]:
+            if p.name in cs.skip_score:
+                continue
+            scores = {info.name: p.score(cs, pod, info) for info in nodes}
+            if p.name in self.normalizers:
+                p.normalize_score(cs, pod, scores)
+            weight = self.weights.get(p.name, 1)
+            for i, info in enumerate(nodes):
+                score = scores[info.name]
+                if score > fw.MAX_NODE_SCORE or score < fw.MIN_NODE_SCORE:
+                    raise fw.ScoreError(
+                        f"plugin {p.name!r} returns an invalid score {score}, it should in the range of "
+                        f"[{fw.MIN_NODE_SCORE}, {fw.MAX_NODE_SCORE}] after normalizing")
+                per_node[info.name][p.name] = score
+                totals[i] += score * weight
+        return per_node, totals
+
+    def has_filter_plugins(self) -> bool:
+        return bool(self.points["filter"])
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.points["score"])
+
+    def num_feasible_nodes_to_find(self, num_all_nodes: int) -> int:
+        """numFeasibleNodesToFind."""
+        if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+            return num_all_nodes
+        percentage = self.percentage or 0
+        if percentage == 0:
+            percentage = 50 - num_all_nodes // 125
+            if percentage < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
+                percentage = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+        num_nodes = num_all_nodes * percentage // 100
+        return max(num_nodes, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+# --- the message -----------------------------------------------------------------------------------
+
+
+def fit_error_message(num_all_nodes: int, statuses: Mapping[str, Status], prefilter_message: str = "",
+                      postfilter_message: str = "", absent: Status | None = None) -> str:
+    """FitError.Error(): `0/N nodes are available: <reasons counted and sorted>.` and the
+    PostFilter message (` preemption: ...`). `absent` is the status of the nodes not in
+    `statuses` (none evaluated them)."""
+    message = f"0/{num_all_nodes} nodes are available:"
+    if prefilter_message:
+        message += f" {prefilter_message}."
+    else:
+        counts: Counter[str] = Counter()
+        for status in statuses.values():
+            counts.update(status.reasons)
+        if absent is not None and len(statuses) < num_all_nodes:
+            for reason in absent.reasons:
+                counts[reason] += num_all_nodes - len(statuses)
+        histogram = sorted(f"{n} {reason}" for reason, n in counts.items())
+        if histogram:
+            message += f" {', '.join(histogram)}."
+    if postfilter_message:
+        message += f" {postfilter_message}" + ("" if postfilter_message.endswith(".") else ".")
+    return message
+
+
+# --- one cycle -------------------------------------------------------------------------------------
+
+
+def schedule_one(
+    framework: Framework,
+    pod: Pod,
+    rng,
+    *,
+    explain: bool = True,
+    start: int = 0,
+    preemption: bool = True,
+) -> tuple[FrameworkResult, int]:
+    """schedulePod (and, when the pod fits nowhere, the PostFilter plugins): the result and
+    the next start index."""
+    infos = framework.handle.node_infos
+    result = FrameworkResult(pod=pod)
+    nodes = list(infos.values())
+    if not nodes:
+        result.message = NO_NODES_AVAILABLE
+        return result, start
+    preemptor = framework.instances.get("DefaultPreemption")
+    if preemptor is not None:
+        preemptor.rng = rng  # the candidates' offset, drawn only when it matters
+    cs = CycleState()
+    status = framework.run_pre_filter(cs, pod, nodes)
+    if not status.is_success:
+        # Every node is rejected with the PreFilter plugin's status.
+        result.prefilter_message = status.message
+        for info in nodes:
+            result.statuses[info.name] = status
+            result.filters[info.name] = status.reasons
+        return _fit_error(framework, cs, pod, result, len(nodes), preemption), start
+
+    feasible: list[NodeInfo] = []
+    evaluated: list[str] = []
+    # A pod nominated by an earlier preemption tries its nominated node first.
+    nominated_node = pod.nominated_node_name
+    if nominated_node and nominated_node in infos:
+        info = infos[nominated_node]
+        status = framework.run_filter_with_nominated_pods(cs, pod, info)
+        if status.is_success:
+            feasible = [info]
+            evaluated = [nominated_node]
+            result.statuses[nominated_node] = fw.OK
+    if not feasible:
+        to_find = framework.num_feasible_nodes_to_find(len(nodes))
+        n = len(nodes)
+        processed = 0
+        for i in range(n):
+            info = nodes[(start + i) % n]
+            processed += 1
+            status = framework.run_filter_with_nominated_pods(cs, pod, info) if framework.has_filter_plugins() else fw.OK
+            result.statuses[info.name] = status
+            evaluated.append(info.name)
+            if status.is_success:
+                feasible.append(info)
+                if len(feasible) >= to_find:
+                    break
+        start = (start + processed) % n
+    result.evaluated = tuple(evaluated)
+    if explain:
+        for info in nodes:
+            if info.name not in result.statuses:
+                result.statuses[info.name] = framework.run_filter_with_nominated_pods(cs, pod, info)
+        result.statuses = {info.name: result.statuses[info.name] for info in nodes}
+        result.domain_counts = _domain_counts(framework, cs)
+    for name, status in result.statuses.items():
+        result.filters[name] = () if status.is_success else status.reasons
+    if not feasible:
+        return _fit_error(framework, cs, pod, result, len(nodes), preemption), start
+    if not explain:
+        result.filters = {}
+        result.statuses = {}
+    if len(feasible) == 1:
+        result.node = feasible[0].name
+        result.tied = (result.node,)
+        if explain:
+            result.scores = _scores_for_reader(framework, cs, pod, feasible)
+        return result, start
+    result.prioritized = True
+    try:
+        status = framework.run_pre_score(cs, pod, feasible)
+        if not status.is_success:
+            raise fw.ScoreError(status.message)
+        if framework.has_score_plugins():
+            per_node, totals = framework.run_score(cs, pod, feasible)
+        else:
+            per_node, totals = {info.name: {} for info in feasible}, [1] * len(feasible)
+    except fw.ScoreError as e:
+        result.prioritized = False
+        result.error = result.message = str(e)
+        return result, start
+    best = max(totals)
+    tied = [info.name for info, total in zip(feasible, totals) if total == best]
+    if len(tied) > 1:
+        order = {name: i for i, name in enumerate(infos)}
+        tied.sort(key=order.__getitem__)
+        result.node = tied[rng.randrange(len(tied))]
+    else:
+        result.node = tied[0]
+    if explain:
+        result.tied = tuple(tied)
+        result.scores = {info.name: {**per_node[info.name], TOTAL: total} for info, total in zip(feasible, totals)}
+    return result, start
+
+
+def _scores_for_reader(framework: Framework, cs: CycleState, pod: Pod, feasible: list[NodeInfo]) -> dict:
+    """The scores of a single feasible node (upstream does not score it: shown, deciding nothing)."""
+    try:
+        cs2 = cs.clone()
+        if not framework.run_pre_score(cs2, pod, feasible).is_success:
+            return {}
+        per_node, totals = framework.run_score(cs2, pod, feasible) if framework.has_score_plugins() else (
+            {feasible[0].name: {}}, [1])
+    except fw.ScoreError:
+        return {}
+    return {info.name: {**per_node[info.name], TOTAL: total} for info, total in zip(feasible, totals)}
+
+
+def _domain_counts(framework: Framework, cs: CycleState) -> dict[str, dict[str, int]]:
+    plugin = framework.instances.get("PodTopologySpread")
+    counts = getattr(plugin, "domain_counts", None)
+    if counts is None or "PodTopologySpread" in cs.skip_filter:
+        return {}
+    try:
+        return counts(cs) or {}
+    except (KeyError, AttributeError):
+        return {}
+
+
+def _fit_error(framework: Framework, cs: CycleState, pod: Pod, result: FrameworkResult, num_nodes: int,
+               preemption: bool) -> FrameworkResult:
+    if preemption and framework.points["postFilter"]:
+        outcome, message = framework.run_post_filter(cs, pod, result.statuses)
+        result.preemption = outcome
+        result.postfilter_message = message
+    result.message = fit_error_message(num_nodes, result.statuses, result.prefilter_message, result.postfilter_message)
+    return result
+
+
+# --- the queue ---------------------------------------------------------------------------------------
+
+
+def run_queue(
+    state: ClusterState,
+    profile: Profile,
+    rng: random.Random | None,
+    preemption: bool = True,
+    *,
+    scheduler_name: str | None = None,
+    now: float = 0.0,
+    explain: bool = True,
+    node_infos: dict[str, NodeInfo] | None = None,
+    rng_for_attempt: Callable[[Pod, int], random.Random] | None = None,
+    pending: Iterable[int] | None = None,
+    start: int = 0,
+    namespace_labels: Mapping[str, Mapping[str, str]] | None = None,
+    percentage_of_nodes_to_score: int = 0,
+    **_ignored,
+) -> tuple[list[FrameworkResult], int]:
+    """Schedule every pending pod of the profile's scheduler in PrioritySort order; one
+    result per attempt, and the next start index. Updates `state.pods` and the NodeInfos
+    in place as engine.scheduler.scheduler.run_queue does (binds, nominations, victims'
+    deletionTimestamp)."""
+    scheduler_name = scheduler_name or profile.scheduler_name
+    infos = node_infos if node_infos is not None else state.node_infos()
+    nominated: dict[str, list[Pod]] = defaultdict(list)
+    handle = Handle(state=state, node_infos=infos, nominated=nominated, namespace_labels=namespace_labels or {})
+    framework = Framework(profile, handle, percentage_of_nodes_to_score)
+    preemption = preemption and not profile.disable_preemption
+
+    candidates: Iterable[int] = range(len(state.pods)) if pending is None else sorted(pending)
+    index: dict[str, int] = {}
+    heap: list[tuple[int, int, str]] = []
+    results: list[FrameworkResult] = []
+    for i in candidates:
+        pod = state.pods[i]
+        if not is_pending(pod, scheduler_name):
+            continue
+        index[pod.key] = i
+        if pod.nominated_node_name:
+            nominated[pod.nominated_node_name].append(pod)
+        gate = framework.run_pre_enqueue(pod)
+        if not gate.is_success:
+            held = FrameworkResult(pod=pod, gated=True, message=gate.message, time=now)
+            results.append(held)
+            continue
+        heap.append((-pod.priority, i, pod.key))
+    heapq.heapify(heap)
+    unschedulable: set[str] = set()
+    attempts: Counter[str] = Counter()
+
+    def current(key: str) -> Pod:
+        return state.pods[index[key]]
+
+    def update(pod: Pod) -> None:
+        state.pods[index[pod.key]] = pod
+
+    def set_nomination(pod: Pod, node: str) -> Pod:
+        if pod.nominated_node_name:
+            nominated[pod.nominated_node_name] = [p for p in nominated[pod.nominated_node_name] if p.key != pod.key]
+        pod = replace_status(pod, nominated_node_name=node)
+        if node:
+            nominated[node].append(pod)
+        update(pod)
+        return pod
+
+    def requeue_all() -> None:
+        for key in sorted(unschedulable, key=index.__getitem__):
+            if attempts[key] < MAX_ATTEMPTS_PER_RUN:
+                heapq.heappush(heap, (-current(key).priority, index[key], key))
+        unschedulable.clear()
+
+    while heap:
+        _, _, key = heapq.heappop(heap)
+        pod = current(key)
+        if pod.node_name:
+            continue
+        attempts[key] += 1
+        draw = rng if rng_for_attempt is None else LazyRandom(rng_for_attempt, pod, attempts[key])
+        result, start = schedule_one(framework, pod, draw, explain=explain, start=start, preemption=preemption)
+        result.time = now
+        results.append(result)
+        if result.node is not None:
+            if pod.nominated_node_name:
+                pod = set_nomination(pod, "")
+            bound = replace_status(pod, node_name=result.node, phase="Running")
+            infos[result.node].add_pod(bound)
+            update(bound)
+            # AssignedPod/Add: a pod that InterPodAffinity or PodTopologySpread rejected may now fit.
+            if unschedulable and _may_help(bound, [current(k) for k in unschedulable]):
+                requeue_all()
+            continue
+        unschedulable.add(key)
+        outcome = result.preemption
+        if outcome is None:
+            continue
+        if outcome.nominated_node is None:
+            if outcome.clear_nomination and pod.nominated_node_name:
+                set_nomination(pod, "")
+            continue
+        set_nomination(pod, outcome.nominated_node)
+        info = infos[outcome.nominated_node]
+        for victim in outcome.victims:
+            since = victim.deletion_timestamp if victim.is_terminating else now
+            terminating = replace_status(victim, deletion_timestamp=since)
+            info.replace_pod(victim, terminating)
+            if victim.key in index or _find(state, victim.key, index):
+                update(terminating)
+        for lower in outcome.lower_priority_nominated:
+            if lower.key in index:
+                set_nomination(current(lower.key), "")
+                if lower.key in unschedulable:
+                    unschedulable.discard(lower.key)
+                    heapq.heappush(heap, (-current(lower.key).priority, index[lower.key], lower.key))
+    return results, start
+
+
+def _find(state: ClusterState, key: str, index: dict[str, int]) -> bool:
+    for i, pod in enumerate(state.pods):
+        if pod.key == key:
+            index[key] = i
+            return True
+    return False
+
+
+def _may_help(bound: Pod, waiting: Sequence[Pod]) -> bool:
+    """Whether binding `bound` could make one of `waiting` schedulable (InterPodAffinity's
+    and PodTopologySpread's AssignedPod/Add events: a waiting pod with required pod affinity
+    or topology spread constraints)."""
+    for pod in waiting:
+        if pod.topology_spread_constraints:
+            return True
+        affinity = pod.affinity
+        if affinity is not None and affinity.pod_affinity is not None and affinity.pod_affinity.required:
+            return True
+    return False
+
+
+def last_results(results: Iterable[ScheduleResult]) -> dict[str, ScheduleResult]:
+    last: dict[str, ScheduleResult] = {}
+    for r in results:
+        last[r.pod.key] = r
+    return last
+
+
+__all__ = ["Framework", "FrameworkResult", "Profile", "fit_error_message", "run_queue", "schedule_one",
+           "PreemptionResult"]
