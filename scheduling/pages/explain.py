@@ -37,7 +37,7 @@ from scheduling.engine.framework.runtime import Framework, Profile, schedule_one
 
 from scheduling.models import Node
 from scheduling.models import Pod as StoredPod
-from scheduling.store.state import cluster_state
+from scheduling.store.state import cluster_schedulers, cluster_state
 
 MAX_FILTER_ROWS = 200
 # Above this many nodes the per-node filter table starts collapsed under the summary by reason.
@@ -471,8 +471,6 @@ def explain_node(state: ClusterState, policy: Policy, node_name: str, *, seed: i
 def cluster_policy(cluster):
     """The cluster's default scheduler: its 3.11 Policy, or the framework's Profile when the
     cluster runs the OpenShift 4 scheduler (engine.framework.config.select_schedulers)."""
-    from scheduling.store.state import cluster_schedulers
-
     schedulers = dict(cluster_schedulers(cluster))
     return schedulers.get(DEFAULT_SCHEDULER) or next(iter(schedulers.values()))
 

@@ -35,7 +35,7 @@ from scheduling.engine.store import Store
 from scheduling.pages import explain, forms, whatif
 from scheduling.store import kube, oc_cli, reconcile, services
 from scheduling.models import Cluster, Node
-from scheduling.store.state import cluster_state
+from scheduling.store.state import cluster_state, cluster_versions
 
 EditError = whatif.EditError
 
@@ -451,8 +451,6 @@ def samples_for(cluster: Cluster) -> dict[str, dict]:
 def scheduler_of(cluster: Cluster, doc):
     """The default scheduler a configuration document (None: the cluster's default) makes on
     this cluster: a 3.11 Policy or a framework Profile."""
-    from scheduling.store.state import cluster_versions
-
     schedulers = dict(framework_config.select_schedulers([doc], cluster_versions(cluster)))
     return schedulers.get("default-scheduler") or next(iter(schedulers.values()))
 

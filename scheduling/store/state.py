@@ -14,6 +14,7 @@ from typing import Any
 from django.db import connection
 
 from scheduling.engine.api.validation import FieldError, engine_problem
+from scheduling.engine.framework.config import ConfigError, select_schedulers
 from scheduling.engine.controllers import taint_manager
 from scheduling.engine.scheduler.cluster import ClusterState
 from scheduling.engine.store import sim_time, time_value
@@ -383,8 +384,6 @@ def cluster_schedulers(cluster: Cluster):
     """The schedulers the cluster runs, [(schedulerName, a 3.11 Policy or a framework
     Profile)]: its stored configuration, and its ClusterVersion choosing between them
     (what the event loop runs: scheduling.store.reconcile)."""
-    from scheduling.engine.framework.config import ConfigError, select_schedulers
-
     versions = cluster_versions(cluster)
     configs = [cluster.policy, *(cluster.scheduler_policies or {}).values()]
     try:

@@ -24,6 +24,10 @@ import re
 from typing import Any, Iterable, Mapping
 
 from scheduling.engine.api.objects import DEFAULT_SCHEDULER
+from scheduling.engine.framework.interface import ArgsError, Handle
+from scheduling.engine.scheduler.cluster import ClusterState
+from scheduling.engine.scheduler.policy import PolicyError
+from scheduling.engine.scheduler.policy import schedulers_for as policy_schedulers
 from scheduling.engine.framework.plugins import REGISTRY, plugin_class
 from scheduling.engine.framework.runtime import EXTENSION_POINTS, METHODS, Profile
 
@@ -228,9 +232,6 @@ def load_configuration(doc: Mapping[str, Any]) -> list[tuple[str, Profile]]:
 def _check_args(profile: Profile, path: str) -> None:
     """Each enabled plugin made once with its args: an invalid argument is refused here,
     with the plugin's own validation message."""
-    from scheduling.engine.framework.interface import ArgsError, Handle
-    from scheduling.engine.scheduler.cluster import ClusterState
-
     handle = Handle(state=ClusterState(), node_infos={})
     names = {n for point in profile.plugins.values() for n, _ in point}
     for i, name in enumerate(profile.plugin_config):
@@ -309,8 +310,6 @@ def select_schedulers(config_docs: Iterable[Mapping[str, Any] | None], cluster_d
     Scheduler; None for "the default"); `cluster_docs`: the cluster's objects (a
     ClusterVersion of 4.10 or later selects the framework). A Policy on a framework cluster
     is refused: the Policy API is gone from OpenShift 4.10 on."""
-    from scheduling.engine.scheduler.policy import PolicyError, schedulers_for as policy_schedulers
-
     configs = [d for d in config_docs if d]
     framework_docs = [d for d in configs if d.get("kind") in CONFIG_KINDS]
     policies = [d for d in configs if d.get("kind") not in CONFIG_KINDS]

@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 from scheduling.engine.api.objects import Pod
 from scheduling.engine.framework import interface as fw
 from scheduling.engine.framework.interface import CycleState, Plugin, Status
+from scheduling.engine.framework.runtime import fit_error_message
 from scheduling.engine.scheduler.cluster import NodeInfo
 from scheduling.engine.scheduler.preemption import MAX_INT32, PreemptionResult
 
@@ -150,8 +151,6 @@ class DefaultPreemption(Plugin):
         return result, fw.OK
 
     def _fit_error(self, num_nodes: int, node_statuses: Mapping[str, Status]) -> str:
-        from scheduling.engine.framework.runtime import fit_error_message
-
         return fit_error_message(num_nodes, node_statuses, absent=fw.unresolvable(NOT_HELPFUL))
 
     def _offset_and_count(self, num_nodes: int) -> tuple[int, int]:
