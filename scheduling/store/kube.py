@@ -58,11 +58,14 @@ from yaml.events import (
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from scheduling.engine.api.defaults import KINDS, apply_defaults
+from scheduling.engine.framework import config as framework_config
 from scheduling.engine.api.validation import decode_and_validate, excerpt, invalid_error
 
 
 # Documents that are not cluster objects but are accepted beside them.
 POLICY_KIND = "Policy"
+# The OpenShift 4 scheduler's configuration documents (a cluster's, like its Policy).
+SCHEDULER_CONFIG_KINDS = framework_config.CONFIG_KINDS
 TIMELINE_KIND = "Timeline"
 
 MAX_TEXT_BYTES = 20 * 1024 * 1024  # the web import's file limit; the same for every entry point
@@ -503,7 +506,7 @@ def _is_list(doc: dict) -> bool:
 
 
 def load_documents(
-    text: str, source: str = "<input>", *, extra_kinds: tuple[str, ...] = (POLICY_KIND, TIMELINE_KIND),
+    text: str, source: str = "<input>", *, extra_kinds: tuple[str, ...] = (POLICY_KIND, *SCHEDULER_CONFIG_KINDS, TIMELINE_KIND),
     progress: Progress | None = None, skipped: list[str] | None = None,
 ) -> list[dict]:
     """Parse, check kinds, validate and default every document; all or nothing.
@@ -538,7 +541,7 @@ def without_managed_fields(doc: dict) -> dict:
 
 
 def check_documents(
-    docs: list[dict], source: str = "<input>", *, extra_kinds: tuple[str, ...] = (POLICY_KIND, TIMELINE_KIND),
+    docs: list[dict], source: str = "<input>", *, extra_kinds: tuple[str, ...] = (POLICY_KIND, *SCHEDULER_CONFIG_KINDS, TIMELINE_KIND),
     progress: Progress | None = None, owned: bool = False,
 ) -> list[dict]:
     """Check kinds, validate and default every document; all or nothing. `owned`: the

@@ -494,7 +494,7 @@ def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
     with transaction.atomic():
         Cluster.objects.select_for_update().filter(pk=cluster.pk).first()  # writers queue behind us
         for doc in docs:
-            if doc["kind"] == kube.POLICY_KIND:
+            if doc["kind"] in (kube.POLICY_KIND, *kube.SCHEDULER_CONFIG_KINDS):
                 set_policy(cluster, doc)
                 policy_set = True
         timelines = [d for d in docs if d["kind"] == kube.TIMELINE_KIND]
