@@ -361,6 +361,7 @@ class SchedulerController:
                     touched.setdefault(new.key, new.node_name)
             snapshot.passed(touched, set(bound), marks)
         actions += self._no_scheduler(store, snapshot.pending_pods(store), settings, now)
+        actions += self._gated(store, results, now)
         tried: dict[str, int] = {}
         for r in results:
             source = r.pod.scheduler_name or DEFAULT_SCHEDULER
@@ -381,6 +382,26 @@ class SchedulerController:
         actions.append(A.SetControllerState(NAME, "unschedulable", sorted(unschedulable) or None))
         actions.append(A.SetControllerState(NAME, "attempts", attempts or None))
         return A.Result(actions)
+
+    @staticmethod
+    def _gated(store: Store, results: list[ScheduleResult], now: float) -> list:
+        """A pod held by its scheduling gates gets the PodScheduled condition the scheduler
+        sets (reason SchedulingGated; `oc get pods` prints it as the STATUS), once."""
+        actions: list = []
+        for r in results:
+            if not getattr(r, "gated", False):
+                continue
+            pod = r.pod
+            doc = store.get("Pod", pod.namespace, pod.name)
+            conditions = list(((doc or {}).get("status") or {}).get("conditions") or [])
+            if any(c.get("type") == "PodScheduled" and c.get("reason") == framework.SCHEDULING_GATED_REASON
+                   for c in conditions):
+                continue
+            conditions = [c for c in conditions if c.get("type") != "PodScheduled"] + [
+                {"type": "PodScheduled", "status": "False", "reason": framework.SCHEDULING_GATED_REASON,
+                 "message": framework.SCHEDULING_GATED_MESSAGE, "lastTransitionTime": time_value(now)}]
+            actions.append(A.PatchStatus("Pod", pod.namespace, pod.name, {"conditions": conditions}))
+        return actions
 
     @staticmethod
     def _ignored_fields(results: list[ScheduleResult], attempts: Mapping[str, int], now: float) -> list:

@@ -51,6 +51,9 @@ from scheduling.engine.scheduler.scheduler import (
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 MAX_ATTEMPTS_PER_RUN = 10
+# The PodScheduled condition of a pod held by its scheduling gates (reason SchedulingGated).
+SCHEDULING_GATED_REASON = "SchedulingGated"
+SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 
 EXTENSION_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
                     "reserve", "permit", "preBind", "bind", "postBind")
@@ -505,7 +508,7 @@ def run_queue(
             nominated[pod.nominated_node_name].append(pod)
         gate = framework.run_pre_enqueue(pod)
         if not gate.is_success:
-            held = FrameworkResult(pod=pod, gated=True, message=gate.message, time=now)
+            held = FrameworkResult(pod=pod, gated=True, message=SCHEDULING_GATED_MESSAGE, time=now)
             results.append(held)
             continue
         heap.append((-pod.priority, i, pod.key))
@@ -528,11 +531,11 @@ def run_queue(
         update(pod)
         return pod
 
-    def requeue_all() -> None:
-        for key in sorted(unschedulable, key=index.__getitem__):
+    def requeue(keys: list[str]) -> None:
+        for key in sorted(keys, key=index.__getitem__):
+            unschedulable.discard(key)
             if attempts[key] < MAX_ATTEMPTS_PER_RUN:
                 heapq.heappush(heap, (-current(key).priority, index[key], key))
-        unschedulable.clear()
 
     while heap:
         _, _, key = heapq.heappop(heap)
@@ -551,8 +554,8 @@ def run_queue(
             infos[result.node].add_pod(bound)
             update(bound)
             # AssignedPod/Add: a pod that InterPodAffinity or PodTopologySpread rejected may now fit.
-            if unschedulable and _may_help(bound, [current(k) for k in unschedulable]):
-                requeue_all()
+            if unschedulable:
+                requeue([k for k in unschedulable if _may_help(bound, current(k))])
             continue
         unschedulable.add(key)
         outcome = result.preemption
@@ -587,17 +590,17 @@ def _find(state: ClusterState, key: str, index: dict[str, int]) -> bool:
     return False
 
 
-def _may_help(bound: Pod, waiting: Sequence[Pod]) -> bool:
-    """Whether binding `bound` could make one of `waiting` schedulable (InterPodAffinity's
-    and PodTopologySpread's AssignedPod/Add events: a waiting pod with required pod affinity
-    or topology spread constraints)."""
-    for pod in waiting:
-        if pod.topology_spread_constraints:
-            return True
-        affinity = pod.affinity
-        if affinity is not None and affinity.pod_affinity is not None and affinity.pod_affinity.required:
-            return True
-    return False
+def _may_help(bound: Pod, waiting: Pod) -> bool:
+    """Whether binding `bound` could make `waiting` schedulable (InterPodAffinity's and
+    PodTopologySpread's AssignedPod/Add events): a waiting pod in the same namespace with
+    topology spread constraints or required pod affinity."""
+    if waiting.namespace != bound.namespace:
+        affinity = waiting.affinity
+        return bool(affinity and affinity.pod_affinity and affinity.pod_affinity.required)
+    if waiting.topology_spread_constraints:
+        return True
+    affinity = waiting.affinity
+    return bool(affinity and affinity.pod_affinity and affinity.pod_affinity.required)
 
 
 def last_results(results: Iterable[ScheduleResult]) -> dict[str, ScheduleResult]:
