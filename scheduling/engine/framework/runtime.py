@@ -36,6 +36,15 @@ from scheduling.engine.api.objects import Pod
 from scheduling.engine.framework import interface as fw
 from scheduling.engine.framework.interface import CycleState, Handle, Status
 from scheduling.engine.framework.plugins import plugin_class
+from scheduling.engine.framework import fast
+from scheduling.engine.framework.result import (
+    SCHEDULING_GATED_MESSAGE,
+    SCHEDULING_GATED_REASON,
+    FrameworkResult,
+    fit_error,
+    fit_error_message,
+)
+from scheduling.engine.scheduler.cache import SchedulerCache
 from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
 from scheduling.engine.scheduler.preemption import PreemptionResult
 from scheduling.engine.scheduler.scheduler import (
@@ -51,9 +60,6 @@ from scheduling.engine.scheduler.scheduler import (
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 MAX_ATTEMPTS_PER_RUN = 10
-# The PodScheduled condition of a pod held by its scheduling gates (reason SchedulingGated).
-SCHEDULING_GATED_REASON = "SchedulingGated"
-SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 
 EXTENSION_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
                     "reserve", "permit", "preBind", "bind", "postBind")
@@ -72,36 +78,6 @@ METHODS = {
     "bind": "bind",
     "postBind": "post_bind",
 }
-
-
-@dataclass
-class FrameworkResult(ScheduleResult):
-    """A scheduling attempt under the framework: `filters` has each node's reasons as for
-    1.11, `statuses` the Status behind them (plugin and code; success for a node that fits)."""
-
-    statuses: dict[str, Status] = field(default_factory=dict)
-    evaluated: tuple[str, ...] = ()  # the nodes the decision looked at (numFeasibleNodesToFind)
-    prefilter_message: str = ""
-    postfilter_message: str = ""
-    domain_counts: dict[str, dict[str, int]] = field(default_factory=dict)  # PodTopologySpread, for the reader
-    gated: bool = False  # held by PreEnqueue (scheduling gates): no attempt was made
-
-    def events(self):
-        """Scheduled or FailedScheduling, and a Preempted event on each victim (v1.35 words:
-        `Preempted by pod <uid> on node <node>`)."""
-        if self.gated:
-            return []
-        pod = self.pod
-        obj = f"Pod/{pod.namespace}/{pod.name}"
-        if self.node is not None:
-            return [Event(self.time, "Normal", "Scheduled", obj, f"Successfully assigned {pod.namespace}/{pod.name} to {self.node}")]
-        events = [Event(self.time, "Warning", "FailedScheduling", obj, self.message or "")]
-        pr = self.preemption
-        if pr is not None and pr.nominated_node is not None:
-            for victim in pr.victims:
-                events.append(Event(self.time, "Normal", "Preempted", f"Pod/{victim.namespace}/{victim.name}",
-                                    f"Preempted by pod {pod.uid} on node {pr.nominated_node}"))
-        return events
 
 
 @dataclass(frozen=True)
@@ -298,32 +274,6 @@ class Framework:
         return max(num_nodes, MIN_FEASIBLE_NODES_TO_FIND)
 
 
-# --- the message -----------------------------------------------------------------------------------
-
-
-def fit_error_message(num_all_nodes: int, statuses: Mapping[str, Status], prefilter_message: str = "",
-                      postfilter_message: str = "", absent: Status | None = None) -> str:
-    """FitError.Error(): `0/N nodes are available: <reasons counted and sorted>.` and the
-    PostFilter message (` preemption: ...`). `absent` is the status of the nodes not in
-    `statuses` (none evaluated them)."""
-    message = f"0/{num_all_nodes} nodes are available:"
-    if prefilter_message:
-        message += f" {prefilter_message}."
-    else:
-        counts: Counter[str] = Counter()
-        for status in statuses.values():
-            counts.update(status.reasons)
-        if absent is not None and len(statuses) < num_all_nodes:
-            for reason in absent.reasons:
-                counts[reason] += num_all_nodes - len(statuses)
-        histogram = sorted(f"{n} {reason}" for reason, n in counts.items())
-        if histogram:
-            message += f" {', '.join(histogram)}."
-    if postfilter_message:
-        message += f" {postfilter_message}" + ("" if postfilter_message.endswith(".") else ".")
-    return message
-
-
 # --- one cycle -------------------------------------------------------------------------------------
 
 
@@ -335,9 +285,15 @@ def schedule_one(
     explain: bool = True,
     start: int = 0,
     preemption: bool = True,
+    cache: SchedulerCache | None = None,
 ) -> tuple[FrameworkResult, int]:
     """schedulePod (and, when the pod fits nowhere, the PostFilter plugins): the result and
-    the next start index."""
+    the next start index.
+
+    With a `cache` (and without `explain`) the same decisions are made a node vector at a
+    time (module engine.framework.fast); without, node by node."""
+    if cache is not None and not explain:
+        return fast.schedule_one(framework, pod, rng, start=start, preemption=preemption, cache=cache)
     infos = framework.handle.node_infos
     result = FrameworkResult(pod=pod)
     nodes = list(infos.values())
@@ -355,7 +311,7 @@ def schedule_one(
         for info in nodes:
             result.statuses[info.name] = status
             result.filters[info.name] = status.reasons
-        return _fit_error(framework, cs, pod, result, len(nodes), preemption), start
+        return fit_error(framework, cs, pod, result, len(nodes), preemption), start
 
     feasible: list[NodeInfo] = []
     evaluated: list[str] = []
@@ -393,7 +349,7 @@ def schedule_one(
     for name, status in result.statuses.items():
         result.filters[name] = () if status.is_success else status.reasons
     if not feasible:
-        return _fit_error(framework, cs, pod, result, len(nodes), preemption), start
+        return fit_error(framework, cs, pod, result, len(nodes), preemption), start
     if not explain:
         result.filters = {}
         result.statuses = {}
@@ -454,16 +410,6 @@ def _domain_counts(framework: Framework, cs: CycleState) -> dict[str, dict[str, 
         return {}
 
 
-def _fit_error(framework: Framework, cs: CycleState, pod: Pod, result: FrameworkResult, num_nodes: int,
-               preemption: bool) -> FrameworkResult:
-    if preemption and framework.points["postFilter"]:
-        outcome, message = framework.run_post_filter(cs, pod, result.statuses)
-        result.preemption = outcome
-        result.postfilter_message = message
-    result.message = fit_error_message(num_nodes, result.statuses, result.prefilter_message, result.postfilter_message)
-    return result
-
-
 # --- the queue ---------------------------------------------------------------------------------------
 
 
@@ -482,6 +428,7 @@ def run_queue(
     start: int = 0,
     namespace_labels: Mapping[str, Mapping[str, str]] | None = None,
     percentage_of_nodes_to_score: int = 0,
+    fast_path: bool = True,
     **_ignored,
 ) -> tuple[list[FrameworkResult], int]:
     """Schedule every pending pod of the profile's scheduler in PrioritySort order; one
@@ -515,6 +462,22 @@ def run_queue(
     heapq.heapify(heap)
     unschedulable: set[str] = set()
     attempts: Counter[str] = Counter()
+    cache = SchedulerCache(infos, state) if fast_path and not explain and heap and infos else None
+    if cache is not None:
+        cache.attach()  # every bind and every victim from here on updates the cache
+    start_box = [start]  # the next start index, moved by every attempt
+    try:
+        _drain(heap, framework, state, infos, index, nominated, unschedulable, attempts, results, rng, rng_for_attempt,
+               explain, preemption, now, cache, start_box)
+    finally:
+        if cache is not None:
+            cache.detach()
+    return results, start_box[0]
+
+
+def _drain(heap, framework, state, infos, index, nominated, unschedulable, attempts, results, rng, rng_for_attempt,
+           explain, preemption, now, cache, start_box) -> None:
+    """The queue's loop: pop, schedule, bind or nominate, move back what a bind may help."""
 
     def current(key: str) -> Pod:
         return state.pods[index[key]]
@@ -544,7 +507,8 @@ def run_queue(
             continue
         attempts[key] += 1
         draw = rng if rng_for_attempt is None else LazyRandom(rng_for_attempt, pod, attempts[key])
-        result, start = schedule_one(framework, pod, draw, explain=explain, start=start, preemption=preemption)
+        result, start_box[0] = schedule_one(framework, pod, draw, explain=explain, start=start_box[0],
+                                            preemption=preemption, cache=cache)
         result.time = now
         results.append(result)
         if result.node is not None:
@@ -579,7 +543,6 @@ def run_queue(
                 if lower.key in unschedulable:
                     unschedulable.discard(lower.key)
                     heapq.heappush(heap, (-current(lower.key).priority, index[lower.key], lower.key))
-    return results, start
 
 
 def _find(state: ClusterState, key: str, index: dict[str, int]) -> bool:

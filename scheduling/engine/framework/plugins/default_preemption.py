@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 from scheduling.engine.api.objects import Pod
 from scheduling.engine.framework import interface as fw
 from scheduling.engine.framework.interface import CycleState, Plugin, Status
-from scheduling.engine.framework.runtime import fit_error_message
+from scheduling.engine.framework.result import fit_error_message
 from scheduling.engine.scheduler.cluster import NodeInfo
 from scheduling.engine.scheduler.preemption import MAX_INT32, PreemptionResult
 
