@@ -9,7 +9,7 @@ import yaml
 from django.urls import reverse
 
 from scheduling.models import Event, Pod
-from scheduling.store import services
+from scheduling.store import reconcile, services
 
 CLUSTER = """
 apiVersion: config.openshift.io/v1
@@ -56,14 +56,17 @@ spec:
   containers: [{{name: c, image: registry.example.com/web:1, resources: {{requests: {{cpu: 100m}}}}}}]
 """ for i in range(6))
 
+# 3 cpu on 2-cpu nodes: beyond every worker's allocatable, so preemption cannot help anywhere
 HUGE_MESSAGE = ("0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu. "
-                "preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, "
-                "3 No preemption victims found for incoming pod.")
+                "preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.")
 
 
 @pytest.fixture
 def ocp(db):
-    return services.import_new_cluster("ocp", CLUSTER, "ocp.yaml")
+    cluster = services.import_new_cluster("ocp", CLUSTER, "ocp.yaml")
+    reconcile.reconcile(cluster.pk, force=True)  # the loop's first pass (a worker runs it in the app)
+    cluster.refresh_from_db()
+    return cluster
 
 
 def test_the_loop_schedules_with_the_framework(ocp):

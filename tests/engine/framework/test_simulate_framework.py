@@ -91,9 +91,10 @@ def test_no_warning_under_the_framework():
 
 
 def test_failed_scheduling_message_in_todays_words_with_the_preemption_part():
-    nodes = [node("small", cpu="1"), node("tainted1", taints=[{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]),
+    nodes = [node("small", cpu="2"), node("tainted1", taints=[{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]),
              node("tainted2", taints=[{"key": "dedicated", "value": "db", "effect": "NoSchedule"}])]
-    out = simulate([CV_418, *nodes, pod("big", cpu="2")])
+    # the pod on "small" has the same priority: nothing to preempt there
+    out = simulate([CV_418, *nodes, pod("busy", cpu="1500m", node_name="small"), pod("big", cpu="1")])
     big = by_pod(out)["default/big"]
     assert big["node"] is None
     assert big["message"] == ("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s). "
@@ -103,6 +104,15 @@ def test_failed_scheduling_message_in_todays_words_with_the_preemption_part():
                                        "code": "Unschedulable"}
     assert big["filters"]["tainted1"]["plugin"] == "TaintToleration"
     assert big["filters"]["tainted1"]["code"] == "UnschedulableAndUnresolvable"
+
+
+def test_a_request_beyond_the_nodes_allocatable_is_unresolvable():
+    out = simulate([CV_418, node("small", cpu="1"), pod("low", cpu="500m", node_name="small", priority=0),
+                    pod("big", cpu="2", priority=100)])
+    big = by_pod(out)["default/big"]
+    assert big["filters"]["small"]["code"] == "UnschedulableAndUnresolvable"
+    assert big["message"] == ("0/1 nodes are available: 1 Insufficient cpu. "
+                              "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
     failed = [e for e in out["events"] if e["reason"] == "FailedScheduling"]
     assert failed and failed[0]["message"] == big["message"]
 
