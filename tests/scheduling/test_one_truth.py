@@ -162,6 +162,11 @@ def pod_spec(draw, app: str, apps: list[str], zones: list[str], classes: list[st
             {"weight": 80, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": HOSTNAME}}]}
     if affinity:
         spec["affinity"] = affinity
+    if draw(st.integers(0, 3)) == 0:  # read by the OpenShift 4 scheduler; the 3.11 one warns it ignores it
+        spec["topologySpreadConstraints"] = [{
+            "maxSkew": 1, "topologyKey": draw(st.sampled_from([ZONE, HOSTNAME])),
+            "whenUnsatisfiable": draw(st.sampled_from(["DoNotSchedule", "ScheduleAnyway"])),
+            "labelSelector": {"matchLabels": {"app": app}}}]
     return spec
 
 
@@ -170,6 +175,9 @@ def clusters(draw) -> Generated:
     zones = [f"zone-{c}" for c in "abc"[: draw(st.integers(1, 3))]]
     n = draw(st.integers(3, 8))
     docs: list[dict] = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}}]
+    if draw(st.booleans()):  # the OpenShift 4 scheduler, with one of OpenShift's profiles
+        docs.append({"apiVersion": "config.openshift.io/v1", "kind": "Scheduler", "metadata": {"name": "cluster"},
+                     "spec": {"profile": draw(st.sampled_from(["LowNodeUtilization", "HighNodeUtilization", "NoScoring"]))}})
     nodes = []
     for i in range(n):
         name = f"node{i + 1}"

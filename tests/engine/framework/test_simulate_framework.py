@@ -71,8 +71,14 @@ def test_topology_spread_places_six_replicas_two_per_zone_on_an_openshift4_clust
     out = simulate([selector, *nodes, *pods])
     assert zones_of(out, nodes) == {"a": 2, "b": 2, "c": 2}
     first = by_pod(out)["default/web-0"]
-    assert set(first["scores"][first["node"]]) >= {"PodTopologySpread", "NodeResourcesFit", "TaintToleration", "total"}
+    # DoNotSchedule constraints filter; only ScheduleAnyway ones score (PreScore skips the plugin)
+    assert set(first["scores"][first["node"]]) >= {"NodeResourcesFit", "TaintToleration", "total"}
+    assert "PodTopologySpread" not in first["scores"][first["node"]]
     assert all(0 <= v <= 100 for k, v in first["scores"][first["node"]].items() if k != "total")
+    last = by_pod(out)["default/web-5"]
+    crowded = [n for n, f in last["filters"].items() if not f["fits"]]
+    assert crowded and all(last["filters"][n]["plugin"] == "PodTopologySpread" for n in crowded)
+    assert last["filters"][crowded[0]]["reasons"] == ["node(s) didn't match pod topology spread constraints"]
 
 
 def test_the_311_scheduler_ignores_topology_spread_and_says_so():
