@@ -378,8 +378,9 @@ class Fit(Plugin):
 
     def __init__(self, args, handle):
         super().__init__(args, handle)
-        validate_fit_args(self.args)
+        # v1 defaults first (a missing or zero weight is 1), then the validation.
         self.args = fit_args_with_defaults(self.args)
+        validate_fit_args(self.args)
         strategy = self.args["scoringStrategy"]
         self.ignored_resources = frozenset(self.args["ignoredResources"] or ())
         self.ignored_resource_groups = frozenset(self.args["ignoredResourceGroups"] or ())
@@ -485,8 +486,8 @@ class BalancedAllocation(Plugin):
 
     def __init__(self, args, handle):
         super().__init__(args, handle)
-        validate_balanced_args(self.args)
         self.args = balanced_args_with_defaults(self.args)
+        validate_balanced_args(self.args)
         self.scorer = _AllocationScorer(self.args["resources"], balanced_resource_scorer, use_requested=True)
 
     def pre_score(self, cs, pod: Pod, nodes) -> Status:
@@ -501,4 +502,6 @@ class BalancedAllocation(Plugin):
         requests = cs.get(BALANCED_PRE_SCORE_STATE_KEY)
         if requests is None:
             requests = self.scorer.pod_request_list(pod)
+            if not any(requests):
+                return 0
         return self.scorer.score(info, requests)
