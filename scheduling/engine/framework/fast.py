@@ -32,6 +32,7 @@ import numpy as np
 from scheduling.engine.api.objects import Pod
 from scheduling.engine.framework import interface as fw
 from scheduling.engine.framework.interface import CycleState
+from scheduling.engine.framework.plugins.helper import PRE_FILTER_RESULT_KEY
 from scheduling.engine.framework.result import FrameworkResult, fit_error
 from scheduling.engine.scheduler.cache import SchedulerCache
 from scheduling.engine.scheduler.scheduler import NO_NODES_AVAILABLE, TOTAL
@@ -124,7 +125,7 @@ def feasible(framework: "Framework", cs: CycleState, pod: Pod, cache: SchedulerC
 
 
 def schedule_one(framework: "Framework", pod: Pod, rng, *, start: int, preemption: bool,
-                 cache: SchedulerCache) -> tuple[FrameworkResult, int]:
+                 cache: SchedulerCache) -> tuple[FrameworkResult, int] | None:
     result = FrameworkResult(pod=pod)
     infos = cache.infos
     n = cache.n
@@ -137,6 +138,8 @@ def schedule_one(framework: "Framework", pod: Pod, rng, *, start: int, preemptio
     nodes = list(infos)
     cs = CycleState()
     status = framework.run_pre_filter(cs, pod, nodes)
+    if status.is_success and cs.get(PRE_FILTER_RESULT_KEY):
+        return None  # a PreFilterResult restricts the nodes: the node-by-node cycle takes it
     if not status.is_success:
         result.prefilter_message = status.message
         for info in nodes:

@@ -36,6 +36,7 @@ from scheduling.engine.api.objects import Pod
 from scheduling.engine.framework import interface as fw
 from scheduling.engine.framework.interface import CycleState, Handle, Status
 from scheduling.engine.framework.plugins import plugin_class
+from scheduling.engine.framework.plugins.helper import PRE_FILTER_RESULT_KEY
 from scheduling.engine.framework import fast
 from scheduling.engine.framework.result import (
     SCHEDULING_GATED_MESSAGE,
@@ -293,7 +294,9 @@ def schedule_one(
     With a `cache` (and without `explain`) the same decisions are made a node vector at a
     time (module engine.framework.fast); without, node by node."""
     if cache is not None and not explain:
-        return fast.schedule_one(framework, pod, rng, start=start, preemption=preemption, cache=cache)
+        done = fast.schedule_one(framework, pod, rng, start=start, preemption=preemption, cache=cache)
+        if done is not None:
+            return done
     infos = framework.handle.node_infos
     result = FrameworkResult(pod=pod)
     nodes = list(infos.values())
@@ -312,6 +315,22 @@ def schedule_one(
             result.statuses[info.name] = status
             result.filters[info.name] = status.reasons
         return fit_error(framework, cs, pod, result, len(nodes), preemption), start
+    candidates = nodes
+    allowed, plugins = pre_filter_result(cs)
+    if allowed is not None:
+        # A PreFilterResult: only these nodes can fit; the others are not evaluated.
+        if not allowed:
+            status = fw.unresolvable(f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously")
+            result.prefilter_message = status.message
+            for info in nodes:
+                result.statuses[info.name] = status
+                result.filters[info.name] = status.reasons
+            return fit_error(framework, cs, pod, result, len(nodes), preemption), start
+        absent = fw.unresolvable(f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}]")
+        candidates = [info for info in nodes if info.name in allowed]
+        for info in nodes:
+            if info.name not in allowed:
+                result.statuses[info.name] = absent
 
     feasible: list[NodeInfo] = []
     evaluated: list[str] = []
@@ -324,12 +343,13 @@ def schedule_one(
             feasible = [info]
             evaluated = [nominated_node]
             result.statuses[nominated_node] = fw.OK
-    if not feasible:
-        to_find = framework.num_feasible_nodes_to_find(len(nodes))
-        n = len(nodes)
+    if not feasible and candidates:
+        n = len(candidates)
+        to_find = framework.num_feasible_nodes_to_find(n)
         processed = 0
+        start %= n
         for i in range(n):
-            info = nodes[(start + i) % n]
+            info = candidates[(start + i) % n]
             processed += 1
             status = framework.run_filter_with_nominated_pods(cs, pod, info) if framework.has_filter_plugins() else fw.OK
             result.statuses[info.name] = status
@@ -384,6 +404,18 @@ def schedule_one(
         result.tied = tuple(tied)
         result.scores = {info.name: {**per_node[info.name], TOTAL: total} for info, total in zip(feasible, totals)}
     return result, start
+
+
+def pre_filter_result(cs: CycleState) -> tuple[frozenset | None, list[str]]:
+    """The PreFilterResult the PreFilter plugins left (the intersection of their node
+    sets; None: every node) and the plugins that restricted the nodes, sorted."""
+    results = cs.get(PRE_FILTER_RESULT_KEY)
+    if not results:
+        return None, []
+    allowed = None
+    for names in results.values():
+        allowed = names if allowed is None else allowed & names
+    return allowed, sorted(results)
 
 
 def _scores_for_reader(framework: Framework, cs: CycleState, pod: Pod, feasible: list[NodeInfo]) -> dict:

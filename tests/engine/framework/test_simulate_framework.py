@@ -220,3 +220,17 @@ def test_a_second_profile_schedules_its_own_pods():
             {"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": "MostAllocated"}}}]}]}
     out = simulate([config, node("n1"), node("n2"), pod("a", schedulerName="packer"), pod("b", schedulerName="packer")])
     assert by_pod(out)["default/a"]["node"] == by_pod(out)["default/b"]["node"]
+
+
+def test_a_node_name_affinity_restricts_the_nodes_evaluated_as_the_pre_filter_result_says():
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}
+    out = simulate([CV_418, node("n1", cpu="1"), node("n2"), node("n3"), pod("busy", cpu="800m", node_name="n1"),
+                    pod("p", cpu="500m", affinity=affinity)])
+    p = by_pod(out)["default/p"]
+    assert p["node"] is None
+    assert p["filters"]["n2"] == {"fits": False, "reasons": ["node(s) didn't satisfy plugin(s) [NodeAffinity]"],
+                                  "plugin": None, "code": "UnschedulableAndUnresolvable"}
+    assert p["message"] == ("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
+                            "preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, "
+                            "2 Preemption is not helpful for scheduling.")
