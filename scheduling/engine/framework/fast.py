@@ -31,6 +31,7 @@ import numpy as np
 
 from scheduling.engine.api.objects import Pod
 from scheduling.engine.framework import interface as fw
+from scheduling.engine.framework import vector
 from scheduling.engine.framework.interface import CycleState
 from scheduling.engine.framework.plugins.helper import PRE_FILTER_RESULT_KEY
 from scheduling.engine.framework.result import FrameworkResult, fit_error
@@ -45,15 +46,25 @@ def _nodes(cache: SchedulerCache, nodes) -> list:
     return cache.infos[nodes] if isinstance(nodes, slice) else [cache.infos[i] for i in nodes.tolist()]
 
 
+def _form(plugin, name: str):
+    """The plugin's own fast form `name`, else the one engine.framework.vector has for it
+    (both called with the same arguments, the plugin first)."""
+    own = getattr(plugin, name, None)
+    if own is not None:
+        return lambda _plugin, *args: own(*args)
+    forms = vector.FORMS.get(plugin.name)
+    return getattr(forms, name, None) if forms is not None else None
+
+
 def plugin_mask(plugin, cs: CycleState, pod: Pod, cache: SchedulerCache) -> np.ndarray | None:
-    form = getattr(plugin, "filter_mask", None)
+    form = _form(plugin, "filter_mask")
     if form is not None:
-        mask = form(cs, pod, cache)
+        mask = form(plugin, cs, pod, cache)
         if mask is not None:
             return mask
-    key_of = getattr(plugin, "filter_key", None)
+    key_of = _form(plugin, "filter_key")
     if key_of is not None:
-        key = key_of(cs, pod)
+        key = key_of(plugin, cs, pod)
         if key is not None:
             def compute(nodes):
                 infos = _nodes(cache, nodes)
@@ -65,14 +76,14 @@ def plugin_mask(plugin, cs: CycleState, pod: Pod, cache: SchedulerCache) -> np.n
 
 
 def plugin_scores(plugin, cs: CycleState, pod: Pod, cache: SchedulerCache, idx: np.ndarray) -> np.ndarray:
-    form = getattr(plugin, "score_vector", None)
+    form = _form(plugin, "score_vector")
     if form is not None:
-        scores = form(cs, pod, cache, idx)
+        scores = form(plugin, cs, pod, cache, idx)
         if scores is not None:
             return np.asarray(scores, dtype=np.int64)
-    key_of = getattr(plugin, "score_key", None)
+    key_of = _form(plugin, "score_key")
     if key_of is not None:
-        key = key_of(cs, pod)
+        key = key_of(plugin, cs, pod)
         if key is not None:
             def compute(nodes):
                 infos = _nodes(cache, nodes)
@@ -194,9 +205,9 @@ def scores(framework: "Framework", cs: CycleState, pod: Pod, cache: SchedulerCac
             continue
         raw = plugin_scores(plugin, cs, pod, cache, idx)
         if plugin.name in framework.normalizers:
-            form = getattr(plugin, "normalize_vector", None)
+            form = _form(plugin, "normalize_vector")
             if form is not None:
-                normalized = form(cs, pod, raw)
+                normalized = form(plugin, cs, pod, raw)
                 raw = raw if normalized is None else np.asarray(normalized, dtype=np.int64)
             else:
                 if names is None:

@@ -548,6 +548,9 @@ def _drain(heap, framework, state, infos, index, nominated, unschedulable, attem
                 pod = set_nomination(pod, "")
             bound = replace_status(pod, node_name=result.node, phase="Running")
             infos[result.node].add_pod(bound)
+            extra = getattr(framework, "extra_nodes", None)
+            if extra is not None and cache is not None and (bound.init_containers or bound.overhead):
+                extra.add(cache.index[result.node])  # the vector forms compute this node the plain way
             update(bound)
             # AssignedPod/Add: a pod that InterPodAffinity or PodTopologySpread rejected may now fit.
             if unschedulable:

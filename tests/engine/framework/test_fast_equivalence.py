@@ -55,6 +55,10 @@ def clusters(draw):
                       "priority": draw(st.sampled_from((0, 0, 100, 1000)))}
         if draw(st.booleans()):
             spec["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
+        if draw(st.integers(0, 5)) == 0:  # init containers and overhead count on the node too
+            spec["initContainers"] = [{"name": "init", "image": "busybox", "resources": {"requests": {"cpu": "1200m"}}}]
+        if draw(st.integers(0, 7)) == 0:
+            spec["overhead"] = {"cpu": "250m", "memory": "120Mi"}
         if draw(st.integers(0, 4)) == 0:
             spec["nodeSelector"] = {"disk": "ssd"}
         if draw(st.integers(0, 3)) == 0:

@@ -1,0 +1,215 @@
+"""The fast forms of the default plugins (engine.framework.fast reads them): what each
+plugin's Filter and Score give, for every node at once, from the scheduler's cache.
+
+Each form says for which pods it holds and declines (returns None) otherwise; the plugin's
+own method is the definition and runs node by node then. Two kinds:
+
+* keys (`filter_key`, `score_key`): the verdict or score of a node depends only on that
+  node, its pods and the key; the cache computes it with the plugin itself, once per key
+  and node, and again only for nodes whose pods changed (SchedulerCache.node_local);
+* vectors (`filter_mask`, `score_vector`, `normalize_vector`): numpy over the cache's node
+  arrays (allocatable, requested, non-zero requested, pod count) for NodeResourcesFit and
+  NodeResourcesBalancedAllocation, exact in int64 / float64 as the plain code is in Python.
+
+A node that holds a pod with init containers or overhead is computed with the plain code
+(the cache's arrays sum regular containers only, as NodeInfo does; the framework adds the
+init and overhead part per node): `Extras`.
+tests/engine/framework/test_fast_equivalence.py holds the two paths to the same decisions.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from scheduling.engine.api.objects import CPU, MEMORY, Pod
+from scheduling.engine.framework import interface as fw
+from scheduling.engine.framework.plugins.noderesources import (
+    LEAST_ALLOCATED,
+    MOST_ALLOCATED,
+    pod_requests,
+)
+from scheduling.engine.scheduler.cache import SchedulerCache
+
+
+class Forms:
+    """The fast forms of one plugin (each optional)."""
+
+    filter_key: Callable[[Any, Any, Pod], Any] | None = None
+    filter_mask: Callable[[Any, Any, Pod, SchedulerCache], Any] | None = None
+    score_key: Callable[[Any, Any, Pod], Any] | None = None
+    score_vector: Callable[[Any, Any, Pod, SchedulerCache, np.ndarray], Any] | None = None
+    normalize_vector: Callable[[Any, Any, Pod, np.ndarray], Any] | None = None
+
+
+def _tolerations(plugin, cs, pod: Pod):
+    return pod.tolerations
+
+
+def _node_affinity_required(plugin, cs, pod: Pod):
+    affinity = pod.affinity
+    required = affinity.node_affinity.required if affinity is not None and affinity.node_affinity is not None else None
+    return tuple(sorted(pod.node_selector.items())), required
+
+
+def _node_affinity_preferred(plugin, cs, pod: Pod):
+    affinity = pod.affinity
+    return affinity.node_affinity.preferred if affinity is not None and affinity.node_affinity is not None else ()
+
+
+def _host_ports(plugin, cs, pod: Pod):
+    return tuple((p.host_ip, p.protocol, p.host_port) for p in pod.host_ports)
+
+
+def _images(plugin, cs, pod: Pod):
+    return tuple(c.image for c in pod.init_containers + pod.containers)
+
+
+def _node_name(plugin, cs, pod: Pod, cache: SchedulerCache):
+    return True if not pod.node_name else None
+
+
+def go_div_vector(a: np.ndarray, b: int) -> np.ndarray:
+    """Go's integer division (truncation toward zero) of every entry of `a` by `b`."""
+    q = np.abs(a) // abs(b)
+    return np.where((a < 0) != (b < 0), -q, q)
+
+
+def default_normalize(scores: np.ndarray, reverse: bool) -> np.ndarray:
+    """helper.DefaultNormalizeScore over an array."""
+    max_count = max(int(scores.max()) if len(scores) else 0, 0)
+    if max_count == 0:
+        return np.full(len(scores), fw.MAX_NODE_SCORE, dtype=np.int64) if reverse else scores
+    out = go_div_vector(fw.MAX_NODE_SCORE * scores, max_count)
+    return fw.MAX_NODE_SCORE - out if reverse else out
+
+
+# --- NodeResourcesFit and BalancedAllocation --------------------------------------------------------------
+
+
+def extras(framework, cache: SchedulerCache) -> np.ndarray:
+    """The indexes of the nodes holding a pod with init containers or overhead (kept on the
+    framework for its run; the runtime notes the nodes of such pods as it binds them)."""
+    known = getattr(framework, "extra_nodes", None)
+    if known is None:
+        known = framework.extra_nodes = {i for i, info in enumerate(cache.infos)
+                                         if any(p.init_containers or p.overhead for p in info.pods)}
+    return np.fromiter(known, dtype=np.int64, count=len(known))
+
+
+def _fit_mask(plugin, cs, pod: Pod, cache: SchedulerCache):
+    if not cache.exact:
+        return None
+    request = pod_requests(pod).fit
+    if any(request.scalar.values()):
+        return None
+    mask = cache.pod_count + 1 <= cache.allowed_pods
+    if request.milli_cpu or request.memory or request.ephemeral_storage:
+        if request.milli_cpu > 0:
+            mask &= request.milli_cpu <= cache.alloc_cpu - cache.req_cpu
+        if request.memory > 0:
+            mask &= request.memory <= cache.alloc_mem - cache.req_mem
+        if request.ephemeral_storage > 0:
+            mask &= request.ephemeral_storage <= cache.alloc_eph - cache.req_eph
+    framework = plugin.handle.framework
+    for i in extras(framework, cache).tolist():
+        mask[i] = plugin.filter(cs, pod, cache.infos[i]).is_success
+    return mask
+
+
+def _cpu_memory(scorer) -> bool:
+    return scorer.names in ((CPU, MEMORY), (MEMORY, CPU), (CPU,), (MEMORY,))
+
+
+def _weighted(parts: list[tuple[np.ndarray, np.ndarray, int]]) -> np.ndarray:
+    """Σ score × weight over the resources a node has (allocatable > 0), ÷ Σ weight (0 when none)."""
+    total = np.zeros(len(parts[0][0]), dtype=np.int64)
+    weights = np.zeros(len(parts[0][0]), dtype=np.int64)
+    for score, alloc, weight in parts:
+        has = alloc != 0
+        total += np.where(has, score * weight, 0)
+        weights += np.where(has, weight, 0)
+    return np.where(weights == 0, 0, total // np.maximum(weights, 1))
+
+
+def _fit_scores(plugin, cs, pod: Pod, cache: SchedulerCache, idx: np.ndarray):
+    scorer = plugin.scorer
+    if plugin.strategy not in (LEAST_ALLOCATED, MOST_ALLOCATED) or not _cpu_memory(scorer) or not cache.exact:
+        return None
+    r = pod_requests(pod)
+    parts = []
+    for name, weight in zip(scorer.names, scorer.weights):
+        if name == CPU:
+            alloc, req = cache.alloc_cpu[idx], cache.nz_cpu[idx] + r.non_zero_cpu
+        else:
+            alloc, req = cache.alloc_mem[idx], cache.nz_mem[idx] + r.non_zero_memory
+        safe = np.maximum(alloc, 1)
+        if plugin.strategy == LEAST_ALLOCATED:
+            score = np.where((alloc == 0) | (req > alloc), 0, (alloc - req) * fw.MAX_NODE_SCORE // safe)
+        else:
+            score = np.where(alloc == 0, 0, np.minimum(req, alloc) * fw.MAX_NODE_SCORE // safe)
+        parts.append((score, alloc, weight))
+    scores = _weighted(parts)
+    _plain_on_extras(plugin, cs, pod, cache, idx, scores)
+    return scores
+
+
+def _balanced_scores(plugin, cs, pod: Pod, cache: SchedulerCache, idx: np.ndarray):
+    scorer = plugin.scorer
+    if not _cpu_memory(scorer) or not cache.exact:
+        return None
+    r = pod_requests(pod)
+    fractions = []
+    for name in scorer.names:
+        if name == CPU:
+            alloc, req = cache.alloc_cpu[idx], cache.req_cpu[idx] + r.all.milli_cpu
+        else:
+            alloc, req = cache.alloc_mem[idx], cache.req_mem[idx] + r.all.memory
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fraction = np.minimum(req / np.where(alloc == 0, 1, alloc), 1.0)
+        fractions.append((fraction, alloc != 0))
+    if len(fractions) == 2:
+        (f0, has0), (f1, has1) = fractions
+        std = np.where(has0 & has1, np.abs((f0 - f1) / 2), 0.0)
+    else:
+        std = np.zeros(len(idx))
+    scores = ((1 - std) * fw.MAX_NODE_SCORE).astype(np.int64)
+    _plain_on_extras(plugin, cs, pod, cache, idx, scores)
+    return scores
+
+
+def _plain_on_extras(plugin, cs, pod, cache: SchedulerCache, idx: np.ndarray, scores: np.ndarray) -> None:
+    special = extras(plugin.handle.framework, cache)
+    if not len(special):
+        return
+    for j in np.flatnonzero(np.isin(idx, special)).tolist():
+        scores[j] = plugin.score(cs, pod, cache.infos[int(idx[j])])
+
+
+def _reverse_normalize(plugin, cs, pod, scores):
+    return default_normalize(scores, True)
+
+
+def _normalize(plugin, cs, pod, scores):
+    return default_normalize(scores, False)
+
+
+def _forms(**kwargs) -> Forms:
+    forms = Forms()
+    for name, value in kwargs.items():
+        setattr(forms, name, value)
+    return forms
+
+
+FORMS: dict[str, Forms] = {
+    "NodeUnschedulable": _forms(filter_key=_tolerations),
+    "NodeName": _forms(filter_mask=_node_name),
+    "TaintToleration": _forms(filter_key=_tolerations, score_key=_tolerations, normalize_vector=_reverse_normalize),
+    "NodeAffinity": _forms(filter_key=_node_affinity_required, score_key=_node_affinity_preferred,
+                           normalize_vector=_normalize),
+    "NodePorts": _forms(filter_key=_host_ports),
+    "NodeResourcesFit": _forms(filter_mask=_fit_mask, score_vector=_fit_scores),
+    "NodeResourcesBalancedAllocation": _forms(score_vector=_balanced_scores),
+    "ImageLocality": _forms(score_key=_images),
+}
