@@ -1,0 +1,336 @@
+"""PodTopologySpread, translated from upstream's test tables
+(pkg/scheduler/framework/plugins/podtopologyspread/filtering_test.go: TestPreFilterState,
+TestSingleConstraint), upstream case names kept; plus the args, AddPod/RemovePod, the
+system default constraints and the scores."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from scheduling.engine.api.objects import Controller, Service
+from scheduling.engine.framework import interface as fw
+from scheduling.engine.framework.interface import ArgsError, CycleState, Handle
+from scheduling.engine.framework.plugins.pod_topology_spread import (
+    ERR_REASON_CONSTRAINTS_NOT_MATCH,
+    ERR_REASON_NODE_LABEL_NOT_MATCH,
+    PREFILTER_KEY,
+    PodTopologySpread,
+)
+from scheduling.engine.scheduler.cluster import ClusterState
+from tests.engine.framework.st import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, MakeLabelSelector, MakeNode, MakePod
+
+FOO = MakeLabelSelector().Exists("foo").Obj()
+BAR = MakeLabelSelector().Exists("bar").Obj()
+
+
+def four_nodes():
+    return [MakeNode().Name(n).Label("zone", z).Label("node", n).Obj()
+            for n, z in (("node-a", "zone1"), ("node-b", "zone1"), ("node-x", "zone2"), ("node-y", "zone2"))]
+
+
+def foo_pods(*placements, ns=None):
+    """p-<suffix> on node-<letter> with label foo, e.g. "a1" -> p-a1 on node-a."""
+    out = []
+    for p in placements:
+        b = MakePod().Name(f"p-{p}").Node(f"node-{p[0]}").Label("foo", "")
+        out.append(b.Obj())
+    return out
+
+
+def setup(pod, nodes, existing=(), args=None, **objects):
+    state = ClusterState(nodes=list(nodes), pods=list(existing), **objects)
+    handle = Handle(state=state, node_infos=state.node_infos())
+    return PodTopologySpread(args if args is not None else {"defaultingType": "List"}, handle), handle
+
+
+def run_filter(pod, nodes, existing=(), args=None):
+    plugin, handle = setup(pod, nodes, existing, args)
+    cs = CycleState()
+    status = plugin.pre_filter(cs, pod, list(handle.node_infos.values()))
+    assert status.is_success, status
+    return {name: plugin.filter(cs, pod, info) for name, info in handle.node_infos.items()}
+
+
+S, U, R = fw.SUCCESS, fw.UNSCHEDULABLE, fw.UNRESOLVABLE
+
+# TestSingleConstraint: (name, pod, nodes, existing pods, want code per node)
+SINGLE = [
+    ("no existing pods",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), [], {"node-a": S, "node-b": S, "node-x": S, "node-y": S}),
+    ("no existing pods, incoming pod doesn't match itself",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, BAR).Obj(),
+     four_nodes(), [], {"node-a": S, "node-b": S, "node-x": S, "node-y": S}),
+    ("existing pods in a different namespace do not count",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(),
+     [MakePod().Name("p-a1").Namespace("ns1").Node("node-a").Label("foo", "").Obj(),
+      MakePod().Name("p-b1").Namespace("ns2").Node("node-a").Label("foo", "").Obj(),
+      *foo_pods("x1", "y1")],
+     {"node-a": S, "node-b": S, "node-x": U, "node-y": U}),
+    ("existing pods do not match null selector",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, None).Obj(),
+     four_nodes(), foo_pods("x1", "y1"), {"node-a": S, "node-b": S, "node-x": S, "node-y": S}),
+    ("pods spread across zones as 3/3, all nodes fit",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), foo_pods("a1", "a2", "b1", "y1", "y2", "y3"),
+     {"node-a": S, "node-b": S, "node-x": S, "node-y": S}),
+    ("pods spread across zones as 1/2 due to absence of label 'zone' on node-b",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj(),
+     [MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+      MakeNode().Name("node-b").Label("zon", "zone1").Label("node", "node-b").Obj(),
+      MakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+      MakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj()],
+     foo_pods("a1", "b1", "x1", "y1"), {"node-a": S, "node-b": R, "node-x": U, "node-y": U}),
+    ("pod cannot be scheduled as all nodes don't have label 'rack'",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "rack", DO_NOT_SCHEDULE, FOO).Obj(),
+     [MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+      MakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj()],
+     [], {"node-a": R, "node-x": R}),
+    ("pods spread across nodes as 2/1/0/3, only node-x fits",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), foo_pods("a1", "a2", "b1", "y1", "y2", "y3"),
+     {"node-a": U, "node-b": U, "node-x": S, "node-y": U}),
+    ("pods spread across nodes as 2/1/0/3, maxSkew is 2, node-b and node-x fit",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(2, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), foo_pods("a1", "a2", "b1", "y1", "y2", "y3"),
+     {"node-a": U, "node-b": S, "node-x": S, "node-y": U}),
+    ("pods spread across nodes as 2/1/0/3, but pod doesn't match itself",
+     MakePod().Name("p").Label("bar", "").SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), foo_pods("a1", "a2", "b1", "y1", "y2", "y3"),
+     {"node-a": U, "node-b": S, "node-x": S, "node-y": U}),
+    ("incoming pod has nodeAffinity, pods spread as 2/~1~/~0~/3, hence node-a fits",
+     MakePod().Name("p").Label("foo", "").NodeAffinityIn("node", ["node-a", "node-y"])
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), foo_pods("a1", "a2", "b1", "y1", "y2", "y3"),
+     {"node-a": S, "node-b": S, "node-x": S, "node-y": U}),
+    ("terminating Pods should be excluded",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     [MakeNode().Name("node-a").Label("node", "node-a").Obj(), MakeNode().Name("node-b").Label("node", "node-b").Obj()],
+     [MakePod().Name("p-a").Node("node-a").Label("foo", "").Terminating().Obj(),
+      MakePod().Name("p-b").Node("node-b").Label("foo", "").Obj()],
+     {"node-a": S, "node-b": U}),
+    ("incoming pod has nodeAffinity, pods spread as 0/~2~/0/1, hence node-a fits",
+     MakePod().Name("p").Label("foo", "").NodeAffinityNotIn("node", ["node-b"])
+     .SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), foo_pods("b1", "b2", "y1"),
+     {"node-a": S, "node-b": S, "node-x": U, "node-y": U}),
+    ("pods spread across nodes as 2/2/1, maxSkew is 2, and the number of domains < minDomains, then the third node fits",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(2, "node", DO_NOT_SCHEDULE, FOO, 4).Obj(),
+     [MakeNode().Name(f"node-{c}").Label("node", f"node-{c}").Obj() for c in "abc"],
+     foo_pods("a1", "a2", "b1", "b2", "c1"), {"node-a": U, "node-b": U, "node-c": S}),
+    ("pods spread across nodes as 2/2/1, maxSkew is 2, and the number of domains > minDomains, then the all nodes fit",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(2, "node", DO_NOT_SCHEDULE, FOO, 2).Obj(),
+     [MakeNode().Name(f"node-{c}").Label("node", f"node-{c}").Obj() for c in "abc"],
+     foo_pods("a1", "a2", "b1", "b2", "c1"), {"node-a": S, "node-b": S, "node-c": S}),
+]
+
+
+@pytest.mark.parametrize("name,pod,nodes,existing,want", SINGLE, ids=[c[0] for c in SINGLE])
+def test_single_constraint(name, pod, nodes, existing, want):
+    got = run_filter(pod, nodes, existing)
+    assert {n: s.code for n, s in got.items()} == want
+    for s in got.values():
+        if s.code == U:
+            assert s.reasons == (ERR_REASON_CONSTRAINTS_NOT_MATCH,)
+        elif s.code == R:
+            assert s.reasons == (ERR_REASON_NODE_LABEL_NOT_MATCH,)
+
+
+# TestPreFilterState: (name, pod, nodes, existing, want TpValueToMatchNum, want critical-path minima)
+PREFILTER = [
+    ("clean cluster with one spreadConstraint",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(5, "zone", DO_NOT_SCHEDULE, MakeLabelSelector().Label("foo", "bar").Obj()).Obj(),
+     four_nodes(), [], [{"zone1": 0, "zone2": 0}], [0]),
+    ("normal case with one spreadConstraint",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), foo_pods("a1", "a2", "b1", "y1", "y2"), [{"zone1": 3, "zone2": 2}], [("zone2", 2)]),
+    ("normal case with null label selector",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, None).Obj(),
+     four_nodes(), foo_pods("a1", "a2", "b1", "y1", "y2"), [{"zone1": 0, "zone2": 0}], [0]),
+    ("normal case with one spreadConstraint, on a 3-zone cluster",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes() + [MakeNode().Name("node-o").Label("zone", "zone3").Label("node", "node-o").Obj(),
+                     MakeNode().Name("node-p").Label("zone", "zone3").Label("node", "node-p").Obj()],
+     foo_pods("a1", "a2", "b1", "y1", "y2"), [{"zone1": 3, "zone2": 2, "zone3": 0}], [("zone3", 0), ("zone2", 2)]),
+    ("namespace mismatch doesn't count",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(),
+     [foo_pods("a1")[0], MakePod().Name("p-a2").Namespace("ns1").Node("node-a").Label("foo", "").Obj(),
+      foo_pods("b1")[0], MakePod().Name("p-y1").Namespace("ns2").Node("node-y").Label("foo", "").Obj(), foo_pods("y2")[0]],
+     [{"zone1": 2, "zone2": 1}], [("zone2", 1), ("zone1", 2)]),
+    ("normal case with two spreadConstraints",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), foo_pods("a1", "a2", "b1", "y1", "y2", "y3", "y4"),
+     [{"zone1": 3, "zone2": 4}, {"node-a": 2, "node-b": 1, "node-x": 0, "node-y": 4}],
+     [("zone1", 3), ("zone2", 4), ("node-x", 0), ("node-b", 1)]),
+    ("soft spreadConstraints should be bypassed",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, FOO)
+     .SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).SpreadConstraint(1, "node", SCHEDULE_ANYWAY, FOO)
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     [n for n in four_nodes() if n.name != "node-x"], foo_pods("a1", "a2", "b1", "y1", "y2", "y3", "y4"),
+     [{"zone1": 3, "zone2": 4}, {"node-a": 2, "node-b": 1, "node-y": 4}],
+     [("zone1", 3), ("zone2", 4), ("node-b", 1), ("node-a", 2)]),
+]
+
+
+@pytest.mark.parametrize("name,pod,nodes,existing,want,paths", PREFILTER, ids=[c[0] for c in PREFILTER])
+def test_pre_filter_state(name, pod, nodes, existing, want, paths):
+    plugin, handle = setup(pod, nodes, existing)
+    cs = CycleState()
+    assert plugin.pre_filter(cs, pod, list(handle.node_infos.values())).is_success
+    state = cs[PREFILTER_KEY]
+    assert state.tp_value_to_match_num == want
+    # criticalPaths[i][0] holds the minimum (ties compared sorted, as upstream's comparer does)
+    minima = [p.paths[0][1] for p in state.critical_paths]
+    want_min = [w if isinstance(w, int) else w[1] for w in paths[::2]] if len(paths) > len(want) else \
+        [w if isinstance(w, int) else w[1] for w in paths[:len(want)]]
+    assert minima == want_min
+    assert plugin.domain_counts(cs) == {c.topology_key: m for c, m in zip(state.constraints, want)}
+
+
+def test_pod_without_constraints_is_skipped():
+    pod = MakePod().Name("p").Label("foo", "").Obj()
+    plugin, handle = setup(pod, four_nodes(), foo_pods("a1"))
+    cs = CycleState()
+    assert plugin.pre_filter(cs, pod, list(handle.node_infos.values())).is_skip
+    assert plugin.pre_score(cs, pod, list(handle.node_infos.values())).is_skip
+
+
+def test_add_and_remove_pod_move_the_counts():
+    """AddPod/RemovePod (preemption, nominated pods): a matching pod added to node-x makes
+    zone2 as full as zone1; removing it restores the verdict."""
+    pod = MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj()
+    plugin, handle = setup(pod, four_nodes(), foo_pods("a1"))
+    cs = CycleState()
+    plugin.pre_filter(cs, pod, list(handle.node_infos.values()))
+    infos = handle.node_infos
+    assert plugin.filter(cs, pod, infos["node-a"]).code == U
+    other = MakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj()
+    clone = cs.clone()
+    assert plugin.add_pod(clone, pod, other, infos["node-x"]).is_success
+    assert plugin.filter(clone, pod, infos["node-a"]).is_success
+    assert plugin.filter(cs, pod, infos["node-a"]).code == U  # the original state is untouched
+    assert plugin.remove_pod(clone, pod, other, infos["node-x"]).is_success
+    assert plugin.filter(clone, pod, infos["node-a"]).code == U
+    # a pod of another namespace changes nothing
+    assert plugin.add_pod(clone, pod, MakePod().Name("q").Namespace("ns1").Label("foo", "").Obj(), infos["node-x"]).is_success
+    assert plugin.filter(clone, pod, infos["node-a"]).code == U
+
+
+def test_binding_a_pod_updates_the_next_cycle():
+    pod = MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj()
+    plugin, handle = setup(pod, four_nodes(), foo_pods("a1"))
+    nodes = list(handle.node_infos.values())
+    cs = CycleState()
+    plugin.pre_filter(cs, pod, nodes)
+    assert plugin.filter(cs, pod, handle.node_infos["node-x"]).is_success
+    handle.node_infos["node-x"].add_pod(MakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj())
+    handle.node_infos["node-y"].add_pod(MakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj())
+    cs = CycleState()
+    plugin.pre_filter(cs, pod, nodes)
+    assert plugin.domain_counts(cs) == {"zone": {"zone1": 1, "zone2": 2}}
+    assert plugin.filter(cs, pod, handle.node_infos["node-x"]).code == U
+    assert plugin.filter(cs, pod, handle.node_infos["node-a"]).is_success
+
+
+def test_match_label_keys_are_merged_into_the_selector():
+    pod = MakePod().Name("p").Label("foo", "").Label("rev", "2") \
+        .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO, None, None, None, ["rev"]).Obj()
+    existing = [MakePod().Name("old").Node("node-x").Label("foo", "").Label("rev", "1").Obj(),
+                MakePod().Name("new").Node("node-a").Label("foo", "").Label("rev", "2").Obj()]
+    got = run_filter(pod, four_nodes(), existing)
+    assert {n: s.code for n, s in got.items()} == {"node-a": U, "node-b": S, "node-x": S, "node-y": S}
+
+
+def test_node_taints_policy_honor_leaves_tainted_nodes_out():
+    taint = [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]
+    nodes = [MakeNode().Name("node-a").Label("node", "node-a").Obj(),
+             MakeNode().Name("node-b").Label("node", "node-b").Taints(taint).Obj()]
+    existing = foo_pods("a1")
+    honor = MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO, None, None, "Honor").Obj()
+    ignore = MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO, None, None, "Ignore").Obj()
+    # Honor: node-b's domain is not counted, the minimum is node-a's 1: node-a fits
+    assert run_filter(honor, nodes, existing)["node-a"].is_success
+    # Ignore: node-b's empty domain is the minimum: node-a is skewed
+    assert run_filter(ignore, nodes, existing)["node-a"].code == U
+
+
+@pytest.mark.parametrize("args,message", [
+    ({"defaultingType": "Unknown"}, 'defaultingType: Unsupported value: "Unknown": supported values: "System", "List"'),
+    ({"defaultingType": "System", "defaultConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}]},
+     'defaultingType: Invalid value: "System": when .defaultConstraints are not empty'),
+    ({"defaultingType": "List", "defaultConstraints": [{"maxSkew": 0, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}]},
+     "defaultConstraints[0].maxSkew: Invalid value: 0: not in valid range (0, inf)"),
+    ({"defaultingType": "List", "defaultConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway",
+                                                        "labelSelector": {}}]},
+     "defaultConstraints[0].labelSelector: Forbidden: constraint must not define a selector, as they deduced for each pod"),
+])
+def test_args_validation(args, message):
+    with pytest.raises(ArgsError) as e:
+        setup(MakePod().Name("p").Obj(), [], args=args)
+    assert str(e.value) == message
+
+
+def _scores(plugin, handle, pod, nodes=None):
+    nodes = list(handle.node_infos.values()) if nodes is None else nodes
+    cs = CycleState()
+    status = plugin.pre_score(cs, pod, nodes)
+    if status.is_skip:
+        return None
+    scores = {n.name: plugin.score(cs, pod, n) for n in nodes}
+    raw = dict(scores)
+    plugin.normalize_score(cs, pod, scores)
+    return raw, scores
+
+
+def test_score_formula_and_normalization():
+    """Score: count * log(domains + 2) + maxSkew - 1 per constraint, rounded; NormalizeScore
+    100 * (max + min - s) / max."""
+    pod = MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, FOO).Obj()
+    plugin, handle = setup(pod, four_nodes(), foo_pods("a1", "a2", "b1", "y1"))
+    raw, scores = _scores(plugin, handle, pod)
+    w = math.log(2 + 2)
+    assert raw == {"node-a": round(3 * w), "node-b": round(3 * w), "node-x": round(1 * w), "node-y": round(1 * w)}
+    mx, mn = max(raw.values()), min(raw.values())
+    assert scores == {n: 100 * (mx + mn - s) // mx for n, s in raw.items()}
+    assert scores["node-x"] == 100 and scores["node-a"] < 100
+
+
+def test_score_nodes_missing_a_key_are_ignored():
+    pod = MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, FOO).Obj()
+    nodes = four_nodes() + [MakeNode().Name("node-z").Label("node", "node-z").Obj()]
+    plugin, handle = setup(pod, nodes, foo_pods("a1"))
+    raw, scores = _scores(plugin, handle, pod)
+    assert raw["node-z"] == 0 and scores["node-z"] == 0
+    assert scores["node-x"] == 100
+
+
+def test_system_default_constraints_use_the_owners_selector():
+    """System defaulting: a pod without constraints owned by a ReplicaSet spreads with its
+    selector (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway); Filter is skipped."""
+    rs = Controller.from_doc({"kind": "ReplicaSet", "metadata": {"name": "rs", "namespace": "default"},
+                              "spec": {"selector": {"matchLabels": {"app": "web"}}}})
+    nodes = [MakeNode().Name(n).Label("kubernetes.io/hostname", n).Label("topology.kubernetes.io/zone", z).Obj()
+             for n, z in (("n1", "z1"), ("n2", "z1"), ("n3", "z2"))]
+    existing = [MakePod().Name(f"w{i}").Node("n1").Label("app", "web").OwnerReference("rs", "ReplicaSet").Obj() for i in range(3)]
+    pod = MakePod().Name("p").Label("app", "web").OwnerReference("rs", "ReplicaSet").Obj()
+    plugin, handle = setup(pod, nodes, existing, args={}, controllers=[rs])
+    cs = CycleState()
+    assert plugin.pre_filter(cs, pod, list(handle.node_infos.values())).is_skip
+    raw, scores = _scores(plugin, handle, pod)
+    assert scores["n3"] == 100 and scores["n1"] < scores["n2"] < 100
+    # a pod nothing selects gets no default constraints
+    lonely = MakePod().Name("q").Label("app", "db").Obj()
+    assert _scores(plugin, handle, lonely) is None
+
+
+def test_default_selector_merges_services():
+    svc = Service.from_doc({"metadata": {"name": "s", "namespace": "default"}, "spec": {"selector": {"tier": "fe"}}})
+    nodes = [MakeNode().Name(n).Label("kubernetes.io/hostname", n).Obj() for n in ("n1", "n2")]
+    pod = MakePod().Name("p").Label("tier", "fe").Obj()
+    plugin, _ = setup(pod, nodes, [], args={}, services=[svc])
+    assert str(plugin.default_selector(pod)) == "tier=fe"
