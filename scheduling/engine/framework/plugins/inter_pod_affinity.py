@@ -190,7 +190,7 @@ class InterPodAffinity(Plugin):
                 for t in affinity:
                     matched = set(index.term_groups(t, all_ns))
                     groups = matched if groups is None else groups & matched
-                counts = index._sum(index.all, sorted(groups or ()))
+                counts = index.sum_counts(index.all, sorted(groups or ()))
                 keys = [t.topology_key for t in affinity]
                 for name, n in counts.items():
                     labels = by_name[name].node.labels

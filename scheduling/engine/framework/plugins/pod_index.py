@@ -349,11 +349,11 @@ class PodIndex:
         (countPodsMatchSelector; an empty selector counts nothing). Nodes without any are absent."""
         if selector.empty() or selector.nothing:
             return {}
-        return self._sum(self.live, self._groups(selector, namespace))
+        return self.sum_counts(self.live, self._groups(selector, namespace))
 
     def term_counts(self, term: AffinityTerm, namespace_labels: Mapping[str, Mapping[str, str]]) -> dict[str, int]:
         """Per node name, the pods (terminating ones too) a merged incoming-pod term matches."""
-        return self._sum(self.all, self.term_groups(term, namespace_labels))
+        return self.sum_counts(self.all, self.term_groups(term, namespace_labels))
 
     def term_groups(self, term: AffinityTerm, namespace_labels) -> list[GroupKey]:
         if term.selector.nothing:
@@ -367,7 +367,7 @@ class PodIndex:
             out.extend(self._groups(term.selector, ns))
         return out
 
-    def _sum(self, table, groups: Iterable[GroupKey]) -> dict[str, int]:
+    def sum_counts(self, table, groups: Iterable[GroupKey]) -> dict[str, int]:
         out: dict[str, int] = {}
         for key in groups:
             per_node = table.get(key)

@@ -158,6 +158,7 @@ class PreScoreState:
         self.topology_value_to_pod_counts: list[dict[str, int]] = []
         self.topology_normalizing_weight: list[float] = []
         self.node_counts: list[dict[str, int] | None] = []  # hostname constraints: pods per node
+        self.raw: dict[str, int] = {}  # the filtered nodes' scores, computed in PreScore
 
     def clone(self) -> "PreScoreState":
         return self
@@ -208,6 +209,15 @@ def _constraint_doc_errors(docs: Sequence[Any]) -> list[field.FieldError]:
     return errors
 
 
+def _aggregate(errors: Sequence[field.FieldError]) -> str:
+    """ErrorList.ToAggregate().Error(): one message, or several in [...] (duplicates dropped)."""
+    messages: list[str] = []
+    for err in errors:
+        if str(err) not in messages:
+            messages.append(str(err))
+    return messages[0] if len(messages) == 1 else "[" + ", ".join(messages) + "]"
+
+
 def parse_args(args: Mapping[str, Any] | None) -> tuple[str, tuple[TopologySpreadConstraint, ...]]:
     """PodTopologySpreadArgs defaulted and validated: (defaultingType, defaultConstraints).
     Raises ArgsError with upstream's field errors."""
@@ -221,7 +231,7 @@ def parse_args(args: Mapping[str, Any] | None) -> tuple[str, tuple[TopologySprea
         errors.append(field.invalid("defaultingType", defaulting, "when .defaultConstraints are not empty"))
     errors.extend(_constraint_doc_errors(docs))
     if errors:
-        raise ArgsError(field._aggregate(errors))
+        raise ArgsError(_aggregate(errors))
     if defaulting == SYSTEM_DEFAULTING:
         return defaulting, SYSTEM_DEFAULT_CONSTRAINTS
     return defaulting, tuple(TopologySpreadConstraint.from_doc(d) for d in docs)
@@ -513,6 +523,26 @@ class PodTopologySpread(Plugin):
                 value = eligible.get(name)
                 if value is not None and value in per_value:
                     per_value[value] += count
+        # Score of each filtered node, computed here in one pass (Score reads it).
+        parts = [(c.topology_key, state.node_counts[i], values[i], state.topology_normalizing_weight[i], c.max_skew - 1)
+                 for i, c in enumerate(constraints)]
+        ignored = state.ignored_nodes
+        raw = state.raw
+        for info in nodes:
+            node = info.node
+            name = node.name
+            if name in ignored:
+                raw[name] = 0
+                continue
+            labels = node.labels
+            total = 0.0
+            for key, node_counts, per_value, weight, extra in parts:
+                value = labels.get(key)
+                if value is None:
+                    continue
+                count = node_counts.get(name, 0) if node_counts is not None else per_value.get(value, 0)
+                total += count * weight + extra
+            raw[name] = int(math.floor(total + 0.5))
         cs[PRESCORE_KEY] = state
         return fw.OK
 
@@ -521,6 +551,9 @@ class PodTopologySpread(Plugin):
         if state is None:
             raise fw.ScoreError(f'error reading "{PRESCORE_KEY}" from cycleState: not found')
         name = info.node.name
+        hit = state.raw.get(name)
+        if hit is not None:
+            return hit
         if name in state.ignored_nodes:
             return 0
         labels = info.node.labels
