@@ -39,6 +39,27 @@ def foo_pods(*placements, ns=None):
     return out
 
 
+def nd(name, taints=None, **labels):
+    """st.MakeNode().Name(name).Label(k, v)... (labels in order; foo="" spelled foo="")."""
+    b = MakeNode().Name(name)
+    for k, v in labels.items():
+        b.Label(k, v)
+    if taints:
+        b.Taints(taints)
+    return b.Obj()
+
+
+def pd(name, node, *labels):
+    """st.MakePod().Name(name).Node(node).Label(l, "")..."""
+    b = MakePod().Name(name).Node(node)
+    for label in labels:
+        b.Label(label, "")
+    return b.Obj()
+
+
+TAINTS = [{"key": "node.kubernetes.io/unschedulable", "value": "", "effect": "NoSchedule"}]
+
+
 def setup(pod, nodes, existing=(), args=None, **objects):
     state = ClusterState(nodes=list(nodes), pods=list(existing), **objects)
     handle = Handle(state=state, node_infos=state.node_infos())
@@ -125,6 +146,44 @@ SINGLE = [
      MakePod().Name("p").Label("foo", "").SpreadConstraint(2, "node", DO_NOT_SCHEDULE, FOO, 2).Obj(),
      [MakeNode().Name(f"node-{c}").Label("node", f"node-{c}").Obj() for c in "abc"],
      foo_pods("a1", "a2", "b1", "b2", "c1"), {"node-a": S, "node-b": S, "node-c": S}),
+    ("pods spread across zone as 2/1, maxSkew is 2 and the number of domains < minDomains, then the third and fourth nodes fit",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(2, "zone", DO_NOT_SCHEDULE, FOO, 3).Obj(),
+     four_nodes(), [pd("p-b1", "node-a", "foo"), pd("p-b2", "node-b", "foo"), pd("p-y1", "node-y", "foo")],
+     {"node-a": U, "node-b": U, "node-x": S, "node-y": S}),
+    ("pods spread across zone as 2/1, maxSkew is 2 and the number of domains > minDomains, then the all nodes fit",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(2, "zone", DO_NOT_SCHEDULE, FOO, 1).Obj(),
+     four_nodes(), [pd("p-b1", "node-a", "foo"), pd("p-b2", "node-b", "foo"), pd("p-y1", "node-y", "foo")],
+     {"node-a": S, "node-b": S, "node-x": S, "node-y": S}),
+    ("NodeAffinityPolicy honored with labelSelectors",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     [nd("node-a", node="node-a", foo=""), nd("node-b", node="node-b", foo=""), nd("node-x", node="node-x", foo=""), nd("node-y", node="node-y")],
+     [pd("p-b1", "node-a", "foo"), pd("p-b2", "node-b", "foo"), pd("p-y1", "node-y", "foo")],
+     {"node-a": U, "node-b": U, "node-x": S, "node-y": S}),
+    ("NodeAffinityPolicy ignored with labelSelectors",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO, None, "Ignore").Obj(),
+     [nd("node-a", node="node-a", foo=""), nd("node-b", node="node-b", foo=""), nd("node-x", node="node-x", foo=""), nd("node-y", node="node-y")],
+     [pd("p-b1", "node-a", "foo"), pd("p-b2", "node-b", "foo"), pd("p-y1", "node-y", "foo")],
+     {"node-a": U, "node-b": U, "node-x": S, "node-y": U}),
+    ("NodeAffinityPolicy honored with nodeAffinity",
+     MakePod().Name("p").Label("foo", "").NodeAffinityIn("foo", [""]).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     [nd("node-a", node="node-a", foo=""), nd("node-b", node="node-b", foo=""), nd("node-x", node="node-x", foo=""), nd("node-y", node="node-y")],
+     [pd("p-b1", "node-a", "foo"), pd("p-b2", "node-b", "foo"), pd("p-y1", "node-y", "foo")],
+     {"node-a": U, "node-b": U, "node-x": S, "node-y": S}),
+    ("NodeAffinityPolicy ignored with labelSelectors (nodeAffinity)",  # upstream repeats the previous name
+     MakePod().Name("p").Label("foo", "").NodeAffinityIn("foo", [""]).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO, None, "Ignore").Obj(),
+     [nd("node-a", node="node-a", foo=""), nd("node-b", node="node-b", foo=""), nd("node-x", node="node-x", foo=""), nd("node-y", node="node-y")],
+     [pd("p-b1", "node-a", "foo"), pd("p-b2", "node-b", "foo"), pd("p-y1", "node-y", "foo")],
+     {"node-a": U, "node-b": U, "node-x": S, "node-y": U}),
+    ("NodeTaintsPolicy honored",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO, None, None, "Honor").Obj(),
+     [nd("node-a", node="node-a", foo=""), nd("node-b", node="node-b", foo=""), nd("node-x", node="node-x", foo=""), nd("node-y", TAINTS, node="node-y")],
+     [pd("p-b1", "node-a", "foo"), pd("p-b2", "node-b", "foo"), pd("p-y1", "node-y", "foo")],
+     {"node-a": U, "node-b": U, "node-x": S, "node-y": S}),
+    ("NodeTaintsPolicy ignored",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     [nd("node-a", node="node-a", foo=""), nd("node-b", node="node-b", foo=""), nd("node-x", node="node-x", foo=""), nd("node-y", TAINTS, node="node-y")],
+     [pd("p-b1", "node-a", "foo"), pd("p-b2", "node-b", "foo"), pd("p-y1", "node-y", "foo")],
+     {"node-a": U, "node-b": U, "node-x": S, "node-y": U}),
 ]
 
 
@@ -137,6 +196,91 @@ def test_single_constraint(name, pod, nodes, existing, want):
             assert s.reasons == (ERR_REASON_CONSTRAINTS_NOT_MATCH,)
         elif s.code == R:
             assert s.reasons == (ERR_REASON_NODE_LABEL_NOT_MATCH,)
+
+
+# TestMultipleConstraints
+def _zn(zone, node, **extra):
+    return nd(node, zone=zone, node=node, **extra)
+
+
+MULTIPLE = [
+    ("two Constraints on zone and node, spreads = [3/3, 2/1/0/3]",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), foo_pods("a1", "a2", "b1", "y1", "y2", "y3"), {"node-a": U, "node-b": U, "node-x": S, "node-y": U}),
+    ("two Constraints on zone and node, spreads = [3/4, 2/1/0/4]",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), foo_pods("a1", "a2", "b1", "y1", "y2", "y3", "y4"), {"node-a": U, "node-b": U, "node-x": U, "node-y": U}),
+    ("Constraints hold different labelSelectors, spreads = [1/0, 1/0/0/1]",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR).Obj(),
+     four_nodes(), [pd("p-a1", "node-a", "foo"), pd("p-y1", "node-y", "bar")], {"node-a": U, "node-b": U, "node-x": S, "node-y": U}),
+    ("Constraints hold different labelSelectors, spreads = [1/0, 0/0/1/1]",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR).Obj(),
+     four_nodes(), [pd("p-a1", "node-a", "foo"), pd("p-x1", "node-x", "bar"), pd("p-y1", "node-y", "bar")],
+     {"node-a": U, "node-b": U, "node-x": U, "node-y": U}),
+    ("Constraints hold different labelSelectors, spreads = [2/3, 1/0/0/1]",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR).Obj(),
+     four_nodes(), [pd("p-a1", "node-a", "foo"), pd("p-a2", "node-a", "foo", "bar"), pd("p-y1", "node-y", "foo"),
+                    pd("p-y2", "node-y", "foo", "bar"), pd("p-y3", "node-y", "foo")],
+     {"node-a": U, "node-b": S, "node-x": U, "node-y": U}),
+    ("Constraints hold different labelSelectors but pod doesn't match itself on 'zone' constraint",
+     MakePod().Name("p").Label("bar", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR).Obj(),
+     four_nodes(), [pd("p-a1", "node-a", "foo"), pd("p-x1", "node-x", "bar"), pd("p-y1", "node-y", "bar")],
+     {"node-a": S, "node-b": S, "node-x": U, "node-y": U}),
+    ("two Constraints on zone and node, absence of label 'node' on node-x, spreads = [1/1, 1/0/0/1]",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     [_zn("zone1", "node-a"), _zn("zone1", "node-b"), nd("node-x", zone="zone2"), _zn("zone2", "node-y")],
+     [pd("p-a1", "node-a", "foo"), pd("p-y3", "node-y", "foo")], {"node-a": U, "node-b": S, "node-x": R, "node-y": U}),
+    ("two node inclusion Constraints, zone: honor/ignore, node: ignore/ignore",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO, None, "Ignore").Obj(),
+     [_zn("zone1", "node-a", foo=""), _zn("zone1", "node-b", foo=""), _zn("zone2", "node-x", foo=""), _zn("zone2", "node-y")],
+     [pd("p-a1", "node-a", "foo"), pd("p-b1", "node-b", "foo"), pd("p-y1", "node-y", "foo")],
+     {"node-a": U, "node-b": U, "node-x": S, "node-y": U}),
+    ("two node inclusion Constraints, zone: honor/honor, node: honor/ignore",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO, None, None, "Honor")
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     [_zn("zone1", "node-a", foo=""), _zn("zone1", "node-b", foo=""), _zn("zone2", "node-x", foo=""),
+      nd("node-y", TAINTS, zone="zone2", node="node-y")],
+     [pd("p-a1", "node-a", "foo"), pd("p-b1", "node-b", "foo"), pd("p-y1", "node-y", "foo")],
+     {"node-a": U, "node-b": U, "node-x": S, "node-y": U}),
+    ("two node inclusion Constraints, zone: honor/ignore, node: honor/ignore",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     [_zn("zone1", "node-a", foo=""), _zn("zone1", "node-b"), _zn("zone2", "node-x", foo=""),
+      nd("node-y", TAINTS, zone="zone2", node="node-y", foo="")],
+     [pd("p-a1", "node-a", "foo"), pd("p-b1", "node-b", "foo"), pd("p-y1", "node-y", "foo")],
+     {"node-a": U, "node-b": S, "node-x": S, "node-y": U}),
+    ("two node inclusion Constraints, zone: honor/honor, node: ignore/ignore",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO, None, None, "Honor")
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO, None, "Ignore").Obj(),
+     [_zn("zone1", "node-a", foo=""), _zn("zone1", "node-b"), _zn("zone2", "node-x", foo=""),
+      nd("node-y", TAINTS, zone="zone2", node="node-y", foo="")],
+     [pd("p-a1", "node-a", "foo"), pd("p-b1", "node-b", "foo"), pd("p-y1", "node-y", "foo")],
+     {"node-a": U, "node-b": U, "node-x": S, "node-y": U}),
+    ("two Constraints on zone, spreads = [3/3, 2/1]",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, BAR).SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), [pd("p-a1", "node-a", "foo", "bar"), pd("p-a2", "node-a", "foo"), pd("p-b1", "node-b", "foo", "bar"),
+                    pd("p-y1", "node-y", "foo"), pd("p-y2", "node-y", "foo", "bar"), pd("p-y3", "node-y", "foo")],
+     {"node-a": U, "node-b": U, "node-x": S, "node-y": S}),
+    ("two Constraints on zone, spreads = [3/4, 2/1]",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, BAR).SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), [pd("p-a1", "node-a", "foo", "bar"), pd("p-a2", "node-a", "foo"), pd("p-b1", "node-b", "foo", "bar"),
+                    pd("p-y1", "node-y", "foo"), pd("p-y2", "node-y", "foo", "bar"), pd("p-y3", "node-y", "foo"), pd("p-y4", "node-y", "foo")],
+     {"node-a": U, "node-b": U, "node-x": U, "node-y": U}),
+]
+
+
+@pytest.mark.parametrize("name,pod,nodes,existing,want", MULTIPLE, ids=[c[0] for c in MULTIPLE])
+def test_multiple_constraints(name, pod, nodes, existing, want):
+    got = run_filter(pod, nodes, existing)
+    assert {n: s.code for n, s in got.items()} == want
+
+
+def test_pre_filter_disabled():
+    """TestPreFilterDisabled: Filter without PreFilter's state is an error."""
+    plugin, handle = setup(MakePod().Name("p").Obj(), [MakeNode().Name("n").Obj()])
+    status = plugin.filter(CycleState(), MakePod().Name("p").Obj(), handle.node_infos["n"])
+    assert status.code == fw.ERROR
 
 
 # TestPreFilterState: (name, pod, nodes, existing, want TpValueToMatchNum, want critical-path minima)
