@@ -478,3 +478,263 @@ def test_default_selector_merges_services():
     pod = MakePod().Name("p").Label("tier", "fe").Obj()
     plugin, _ = setup(pod, nodes, [], args={}, services=[svc])
     assert str(plugin.default_selector(pod)) == "tier=fe"
+
+
+# --- scoring_test.go ------------------------------------------------------------------------------------
+
+HOST = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
+
+
+def rs(name, selector):
+    return Controller.from_doc({"kind": "ReplicaSet", "metadata": {"name": name, "namespace": "default"},
+                                "spec": {"selector": selector}})
+
+
+def hn(name, **labels):
+    """A node labelled kubernetes.io/hostname=<name> after the given labels."""
+    b = MakeNode().Name(name)
+    for k, v in labels.items():
+        b.Label(k, v)
+    return b.Label(HOST, name).Obj()
+
+
+# TestPreScoreSkip: (name, pod, nodes, args, controllers)
+PRESCORE_SKIP = [
+    ("the pod doesn't have soft topology spread Constraints",
+     MakePod().Name("p").Obj(), [hn("node-a"), hn("node-b")], {"defaultingType": "List"}, []),
+    ("default constraints and a replicaset that doesn't match",
+     MakePod().Name("p").Label("foo", "bar").Label("baz", "sup").OwnerReference("rs2", "ReplicaSet").Obj(),
+     [MakeNode().Name("node-a").Label("planet", "mars").Obj()],
+     {"defaultingType": "List", "defaultConstraints": [{"maxSkew": 2, "topologyKey": "planet", "whenUnsatisfiable": "ScheduleAnyway"}]},
+     [rs("rs1", MakeLabelSelector().Exists("tar").Obj())]),
+]
+
+
+@pytest.mark.parametrize("name,pod,nodes,args,controllers", PRESCORE_SKIP, ids=[c[0] for c in PRESCORE_SKIP])
+def test_pre_score_skip(name, pod, nodes, args, controllers):
+    plugin, handle = setup(pod, nodes, [], args=args, controllers=controllers)
+    assert plugin.pre_score(CycleState(), pod, list(handle.node_infos.values())).is_skip
+
+
+W = math.log  # topologyNormalizingWeight(n) == log(n + 2)
+
+# TestPreScoreStateEmptyNodes: (name, pod, nodes, args, controllers, (key, maxSkew) per constraint,
+# ignored nodes, TopologyValueToPodCounts, TopologyNormalizingWeight sizes)
+PRESCORE_STATE = [
+    ("normal case",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, FOO).SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, FOO).Obj(),
+     [hn("node-a", zone="zone1"), hn("node-b", zone="zone1"), hn("node-x", zone="zone2")], {"defaultingType": "List"}, [],
+     [("zone", 1), (HOST, 1)], set(), [{"zone1": 0, "zone2": 0}, {}], [2, 3]),
+    ("null selector",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, None).Obj(),
+     [hn("node-a", zone="zone1"), hn("node-b", zone="zone1"), hn("node-x", zone="zone2")], {"defaultingType": "List"}, [],
+     [("zone", 1)], set(), [{"zone1": 0, "zone2": 0}], [2]),
+    ("node-x doesn't have label zone",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, FOO).SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, BAR).Obj(),
+     [hn("node-a", zone="zone1"), hn("node-b", zone="zone1"), hn("node-x")], {"defaultingType": "List"}, [],
+     [("zone", 1), (HOST, 1)], {"node-x"}, [{"zone1": 0}, {}], [1, 2]),
+    ("system default constraints and a replicaset",
+     MakePod().Name("p").Label("foo", "tar").Label("baz", "sup").OwnerReference("rs1", "ReplicaSet").Obj(),
+     [MakeNode().Name("node-a").Label(HOST, "node-a").Label(ZONE, "mars").Obj(),
+      MakeNode().Name("node-b").Label(HOST, "node-b").Label(ZONE, "mars").Obj(), hn("node-c"), hn("node-d")],
+     {"defaultingType": "System"}, [rs("rs1", FOO)],
+     [(HOST, 3), (ZONE, 5)], set(), [{}, {"mars": 0, "": 0}], [4, 2]),
+    ("default constraints and a replicaset",
+     MakePod().Name("p").Label("foo", "tar").Label("baz", "sup").OwnerReference("rs1", "ReplicaSet").Obj(),
+     [MakeNode().Name("node-a").Label("rack", "rack1").Label(HOST, "node-a").Label("planet", "mars").Obj()],
+     {"defaultingType": "List", "defaultConstraints": [
+         {"maxSkew": 1, "topologyKey": HOST, "whenUnsatisfiable": "ScheduleAnyway"},
+         {"maxSkew": 2, "topologyKey": "rack", "whenUnsatisfiable": "DoNotSchedule"},
+         {"maxSkew": 2, "topologyKey": "planet", "whenUnsatisfiable": "ScheduleAnyway"}]},
+     [rs("rs1", FOO)], [(HOST, 1), ("planet", 2)], set(), [{}, {"mars": 0}], [1, 1]),
+    ("default constraints and a replicaset, but pod has constraints",
+     MakePod().Name("p").Label("foo", "bar").Label("baz", "sup").OwnerReference("rs1", "ReplicaSet")
+     .SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, BAR).SpreadConstraint(2, "planet", SCHEDULE_ANYWAY, MakeLabelSelector().Label("baz", "sup").Obj()).Obj(),
+     [MakeNode().Name("node-a").Label("planet", "mars").Label("galaxy", "andromeda").Obj()],
+     {"defaultingType": "List", "defaultConstraints": [{"maxSkew": 2, "topologyKey": "galaxy", "whenUnsatisfiable": "ScheduleAnyway"}]},
+     [rs("rs1", FOO)], [("planet", 2)], set(), [{"mars": 0}], [1]),
+    ("NodeAffinityPolicy honored with labelSelectors",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, BAR).Obj(),
+     [hn("node-a", zone="zone1", foo=""), hn("node-b", zone="zone1", foo=""), hn("node-x", zone="zone2")], {"defaultingType": "List"}, [],
+     [("zone", 1)], set(), [{"zone1": 0, "zone2": 0}], [2]),
+    ("NodeAffinityPolicy ignored with labelSelectors",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, BAR, None, "Ignore").Obj(),
+     [hn("node-a", zone="zone1", foo=""), hn("node-b", zone="zone1", foo=""), hn("node-x", zone="zone2")], {"defaultingType": "List"}, [],
+     [("zone", 1)], set(), [{"zone1": 0, "zone2": 0}], [2]),
+    ("NodeAffinityPolicy honored with nodeAffinity",
+     MakePod().Name("p").Label("foo", "").NodeAffinityIn("foo", [""]).SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, BAR).Obj(),
+     [hn("node-a", zone="zone1", foo=""), hn("node-b", zone="zone1", foo=""), hn("node-x", zone="zone2")], {"defaultingType": "List"}, [],
+     [("zone", 1)], set(), [{"zone1": 0, "zone2": 0}], [2]),
+    ("NodeAffinityPolicy ignored with nodeAffinity",
+     MakePod().Name("p").Label("foo", "").NodeAffinityIn("foo", [""]).SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, BAR, None, "Ignore").Obj(),
+     [hn("node-a", zone="zone1", foo=""), hn("node-b", zone="zone1", foo=""), hn("node-x", zone="zone2")], {"defaultingType": "List"}, [],
+     [("zone", 1)], set(), [{"zone1": 0, "zone2": 0}], [2]),
+    ("NodeTaintsPolicy honored",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, BAR, None, None, "Honor").Obj(),
+     [hn("node-a", zone="zone1", foo=""), hn("node-b", zone="zone1", foo=""),
+      MakeNode().Name("node-x").Label("zone", "zone2").Label(HOST, "node-x").Taints(TAINTS).Obj()], {"defaultingType": "List"}, [],
+     [("zone", 1)], set(), [{"zone1": 0, "zone2": 0}], [2]),
+    ("NodeTaintsPolicy ignored",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, BAR).Obj(),
+     [hn("node-a", zone="zone1", foo=""), hn("node-b", zone="zone1", foo=""),
+      MakeNode().Name("node-x").Label("zone", "zone2").Label(HOST, "node-x").Taints(TAINTS).Obj()], {"defaultingType": "List"}, [],
+     [("zone", 1)], set(), [{"zone1": 0, "zone2": 0}], [2]),
+]
+
+
+@pytest.mark.parametrize("name,pod,nodes,args,controllers,constraints,ignored,counts,sizes", PRESCORE_STATE,
+                         ids=[c[0] for c in PRESCORE_STATE])
+def test_pre_score_state_empty_nodes(name, pod, nodes, args, controllers, constraints, ignored, counts, sizes):
+    from scheduling.engine.framework.plugins.pod_topology_spread import PRESCORE_KEY
+    plugin, handle = setup(pod, nodes, [], args=args, controllers=controllers)
+    cs = CycleState()
+    assert plugin.pre_score(cs, pod, list(handle.node_infos.values())).is_success
+    state = cs[PRESCORE_KEY]
+    assert [(c.topology_key, c.max_skew) for c in state.constraints] == constraints
+    assert state.ignored_nodes == ignored
+    assert state.topology_value_to_pod_counts == counts
+    assert state.topology_normalizing_weight == [W(n + 2) for n in sizes]
+
+
+def _fa(*suffixes, labels=("foo",)):
+    """p-<s> on node-<s[0]> with the given labels."""
+    return [pd(f"p-{s}", f"node-{s[0]}", *labels) for s in suffixes]
+
+
+# TestPodTopologySpreadScore (args: defaultingType System): (name, pod, existing, candidate nodes,
+# failed nodes, services, want scores)
+SCORE = [
+    ("one constraint on node, no existing pods",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, FOO).Obj(),
+     [], [hn("node-a"), hn("node-b")], [], [], {"node-a": 100, "node-b": 100}),
+    ("one constraint on node, only one node is candidate",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, FOO).Obj(),
+     _fa("a1", "a2", "b1"), [hn("node-a")], [hn("node-b")], [], {"node-a": 100}),
+    ("one constraint on node, all nodes have the same number of matching pods",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, FOO).Obj(),
+     _fa("a1", "b1"), [hn("node-a"), hn("node-b")], [], [], {"node-a": 100, "node-b": 100}),
+    ("one constraint on node, all 4 nodes are candidates",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, FOO).Obj(),
+     _fa("a1", "a2", "b1", "d1", "d2", "d3"), [hn(f"node-{c}") for c in "abcd"], [], [],
+     {"node-a": 20, "node-b": 60, "node-c": 100, "node-d": 0}),
+    ("one constraint on node, null selector",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, None).Obj(),
+     _fa("a1", "a2", "b1", "d1", "d2", "d3"), [hn(f"node-{c}") for c in "abcd"], [], [],
+     {"node-a": 100, "node-b": 100, "node-c": 100, "node-d": 100}),
+    ("one constraint on node, all 4 nodes are candidates, maxSkew=2",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(2, HOST, SCHEDULE_ANYWAY, FOO).Obj(),
+     _fa("a1", "a2", "b1", "d1", "d2", "d3"), [hn(f"node-{c}") for c in "abcd"], [], [],
+     {"node-a": 33, "node-b": 66, "node-c": 100, "node-d": 16}),
+    ("one constraint on node, all 4 nodes are candidates, maxSkew=3",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(3, HOST, SCHEDULE_ANYWAY, FOO).Obj(),
+     _fa("a1", "a2", "a3", "a4", "b1", "b2", "b3", "c1", "c2", "d1"), [hn(f"node-{c}") for c in "abcd"], [], [],
+     {"node-a": 44, "node-b": 66, "node-c": 77, "node-d": 100}),
+    ("system defaulting, nodes don't have zone, pods match service",
+     MakePod().Name("p").Label("foo", "").Obj(),
+     _fa("a1", "a2", "a3", "a4", "b1", "b2", "b3", "c1", "c2", "d1"), [hn(f"node-{c}") for c in "abcd"], [],
+     [Service.from_doc({"metadata": {"name": "s"}, "spec": {"selector": {"foo": ""}}})],
+     {"node-a": 44, "node-b": 66, "node-c": 77, "node-d": 100}),
+    ("one constraint on node, 3 out of 4 nodes are candidates",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, FOO).Obj(),
+     _fa("a1", "a2", "a3", "a4", "b1", "b2", "x1", "y1", "y2", "y3"), [hn("node-a"), hn("node-b"), hn("node-x")], [hn("node-y")], [],
+     {"node-a": 33, "node-b": 83, "node-x": 100}),
+    ("one constraint on node, 3 out of 4 nodes are candidates, one node doesn't match topology key",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, FOO).Obj(),
+     _fa("a1", "a2", "a3", "a4", "b1", "b2", "x1", "y1", "y2", "y3"),
+     [hn("node-a"), MakeNode().Name("node-b").Label("n", "node-b").Obj(), hn("node-x")], [hn("node-y")], [],
+     {"node-a": 16, "node-b": 0, "node-x": 100}),
+    ("one constraint on zone, 3 out of 4 nodes are candidates",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, FOO).Obj(),
+     _fa("a1", "a2", "a3", "a4", "b1", "b2", "x1", "y1", "y2", "y3"),
+     [hn("node-a", zone="zone1"), hn("node-b", zone="zone1"), hn("node-x", zone="zone2")], [hn("node-y", zone="zone2")], [],
+     {"node-a": 75, "node-b": 75, "node-x": 100}),
+    ("two Constraints on zone and node, 2 out of 4 nodes are candidates",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, FOO).SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, FOO).Obj(),
+     _fa("a1", "a2", "b1", "x1", "x2", "y1", "y2", "y3", "y4"),
+     [hn("node-a", zone="zone1"), hn("node-x", zone="zone2")], [hn("node-b", zone="zone1"), hn("node-y", zone="zone2")], [],
+     {"node-a": 100, "node-x": 63}),
+    ("two Constraints on zone, 2 out of 4 nodes are candidates",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, FOO).SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, BAR).Obj(),
+     [pd("p-a1", "node-a", "foo", "bar"), pd("p-a2", "node-a", "foo"), pd("p-b1", "node-b", "foo", "bar"),
+      pd("p-y1", "node-y", "foo"), pd("p-y2", "node-y", "foo", "bar"), pd("p-y3", "node-y", "foo")],
+     [nd("node-a", zone="zone1"), nd("node-x", zone="zone2")], [nd("node-b", zone="zone1"), nd("node-y", zone="zone2")], [],
+     {"node-a": 85, "node-x": 100}),
+    ("two Constraints on zone and node, with different labelSelectors",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, FOO).SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, BAR).Obj(),
+     [pd("p-a1", "node-a", "foo"), pd("p-b1", "node-b", "foo", "bar"), pd("p-y1", "node-y", "foo"), pd("p-y2", "node-y", "bar")],
+     [hn("node-a", zone="zone1"), hn("node-b", zone="zone1"), hn("node-x", zone="zone2"), hn("node-y", zone="zone2")], [], [],
+     {"node-a": 60, "node-b": 20, "node-x": 100, "node-y": 60}),
+    ("two Constraints on zone and node, with different labelSelectors, some nodes have 0 pods",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, FOO).SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, BAR).Obj(),
+     [pd("p-b1", "node-b", "bar"), pd("p-x1", "node-x", "foo"), pd("p-y1", "node-y", "foo", "bar")],
+     [hn("node-a", zone="zone1"), hn("node-b", zone="zone1"), hn("node-x", zone="zone2"), hn("node-y", zone="zone2")], [], [],
+     {"node-a": 100, "node-b": 60, "node-x": 40, "node-y": 0}),
+    ("two Constraints on zone and node, with different labelSelectors, 3 out of 4 nodes are candidates",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, FOO).SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, BAR).Obj(),
+     [pd("p-a1", "node-a", "foo"), pd("p-b1", "node-b", "foo", "bar"), pd("p-y1", "node-y", "foo"), pd("p-y2", "node-y", "bar")],
+     [hn("node-a", zone="zone1"), hn("node-b", zone="zone1"), hn("node-x", zone="zone2")], [hn("node-y", zone="zone2")], [],
+     {"node-a": 50, "node-b": 25, "node-x": 100}),
+    ("existing pods in a different namespace do not count",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, FOO).Obj(),
+     [MakePod().Name("p-a1").Namespace("ns1").Node("node-a").Label("foo", "").Obj(), *_fa("a2", "b1", "b2")],
+     [hn("node-a"), hn("node-b")], [], [], {"node-a": 100, "node-b": 33}),
+    ("terminating Pods should be excluded",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, FOO).Obj(),
+     [MakePod().Name("p-a").Node("node-a").Label("foo", "").Terminating().Obj(), pd("p-b", "node-b", "foo")],
+     [hn("node-a"), hn("node-b")], [], [], {"node-a": 100, "node-b": 0}),
+    ("minDomains has no effect when ScheduleAnyway",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(2, "node", SCHEDULE_ANYWAY, FOO, 10).Obj(),
+     _fa("a1", "a2", "b1", "b2", "c1"), [nd(f"node-{c}", node=f"node-{c}") for c in "abc"], [], [],
+     {"node-a": 75, "node-b": 75, "node-c": 100}),
+    ("NodeAffinityPolicy honoed with labelSelectors",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "node", SCHEDULE_ANYWAY, FOO).Obj(),
+     _fa("a1", "a2", "b1", "c1"), [nd("node-a", node="node-a", foo=""), nd("node-b", node="node-b", foo=""), nd("node-c", node="node-c")], [], [],
+     {"node-a": 0, "node-b": 33, "node-c": 100}),
+    ("NodeAffinityPolicy ignored with labelSelectors",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "node", SCHEDULE_ANYWAY, FOO, None, "Ignore").Obj(),
+     _fa("a1", "a2", "b1", "c1"), [nd("node-a", node="node-a", foo=""), nd("node-b", node="node-b", foo=""), nd("node-c", node="node-c")], [], [],
+     {"node-a": 66, "node-b": 100, "node-c": 100}),
+    ("NodeAffinityPolicy honoed with nodeAffinity",
+     MakePod().Name("p").Label("foo", "").NodeAffinityIn("foo", [""]).SpreadConstraint(1, "node", SCHEDULE_ANYWAY, FOO).Obj(),
+     _fa("a1", "a2", "b1", "c1"), [nd("node-a", node="node-a", foo=""), nd("node-b", node="node-b", foo=""), nd("node-c", node="node-c")], [], [],
+     {"node-a": 0, "node-b": 33, "node-c": 100}),
+    ("NodeAffinityPolicy ignored with nodeAffinity",
+     MakePod().Name("p").Label("foo", "").NodeAffinityIn("foo", [""]).SpreadConstraint(1, "node", SCHEDULE_ANYWAY, FOO, None, "Ignore").Obj(),
+     _fa("a1", "a2", "b1", "c1"), [nd("node-a", node="node-a", foo=""), nd("node-b", node="node-b", foo=""), nd("node-c", node="node-c")], [], [],
+     {"node-a": 66, "node-b": 100, "node-c": 100}),
+    ("NodeTaintsPolicy honored",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "node", SCHEDULE_ANYWAY, FOO, None, None, "Honor").Obj(),
+     _fa("a1", "a2", "b1", "c1"), [nd("node-a", node="node-a"), nd("node-b", node="node-b"), nd("node-c", TAINTS, node="node-c")], [], [],
+     {"node-a": 0, "node-b": 33, "node-c": 100}),
+    ("NodeTaintsPolicy ignored",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "node", SCHEDULE_ANYWAY, FOO).Obj(),
+     _fa("a1", "a2", "b1", "c1"), [nd("node-a", node="node-a"), nd("node-b", node="node-b"), nd("node-c", TAINTS, node="node-c")], [], [],
+     {"node-a": 66, "node-b": 100, "node-c": 100}),
+    ("matchLabelKeys ANDed with LabelSelector when LabelSelector is empty",
+     MakePod().Name("p").Label("foo", "").Label("bar", "")
+     .SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, MakeLabelSelector().Obj(), None, None, None, ["foo"])
+     .SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, MakeLabelSelector().Obj(), None, None, None, ["bar"]).Obj(),
+     [pd("p-a1", "node-a", "foo"), pd("p-b1", "node-b", "foo", "bar"), pd("p-y1", "node-c", "foo"), pd("p-y2", "node-c", "bar")],
+     [hn("node-a", zone="zone1"), hn("node-b", zone="zone1"), hn("node-c", zone="zone2"), hn("node-d", zone="zone2")], [], [],
+     {"node-a": 60, "node-b": 20, "node-c": 60, "node-d": 100}),
+    ("matchLabelKeys ANDed with LabelSelector when LabelSelector isn't empty",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").Label("baz", "")
+     .SpreadConstraint(1, "zone", SCHEDULE_ANYWAY, FOO)
+     .SpreadConstraint(1, HOST, SCHEDULE_ANYWAY, BAR, None, None, None, ["baz"]).Obj(),
+     [pd("p-a1", "node-a", "foo"), pd("p-b1", "node-b", "foo", "bar", "baz"), pd("p-c1", "node-c", "foo"),
+      pd("p-c2", "node-c", "bar"), pd("p-d3", "node-c", "bar", "baz")],
+     [hn("node-a", zone="zone1"), hn("node-b", zone="zone1"), hn("node-c", zone="zone2"), hn("node-d", zone="zone2")], [], [],
+     {"node-a": 60, "node-b": 20, "node-c": 60, "node-d": 100}),
+]
+
+
+@pytest.mark.parametrize("name,pod,existing,nodes,failed,services,want", SCORE, ids=[c[0] for c in SCORE])
+def test_pod_topology_spread_score(name, pod, existing, nodes, failed, services, want):
+    plugin, handle = setup(pod, nodes + failed, existing, args={"defaultingType": "System"}, services=services)
+    candidates = [handle.node_infos[n.name] for n in nodes]
+    cs = CycleState()
+    assert plugin.pre_score(cs, pod, candidates).is_success
+    scores = {info.name: plugin.score(cs, pod, info) for info in candidates}
+    plugin.normalize_score(cs, pod, scores)
+    assert scores == want
