@@ -342,3 +342,42 @@ def test_fit_counts_init_containers_and_overhead_of_pods_on_the_node():
 
 def test_events():
     assert Fit.events == {"AssignedPod/Delete", "Node/Add", "Node/UpdateNodeAllocatable", "Pod/UpdatePodScaleDown"}
+
+
+MOST_ALLOCATED = [
+    ("nothing scheduled, nothing requested", [], [("node1", cap(4000, 10000)), ("node2", cap(4000, 10000))], [],
+     {"node1": 0, "node2": 0}, None),
+    ("nothing scheduled, resources requested, differently sized nodes", TWO_CONTAINERS,
+     [("node1", cap(4000, 10000)), ("node2", cap(6000, 10000))], [], {"node1": 62, "node2": 50}, None),
+    ("no resources requested, pods scheduled with resources", [], [("node1", cap(10000, 20000)), ("node2", cap(10000, 20000))],
+     [("node1", [req(3000, 0)]), ("node1", [req(3000, 0)]), ("node2", [req(3000, 0)]), ("node2", [req(3000, 5000)])],
+     {"node1": 30, "node2": 42}, None),
+    ("resources requested, pods scheduled with resources", TWO_CONTAINERS,
+     [("node1", cap(10000, 20000)), ("node2", cap(10000, 20000))],
+     [("node1", [req(3000, 0)]), ("node2", [req(3000, 5000)])], {"node1": 42, "node2": 55}, None),
+    ("resources requested equal node capacity", [req(2000, 4000), req(3000, 5000)],
+     [("node1", cap(5000, 10000)), ("node2", cap(10000, 9000))], [], {"node1": 95, "node2": 75}, None),
+    ("nothing scheduled, resources requested, differently sized nodes (weighted)", TWO_CONTAINERS,
+     [("node1", cap(4000, 10000)), ("node2", cap(6000, 10000))], [], {"node1": 58, "node2": 50},
+     [{"name": "memory", "weight": 2}, {"name": "cpu", "weight": 1}]),
+    ("no resources requested, pods scheduled, nonzero request for resource", [{}],
+     [("node1", {"cpu": "250m", "memory": "1000Mi"}), ("node2", {"cpu": "250m", "memory": "1000Mi"})],
+     [("node1", [{}]), ("node1", [{}])], {"node1": 80, "node2": 30}, None),
+    ("bypass extended resource if the pod does not request", TWO_CONTAINERS,
+     [("node1", cap(6000, 10000)), ("node2", cap(6000, 10000, foo=4))], [], {"node1": 50, "node2": 50},
+     [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": EXT, "weight": 1}]),
+    ("honor extended resource if the pod request", [req(3000, 5000, foo=2)],
+     [("node1", cap(6000, 10000, foo=4)), ("node2", cap(6000, 10000, foo=10))], [], {"node1": 50, "node2": 40},
+     [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": EXT, "weight": 1}]),
+    ("if the node doesn't have a resource", [req(3000, 4000)],
+     [("node1", cap(6000, 10000)), ("node2", cap(6000, 10000, foo=4))], [], {"node1": 45, "node2": 45},
+     [{"name": EXT, "weight": 2}, {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]),
+]
+
+
+@pytest.mark.parametrize("name,requested,nodes,existing,expected,resources", MOST_ALLOCATED, ids=[c[0] for c in MOST_ALLOCATED])
+def test_most_allocated(name, requested, nodes, existing, expected, resources):
+    strategy = {"type": "MostAllocated"}
+    if resources:
+        strategy["resources"] = resources
+    assert run_scores(Fit, {"scoringStrategy": strategy}, requested, nodes, existing) == expected

@@ -73,6 +73,7 @@ def _meta(v: Volume) -> Mapping[str, Any]:
 
 
 def _not_found(kind: str, name: str) -> str:
+    """apierrors.NewNotFound's message as the informers' listers return it."""
     return f'{kind} "{name}" not found'
 
 
@@ -542,7 +543,7 @@ class VolumeZone(Plugin):
                     return [], unresolvable("PersistentVolumeClaim had no pv name and storageClass name")
                 storage_class = index.classes.get(class_name)
                 if storage_class is None:
-                    return [], unresolvable(_not_found('storageclass.storage.k8s.io', class_name))
+                    return [], unresolvable(_not_found("storageclass.storage.k8s.io", class_name))
                 if _binding_mode(storage_class) == WAIT_FOR_FIRST_CONSUMER:
                     continue
                 return [], unresolvable("PersistentVolume had no name")
