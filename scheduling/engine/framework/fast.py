@@ -25,7 +25,7 @@ requires identical results from both paths on generated clusters.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
@@ -38,8 +38,8 @@ from scheduling.engine.framework.result import FrameworkResult, fit_error
 from scheduling.engine.scheduler.cache import SchedulerCache
 from scheduling.engine.scheduler.scheduler import NO_NODES_AVAILABLE, TOTAL
 
-if TYPE_CHECKING:
-    from scheduling.engine.framework.runtime import Framework
+# `framework` below is an engine.framework.runtime.Framework (which imports this module).
+Framework = Any
 
 
 def _nodes(cache: SchedulerCache, nodes) -> list:
@@ -95,7 +95,7 @@ def plugin_scores(plugin, cs: CycleState, pod: Pod, cache: SchedulerCache, idx: 
     return np.fromiter((plugin.score(cs, pod, infos[i]) for i in idx.tolist()), dtype=np.int64, count=len(idx))
 
 
-def feasible(framework: "Framework", cs: CycleState, pod: Pod, cache: SchedulerCache, start: int,
+def feasible(framework: Framework, cs: CycleState, pod: Pod, cache: SchedulerCache, start: int,
              to_find: int) -> tuple[list[int], int]:
     """(the indexes of the nodes found feasible, in the order the loop finds them; how many
     nodes the loop processed)."""
@@ -135,7 +135,7 @@ def feasible(framework: "Framework", cs: CycleState, pod: Pod, cache: SchedulerC
     return found, n
 
 
-def schedule_one(framework: "Framework", pod: Pod, rng, *, start: int, preemption: bool,
+def schedule_one(framework: Framework, pod: Pod, rng, *, start: int, preemption: bool,
                  cache: SchedulerCache) -> tuple[FrameworkResult, int] | None:
     result = FrameworkResult(pod=pod)
     infos = cache.infos
@@ -194,7 +194,7 @@ def schedule_one(framework: "Framework", pod: Pod, rng, *, start: int, preemptio
     return result, start
 
 
-def scores(framework: "Framework", cs: CycleState, pod: Pod, cache: SchedulerCache, idx: np.ndarray) -> np.ndarray:
+def scores(framework: Framework, cs: CycleState, pod: Pod, cache: SchedulerCache, idx: np.ndarray) -> np.ndarray:
     """RunScorePlugins over the nodes `idx`: the weighted totals."""
     totals = np.zeros(len(idx), dtype=np.int64)
     if not framework.has_score_plugins():

@@ -45,7 +45,7 @@ def _exprs(reqs):
     return tuple((r.key, r.operator, r.values) for r in reqs)
 
 
-def _term_error(term: NodeSelectorTerm, path: str) -> list[str]:
+def _validate_term(term: NodeSelectorTerm, path: str) -> list[str]:
     errs = []
     if term.match_expressions:
         try:
@@ -72,9 +72,9 @@ def validate_node_affinity_args(args) -> None:
     base = "addedAffinity"
     if affinity.required is not None:
         for i, term in enumerate(affinity.required):
-            errs += _term_error(term, f"{base}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{i}]")
+            errs += _validate_term(term, f"{base}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{i}]")
     for i, pref in enumerate(affinity.preferred):
-        errs += _term_error(pref.preference, f"{base}.preferredDuringSchedulingIgnoredDuringExecution[{i}].preference")
+        errs += _validate_term(pref.preference, f"{base}.preferredDuringSchedulingIgnoredDuringExecution[{i}].preference")
     if errs:
         raise ArgsError(errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]")
 

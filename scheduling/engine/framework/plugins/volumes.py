@@ -38,8 +38,8 @@ from scheduling.engine.scheduler.predicates.node_selector import (
 from scheduling.engine.scheduler.predicates.volume_binding import (
     WAIT_FOR_FIRST_CONSUMER,
     VolumeIndex,
-    _access_modes_match,
-    _is_bound_to_claim,
+    access_modes_match,
+    is_bound_to_claim,
     claim_class,
     pv_node_affinity_matches,
     volume_class,
@@ -348,7 +348,7 @@ def find_matching_volume(pvc: Volume, pvs, node, excluded: set) -> Volume | None
     for pv in pvs:
         if pv.name in excluded:
             continue
-        if pv.spec.get("claimRef") and not _is_bound_to_claim(pv, pvc):
+        if pv.spec.get("claimRef") and not is_bound_to_claim(pv, pvc):
             continue
         qty = _storage(pv.spec.get("capacity"))
         if qty < requested:
@@ -358,14 +358,14 @@ def find_matching_volume(pvc: Volume, pvs, node, excluded: set) -> Volume | None
         if _meta(pv).get("deletionTimestamp"):
             continue
         affinity_ok = pv_node_affinity_matches(pv, node)
-        if _is_bound_to_claim(pv, pvc):
+        if is_bound_to_claim(pv, pvc):
             return pv if affinity_ok else None
         phase = (pv.doc.get("status") or {}).get("phase") or "Available"
         if phase != "Available":
             continue
         if selector is not None and not selector.matches(_meta(pv).get("labels") or {}):
             continue
-        if volume_class(pv) != requested_class or not affinity_ok or not _access_modes_match(pvc, pv):
+        if volume_class(pv) != requested_class or not affinity_ok or not access_modes_match(pvc, pv):
             continue
         if smallest is None or smallest_qty > qty:
             smallest, smallest_qty = pv, qty

@@ -136,7 +136,7 @@ def _claim_volumes(pod: Pod):
 # --- the predicate -------------------------------------------------------------------------------------
 
 
-def _is_bound_to_claim(pv: Volume, pvc: Volume) -> bool:
+def is_bound_to_claim(pv: Volume, pvc: Volume) -> bool:
     ref = pv.spec.get("claimRef")
     if not ref:
         return False
@@ -146,7 +146,7 @@ def _is_bound_to_claim(pv: Volume, pvc: Volume) -> bool:
     return not uid or uid == (_meta(pvc).get("uid") or "")
 
 
-def _access_modes_match(pvc: Volume, pv: Volume) -> bool:
+def access_modes_match(pvc: Volume, pv: Volume) -> bool:
     have = set(pv.spec.get("accessModes") or ())
     return all(mode in have for mode in pvc.spec.get("accessModes") or ())
 
@@ -165,7 +165,7 @@ def find_matching_volume(pvc: Volume, pvs, node, excluded: set[str]) -> Volume |
             continue
         qty = _storage(pv.spec.get("capacity"))
         affinity_ok = pv_node_affinity_matches(pv, node)
-        if _is_bound_to_claim(pv, pvc):
+        if is_bound_to_claim(pv, pvc):
             if qty < requested:
                 continue
             return pv if affinity_ok else None
@@ -173,7 +173,7 @@ def find_matching_volume(pvc: Volume, pvs, node, excluded: set[str]) -> Volume |
             continue
         if selector is not None and not selector.matches(_meta(pv).get("labels") or {}):
             continue
-        if volume_class(pv) != requested_class or not affinity_ok or not _access_modes_match(pvc, pv):
+        if volume_class(pv) != requested_class or not affinity_ok or not access_modes_match(pvc, pv):
             continue
         if qty >= requested and (smallest is None or smallest_qty > qty):
             smallest, smallest_qty = pv, qty
