@@ -179,11 +179,12 @@ def schedule_one(framework: Framework, pod: Pod, rng, *, start: int, preemption:
         return result, start
     result.prioritized = True
     feasible_infos = [infos[i] for i in chosen]
+    idx = np.array(chosen, dtype=np.int64)
     try:
-        status = framework.run_pre_score(cs, pod, feasible_infos)
+        status = pre_score(framework, cs, pod, cache, idx, feasible_infos)
         if not status.is_success:
             raise fw.ScoreError(status.message)
-        totals = scores(framework, cs, pod, cache, np.array(chosen, dtype=np.int64))
+        totals = scores(framework, cs, pod, cache, idx)
     except fw.ScoreError as e:
         result.prioritized = False
         result.error = result.message = str(e)
@@ -192,6 +193,19 @@ def schedule_one(framework: Framework, pod: Pod, rng, *, start: int, preemption:
     tied = sorted(i for i, total in zip(chosen, totals.tolist()) if total == best)
     result.node = infos[tied[rng.randrange(len(tied))] if len(tied) > 1 else tied[0]].name
     return result, start
+
+
+def pre_score(framework: Framework, cs: CycleState, pod: Pod, cache: SchedulerCache, idx: np.ndarray,
+              infos: list) -> fw.Status:
+    """RunPreScorePlugins, with a plugin's vector PreScore where it has one."""
+    for plugin in framework.points["preScore"]:
+        form = _form(plugin, "pre_score_vector")
+        status = form(plugin, cs, pod, cache, idx) if form is not None else plugin.pre_score(cs, pod, infos)
+        if status.is_skip:
+            cs.skip_score.add(plugin.name)
+        elif not status.is_success:
+            return status.with_plugin(plugin.name)
+    return fw.OK
 
 
 def scores(framework: Framework, cs: CycleState, pod: Pod, cache: SchedulerCache, idx: np.ndarray) -> np.ndarray:

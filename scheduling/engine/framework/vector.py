@@ -25,6 +25,7 @@ import numpy as np
 
 from scheduling.engine.api.objects import CPU, MEMORY, Pod
 from scheduling.engine.framework import interface as fw
+from scheduling.engine.framework.plugins import pod_topology_spread as spread
 from scheduling.engine.framework.plugins.noderesources import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
@@ -36,6 +37,7 @@ from scheduling.engine.scheduler.cache import SchedulerCache
 class Forms:
     """The fast forms of one plugin (each optional)."""
 
+    pre_score_vector: Callable[[Any, Any, Pod, SchedulerCache, np.ndarray], Any] | None = None
     filter_key: Callable[[Any, Any, Pod], Any] | None = None
     filter_mask: Callable[[Any, Any, Pod, SchedulerCache], Any] | None = None
     score_key: Callable[[Any, Any, Pod], Any] | None = None
@@ -195,6 +197,109 @@ def _normalize(plugin, cs, pod, scores):
     return default_normalize(scores, False)
 
 
+# --- PodTopologySpread's scoring ------------------------------------------------------------------------
+
+SPREAD_KEY = "PreScoreVector" + spread.NAME
+
+
+def _spread_pre_score(plugin, cs, pod: Pod, cache: SchedulerCache, idx: np.ndarray):
+    """PreScore of PodTopologySpread over the feasible nodes `idx`, its per-node loops as
+    arrays: the raw score of every node (cs[SPREAD_KEY]: raw scores and the ignored nodes)."""
+    if not cache.n:
+        return fw.SKIPPED
+    if not pod.topology_spread_constraints and not plugin.default_constraints:
+        return fw.SKIPPED
+    require_all = bool(pod.topology_spread_constraints) or not plugin.system_defaulted
+    try:
+        constraints = tuple(plugin.get_constraints(pod, spread.SCHEDULE_ANYWAY))
+    except ValueError as e:
+        return fw.error(f"calculating preScoreState: {e}")
+    if not constraints:
+        return fw.SKIPPED
+    keys = tuple(c.topology_key for c in constraints)
+    codes = [cache.label_codes(key)[0] for key in keys]
+    ignored = np.zeros(len(idx), dtype=bool)
+    if require_all:
+        for c in codes:
+            ignored |= c[idx] < 0
+    counted = idx[~ignored]
+    total = np.zeros(len(idx), dtype=np.float64)
+    for i, c in enumerate(constraints):
+        node_codes = codes[i]
+        counts = cache.pod_counts.counts(("spread", pod.namespace, c.selector), [pod.namespace],
+                                         _selector_match(pod.namespace, c.selector), True)
+        if c.selector.empty() or c.selector.nothing:
+            counts = np.zeros(cache.n, dtype=np.int64)  # countPodsMatchSelector counts nothing
+        if c.topology_key == spread.LABEL_HOSTNAME:
+            weight = spread.topology_normalizing_weight(len(counted))
+            count = counts[idx]
+        else:
+            # the domains among the nodes scored ("" for a node without the key, when not
+            # every key is required), and the matching pods of the eligible nodes per domain
+            shifted = np.where(node_codes < 0, len(cache.label_codes(c.topology_key)[1]), node_codes)
+            domains = np.unique(shifted[counted])
+            weight = spread.topology_normalizing_weight(len(domains))
+            eligible = _eligible(plugin, cache, pod, constraints, i, require_all)
+            per_domain = np.bincount(shifted[eligible], weights=counts[eligible], minlength=int(shifted.max()) + 1)
+            per_domain = per_domain.astype(np.int64)
+            known = np.zeros(len(per_domain), dtype=bool)
+            known[domains] = True
+            per_domain = np.where(known, per_domain, 0)
+            count = per_domain[shifted[idx]]
+        term = count * weight + (c.max_skew - 1)
+        total = np.where(node_codes[idx] < 0, total, total + term)
+    raw = np.where(ignored, 0, np.floor(total + 0.5)).astype(np.int64)
+    cs[SPREAD_KEY] = (raw, ignored)
+    return fw.OK
+
+
+def _selector_match(namespace: str, selector):
+    return lambda ns, labels: ns == namespace and selector.matches(labels)
+
+
+def _eligible(plugin, cache: SchedulerCache, pod: Pod, constraints, i: int, require_all: bool) -> np.ndarray:
+    """The nodes whose pods count for constraint i (every key present when required, the node
+    inclusion policies met): a mask over every node, kept for the run per what it reads."""
+    c = constraints[i]
+    keys = tuple(x.topology_key for x in constraints) if require_all else ()
+    affinity = None
+    if c.node_affinity_policy == spread.HONOR:
+        a = pod.affinity
+        required = a.node_affinity.required if a is not None and a.node_affinity is not None else None
+        affinity = (tuple(sorted(pod.node_selector.items())), required)
+    tolerations = pod.tolerations if c.node_taints_policy == spread.HONOR else None
+
+    def one(info) -> bool:
+        labels = info.node.labels
+        if keys and not all(k in labels for k in keys):
+            return False
+        return c.match_node_inclusion_policies(pod, info.node)
+
+    return cache.per_node(("spread-eligible", keys, c.node_affinity_policy, c.node_taints_policy, affinity, tolerations),
+                          one, dtype=bool)
+
+
+def _spread_scores(plugin, cs, pod, cache: SchedulerCache, idx: np.ndarray):
+    state = cs.get(SPREAD_KEY)
+    return None if state is None else state[0].copy()
+
+
+def _spread_normalize(plugin, cs, pod, scores: np.ndarray):
+    state = cs.get(SPREAD_KEY)
+    if state is None:
+        return None
+    ignored = state[1]
+    counted = scores[~ignored]
+    if not len(counted):
+        return np.zeros(len(scores), dtype=np.int64)
+    low, high = int(counted.min()), max(int(counted.max()), 0)
+    if high == 0:
+        out = np.full(len(scores), fw.MAX_NODE_SCORE, dtype=np.int64)
+    else:
+        out = fw.MAX_NODE_SCORE * (high + low - scores) // high
+    return np.where(ignored, 0, out)
+
+
 def _forms(**kwargs) -> Forms:
     forms = Forms()
     for name, value in kwargs.items():
@@ -212,4 +317,6 @@ FORMS: dict[str, Forms] = {
     "NodeResourcesFit": _forms(filter_mask=_fit_mask, score_vector=_fit_scores),
     "NodeResourcesBalancedAllocation": _forms(score_vector=_balanced_scores),
     "ImageLocality": _forms(score_key=_images),
+    "PodTopologySpread": _forms(pre_score_vector=_spread_pre_score, score_vector=_spread_scores,
+                                normalize_vector=_spread_normalize),
 }

@@ -13,7 +13,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scheduling.engine.api.objects import Node, Pod
+from scheduling.engine.api.objects import Node, Pod, Service
 from scheduling.engine.framework.config import schedulers_for
 from scheduling.engine.framework.runtime import run_queue
 from scheduling.engine.scheduler.cluster import ClusterState
@@ -90,7 +90,10 @@ def clusters(draw):
 def outcome(nodes, pods, profile_name, percentage, fast: bool):
     doc = {"apiVersion": "config.openshift.io/v1", "kind": "Scheduler", "spec": {"profile": profile_name}}
     profile = dict(schedulers_for([doc]))["default-scheduler"]
-    state = ClusterState(nodes=list(nodes), pods=list(pods))
+    # Services select two of the apps: the system default spreading applies to their pods
+    services = [Service.from_doc({"kind": "Service", "metadata": {"name": app, "namespace": "default"},
+                                  "spec": {"selector": {"app": app}}}) for app in ("web", "db")]
+    state = ClusterState(nodes=list(nodes), pods=list(pods), services=services)
     results, start = run_queue(state, profile, None, True, explain=False, fast_path=fast,
                                rng_for_attempt=lambda pod, n: random.Random(f"{pod.key}/{n}"),
                                percentage_of_nodes_to_score=percentage or 0)
