@@ -37,6 +37,7 @@ from scheduling.engine.framework import interface as fw
 from scheduling.engine.framework.interface import CycleState, Handle, Status
 from scheduling.engine.framework.plugins import plugin_class
 from scheduling.engine.framework.plugins.helper import PRE_FILTER_RESULT_KEY
+from scheduling.engine.framework.plugins.pod_index import index_for
 from scheduling.engine.framework import fast
 from scheduling.engine.framework.result import (
     SCHEDULING_GATED_MESSAGE,
@@ -496,7 +497,10 @@ def run_queue(
     attempts: Counter[str] = Counter()
     cache = SchedulerCache(infos, state) if fast_path and not explain and heap and infos else None
     if cache is not None:
-        cache.attach()  # every bind and every victim from here on updates the cache
+        # The plugins' pod index (engine.framework.plugins.pod_index) hears of every change
+        # through the cache, which observes the NodeInfos from here on (binds and victims).
+        cache.forward = index_for(handle, list(infos.values())).observer
+        cache.attach()
     start_box = [start]  # the next start index, moved by every attempt
     try:
         _drain(heap, framework, state, infos, index, nominated, unschedulable, attempts, results, rng, rng_for_attempt,

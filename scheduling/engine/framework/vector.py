@@ -68,6 +68,42 @@ def _images(plugin, cs, pod: Pod):
     return tuple(c.image for c in pod.init_containers + pod.containers)
 
 
+def _static_filter(key_of):
+    """A filter_mask for a plugin whose verdict reads only the Node (not its pods) and what
+    `key_of` names of the pod: computed with the plugin once per key for the run."""
+    def form(plugin, cs, pod: Pod, cache: SchedulerCache):
+        return cache.per_node(("framework-static-filter", plugin.name, key_of(plugin, cs, pod)),
+                              lambda info: plugin.filter(cs, pod, info).is_success, dtype=bool)
+    return form
+
+
+def _static_scores(key_of):
+    """A score_vector for a plugin whose raw score reads only the Node (not its pods) and
+    what `key_of` names of the pod."""
+    def form(plugin, cs, pod: Pod, cache: SchedulerCache, idx: np.ndarray):
+        return cache.per_node(("framework-static-score", plugin.name, key_of(plugin, cs, pod)),
+                              lambda info: plugin.score(cs, pod, info))[idx]
+    return form
+
+
+def _image_pre_score(plugin, cs, pod: Pod, cache: SchedulerCache, idx: np.ndarray):
+    """ImageLocality's PreScore state is only read by its plain Score (static per image
+    list, computed once per list by the score vector)."""
+    return fw.OK
+
+
+def _image_scores(plugin, cs, pod: Pod, cache: SchedulerCache, idx: np.ndarray):
+    key = ("framework-image-locality", _images(plugin, cs, pod))
+    state: dict = {}  # the plugin's own PreScore state, made once when the key is new
+
+    def one(info) -> int:
+        if not state:
+            plugin.pre_score(state, pod, ())
+        return plugin.score(state, pod, info)
+
+    return cache.per_node(key, one)[idx]
+
+
 def _node_name(plugin, cs, pod: Pod, cache: SchedulerCache):
     return True if not pod.node_name else None
 
@@ -308,15 +344,16 @@ def _forms(**kwargs) -> Forms:
 
 
 FORMS: dict[str, Forms] = {
-    "NodeUnschedulable": _forms(filter_key=_tolerations),
+    "NodeUnschedulable": _forms(filter_mask=_static_filter(_tolerations)),
     "NodeName": _forms(filter_mask=_node_name),
-    "TaintToleration": _forms(filter_key=_tolerations, score_key=_tolerations, normalize_vector=_reverse_normalize),
-    "NodeAffinity": _forms(filter_key=_node_affinity_required, score_key=_node_affinity_preferred,
-                           normalize_vector=_normalize),
+    "TaintToleration": _forms(filter_mask=_static_filter(_tolerations), score_vector=_static_scores(_tolerations),
+                              normalize_vector=_reverse_normalize),
+    "NodeAffinity": _forms(filter_mask=_static_filter(_node_affinity_required),
+                           score_vector=_static_scores(_node_affinity_preferred), normalize_vector=_normalize),
     "NodePorts": _forms(filter_key=_host_ports),
     "NodeResourcesFit": _forms(filter_mask=_fit_mask, score_vector=_fit_scores),
     "NodeResourcesBalancedAllocation": _forms(score_vector=_balanced_scores),
-    "ImageLocality": _forms(score_key=_images),
+    "ImageLocality": _forms(pre_score_vector=_image_pre_score, score_vector=_image_scores),
     "PodTopologySpread": _forms(pre_score_vector=_spread_pre_score, score_vector=_spread_scores,
                                 normalize_vector=_spread_normalize),
 }

@@ -198,6 +198,9 @@ class SchedulerCache:
     def __init__(self, node_infos: Mapping[str, NodeInfo], state: ClusterState):
         self.node_infos = node_infos
         self.state = state
+        # Another observer of the same NodeInfos, told of every change after the cache (a
+        # NodeInfo has one observer: the framework's pod index rides along this way).
+        self.forward = None
         self.names: list[str] = list(node_infos)
         self.infos: list[NodeInfo] = list(node_infos.values())
         self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
@@ -361,6 +364,8 @@ class SchedulerCache:
     def pod_changed(self, info: NodeInfo, removed: Pod | None, added: Pod | None) -> None:
         """NodeInfo's observer hook: `removed` left the node, `added` joined it (either may
         be None; both for a pod replaced by an updated copy)."""
+        if self.forward is not None:
+            self.forward.pod_changed(info, removed, added)
         i = self.index.get(info.name)
         if i is None or self.infos[i] is not info:
             return  # not one of ours

@@ -247,7 +247,8 @@ class PodIndex:
     def refresh(self) -> None:
         """Bring the index up to date with the NodeInfos' pods."""
         nodes = self.nodes
-        if self.observing and nodes and nodes[0].observer is not self.observer:
+        current = nodes[0].observer if nodes else None
+        if self.observing and nodes and current is not self.observer and getattr(current, "forward", None) is not self.observer:
             self.observing = False  # another observer took over: compare generations from now on
             self.generations = [-1] * len(nodes)
         if self.observing:
