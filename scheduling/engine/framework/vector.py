@@ -289,6 +289,24 @@ def _spread_pre_score(plugin, cs, pod: Pod, cache: SchedulerCache, idx: np.ndarr
     return fw.OK
 
 
+def _spread_mask(plugin, cs, pod: Pod, cache: SchedulerCache):
+    """PodTopologySpread's Filter on every node: each DoNotSchedule constraint's key
+    present and the skew of the node's domain within maxSkew."""
+    state = cs.get(spread.PREFILTER_KEY)
+    if state is None:
+        return None
+    mask = np.ones(cache.n, dtype=bool)
+    for i, c in enumerate(state.constraints):
+        codes, values = cache.label_codes(c.topology_key)
+        counts = state.tp_value_to_match_num[i]
+        per_code = np.zeros(len(values) + 1, dtype=np.int64)
+        for value, code in values.items():
+            per_code[code] = counts.get(value, 0)
+        skew = per_code[codes] + state.self_match[i] - state.min_match_num(i, c.min_domains)
+        mask &= (codes >= 0) & (skew <= c.max_skew)
+    return mask
+
+
 def _selector_match(namespace: str, selector):
     return lambda ns, labels: ns == namespace and selector.matches(labels)
 
@@ -354,6 +372,6 @@ FORMS: dict[str, Forms] = {
     "NodeResourcesFit": _forms(filter_mask=_fit_mask, score_vector=_fit_scores),
     "NodeResourcesBalancedAllocation": _forms(score_vector=_balanced_scores),
     "ImageLocality": _forms(pre_score_vector=_image_pre_score, score_vector=_image_scores),
-    "PodTopologySpread": _forms(pre_score_vector=_spread_pre_score, score_vector=_spread_scores,
+    "PodTopologySpread": _forms(filter_mask=_spread_mask, pre_score_vector=_spread_pre_score, score_vector=_spread_scores,
                                 normalize_vector=_spread_normalize),
 }
