@@ -42,8 +42,11 @@ def user_can_bind(cluster: Cluster) -> bool:
 
 
 def config_of(cluster: Cluster) -> NodeSelectionConfig:
+    """The admission configuration documents, then the OpenShift 4 Scheduler the cluster's
+    scheduler configuration may be (its spec.defaultNodeSelector)."""
+    scheduler = [cluster.policy] if isinstance(cluster.policy, dict) and cluster.policy.get("kind") == "Scheduler" else []
     try:
-        return NodeSelectionConfig.from_documents(config_documents(cluster))
+        return NodeSelectionConfig.from_documents(config_documents(cluster) + scheduler)
     except NodeSelectorError:
         return NodeSelectionConfig()
 

@@ -49,6 +49,7 @@ POD_NODE_SELECTOR = "PodNodeSelector"
 POD_NODE_CONSTRAINTS_CONFIG = "PodNodeConstraintsConfig"
 POD_NODE_SELECTOR_CONFIG = "PodNodeSelectorConfig"
 MASTER_CONFIG = "MasterConfig"
+OPENSHIFT_SCHEDULER = "Scheduler"  # config.openshift.io/v1, name cluster
 CONFIG_KINDS = (POD_NODE_CONSTRAINTS_CONFIG, POD_NODE_SELECTOR_CONFIG, MASTER_CONFIG)
 
 KUBE_NODE_SELECTOR_ANNOTATION = "scheduler.alpha.kubernetes.io/node-selector"
@@ -167,8 +168,9 @@ class NodeSelectionConfig:
 
     @classmethod
     def from_documents(cls, docs: Iterable[Mapping[str, Any]]) -> "NodeSelectionConfig":
-        """From PodNodeConstraintsConfig / PodNodeSelectorConfig / MasterConfig documents
-        (other kinds are ignored); raises NodeSelectorError for a bad field."""
+        """From PodNodeConstraintsConfig / PodNodeSelectorConfig / MasterConfig documents and
+        OpenShift 4's cluster Scheduler (other kinds are ignored); raises NodeSelectorError
+        for a bad field."""
         blacklist: tuple[str, ...] | None = None
         selectors: dict[str, str] | None = None
         default = ""
@@ -191,6 +193,13 @@ class NodeSelectionConfig:
                 project = doc.get("projectConfig") or {}
                 value = project.get("defaultNodeSelector") if isinstance(project, Mapping) else None
                 default = "" if value is None else str(value)
+            elif kind == OPENSHIFT_SCHEDULER and str(doc.get("apiVersion") or "").startswith("config.openshift.io/"):
+                # OpenShift 4: the cluster Scheduler's spec.defaultNodeSelector is the
+                # projects' default node selector (the API server's projectConfig)
+                spec = doc.get("spec") or {}
+                value = spec.get("defaultNodeSelector") if isinstance(spec, Mapping) else None
+                if value:
+                    default = str(value)
         return cls(blacklist, selectors, default)
 
     def to_documents(self) -> list[dict]:

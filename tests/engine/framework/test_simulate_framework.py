@@ -234,3 +234,11 @@ def test_a_node_name_affinity_restricts_the_nodes_evaluated_as_the_pre_filter_re
     assert p["message"] == ("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
                             "preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, "
                             "2 Preemption is not helpful for scheduling.")
+
+
+def test_the_openshift_schedulers_default_node_selector_applies_to_pods_of_projects_without_their_own():
+    scheduler = {"apiVersion": "config.openshift.io/v1", "kind": "Scheduler", "metadata": {"name": "cluster"},
+                 "spec": {"profile": "LowNodeUtilization", "defaultNodeSelector": "node-role.kubernetes.io/app="}}
+    out = simulate([scheduler, node("infra"), node("app", labels={"node-role.kubernetes.io/app": ""}),
+                    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}, pod("p")])
+    assert by_pod(out)["default/p"]["node"] == "app"
