@@ -55,10 +55,6 @@ def _term_error(term: NodeSelectorTerm, path: str) -> list[str]:
     for j, r in enumerate(term.match_fields):
         if r.key != OBJECT_NAME_FIELD:
             errs.append(f'{path}.matchFields[{j}].key: Invalid value: "{r.key}": not a valid field selector key')
-        elif r.operator not in ("In", "NotIn"):
-            errs.append(f'{path}.matchFields[{j}].operator: Unsupported value: "{r.operator}"')
-        elif len(r.values) != 1:
-            errs.append(f"{path}.matchFields[{j}].values: Invalid value: must have one element")
     return errs
 
 

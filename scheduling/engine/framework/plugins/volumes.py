@@ -38,8 +38,6 @@ from scheduling.engine.scheduler.predicates.node_selector import (
 from scheduling.engine.scheduler.predicates.volume_binding import (
     WAIT_FOR_FIRST_CONSUMER,
     VolumeIndex,
-    _access_modes_match,
-    _is_bound_to_claim,
     claim_class,
     pv_node_affinity_matches,
     volume_class,
@@ -82,6 +80,23 @@ def _claim_names(pod: Pod):
         claim = volume.get("persistentVolumeClaim")
         if claim is not None:
             yield claim.get("claimName") or ""
+
+
+def is_volume_bound_to_claim(pv: Volume, pvc: Volume) -> bool:
+    """IsVolumeBoundToClaim: the PV's claimRef names the claim (and its uid, when set)."""
+    ref = pv.spec.get("claimRef")
+    if not ref:
+        return False
+    if (ref.get("name") or "") != pvc.name or (ref.get("namespace") or "default") != (pvc.namespace or "default"):
+        return False
+    uid = ref.get("uid") or ""
+    return not uid or uid == (_meta(pvc).get("uid") or "")
+
+
+def check_access_modes(pvc: Volume, pv: Volume) -> bool:
+    """CheckAccessModes: the PV offers every access mode the claim asks for."""
+    have = set(pv.spec.get("accessModes") or ())
+    return all(mode in have for mode in pvc.spec.get("accessModes") or ())
 
 
 def _binding_mode(storage_class: Volume) -> str:
@@ -348,7 +363,7 @@ def find_matching_volume(pvc: Volume, pvs, node, excluded: set) -> Volume | None
     for pv in pvs:
         if pv.name in excluded:
             continue
-        if pv.spec.get("claimRef") and not _is_bound_to_claim(pv, pvc):
+        if pv.spec.get("claimRef") and not is_volume_bound_to_claim(pv, pvc):
             continue
         qty = _storage(pv.spec.get("capacity"))
         if qty < requested:
@@ -358,14 +373,14 @@ def find_matching_volume(pvc: Volume, pvs, node, excluded: set) -> Volume | None
         if _meta(pv).get("deletionTimestamp"):
             continue
         affinity_ok = pv_node_affinity_matches(pv, node)
-        if _is_bound_to_claim(pv, pvc):
+        if is_volume_bound_to_claim(pv, pvc):
             return pv if affinity_ok else None
         phase = (pv.doc.get("status") or {}).get("phase") or "Available"
         if phase != "Available":
             continue
         if selector is not None and not selector.matches(_meta(pv).get("labels") or {}):
             continue
-        if volume_class(pv) != requested_class or not affinity_ok or not _access_modes_match(pvc, pv):
+        if volume_class(pv) != requested_class or not affinity_ok or not check_access_modes(pvc, pv):
             continue
         if smallest is None or smallest_qty > qty:
             smallest, smallest_qty = pv, qty
