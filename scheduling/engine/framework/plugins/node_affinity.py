@@ -31,8 +31,9 @@ from scheduling.engine.framework.plugins.helper import default_normalize_score, 
 from scheduling.engine.api import selectors
 from scheduling.engine.api.objects import NodeAffinity as NodeAffinitySpec, NodeSelectorTerm, Pod
 from scheduling.engine.api.selectors import SelectorError
+from scheduling.engine.api.validation.field import is_qualified_name
 from scheduling.engine.scheduler.cluster import NodeInfo
-from scheduling.engine.scheduler.predicates.node_selector import match_node_selector_terms, selector_from_set
+from scheduling.engine.scheduler.predicates.node_selector import selector_from_set
 
 NAME = "NodeAffinity"
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
@@ -47,16 +48,34 @@ def _exprs(reqs):
     return tuple((r.key, r.operator, r.values) for r in reqs)
 
 
+def _go_strings(values) -> str:
+    """A []string as %#v prints it (field.Invalid's bad value)."""
+    return "[]string{" + ", ".join(f'"{v}"' for v in values) + "}"
+
+
 def _term_error(term: NodeSelectorTerm, path: str) -> list[str]:
+    """nodeaffinity.newNodeSelectorTerm with a field path: the errors of each requirement."""
     errs = []
-    if term.match_expressions:
+    for j, r in enumerate(term.match_expressions):
+        p = f"{path}.matchExpressions[{j}]"
+        op = selectors.NODE_SELECTOR_OPERATORS.get(r.operator)
+        if op is None:
+            errs.append(f'{p}.operator: Unsupported value: "{r.operator}"')
+            continue
+        key_errors = is_qualified_name(r.key)
+        if key_errors:
+            errs.append(f'{p}.key: Invalid value: "{r.key}": {"; ".join(key_errors)}')
+            continue
         try:
-            selectors.node_selector_requirements_as_selector(_exprs(term.match_expressions))
+            selectors.new_requirement(r.key, op, list(r.values))
         except SelectorError as e:
-            errs.append(f"{path}.matchExpressions: Invalid value: {e}")
+            errs.append(f"{p}.values: Invalid value: {_go_strings(r.values)}: {e}")
     for j, r in enumerate(term.match_fields):
-        if r.key != OBJECT_NAME_FIELD:
-            errs.append(f'{path}.matchFields[{j}].key: Invalid value: "{r.key}": not a valid field selector key')
+        p = f"{path}.matchFields[{j}]"
+        if len(r.values) != 1:
+            errs.append(f"{p}.values: Invalid value: {_go_strings(r.values)}: must have one element")
+        elif r.key != OBJECT_NAME_FIELD:
+            errs.append(f'{p}.key: Invalid value: "{r.key}": not a valid field selector key')
     return errs
 
 
@@ -72,13 +91,9 @@ def validate_node_affinity_args(args) -> None:
         for i, term in enumerate(affinity.required):
             errs += _term_error(term, f"{base}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{i}]")
     for i, pref in enumerate(affinity.preferred):
-        errs += _term_error(pref.preference, f"{base}.preferredDuringSchedulingIgnoredDuringExecution[{i}].preference")
+        errs += _term_error(pref.preference, f"{base}.preferredDuringSchedulingIgnoredDuringExecution[{i}]")
     if errs:
         raise ArgsError(errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]")
-
-
-def _fields(node) -> dict:
-    return {OBJECT_NAME_FIELD: node.name}
 
 
 @lru_cache(maxsize=4096)

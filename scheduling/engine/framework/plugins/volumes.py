@@ -33,7 +33,6 @@ from scheduling.engine.scheduler.predicates.disk_conflict import is_volume_confl
 from scheduling.engine.scheduler.predicates.node_selector import (
     SelectorError,
     label_selector_as_selector,
-    match_node_selector_terms,
 )
 from scheduling.engine.scheduler.predicates.volume_binding import (
     WAIT_FOR_FIRST_CONSUMER,
