@@ -477,10 +477,15 @@ def balanced_args_with_defaults(args: Mapping[str, Any]) -> dict:
 def validate_balanced_args(args: Mapping[str, Any]) -> None:
     """ValidateNodeResourcesBalancedAllocationArgs: every weight must be 1."""
     errs = []
+    seen = set()
     for i, r in enumerate(args.get("resources") or ()):
         w = r.get("weight")
         if w is not None and w != 1:
             errs.append(f"resources[{i}].weight: Invalid value: {w}: must be 1")
+        name = r.get("name")
+        if name in seen:
+            errs.append(f'resources[{i}].name: Duplicate value: "{name}"')
+        seen.add(name)
     _raise(errs)
 
 
