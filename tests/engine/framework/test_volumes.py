@@ -384,3 +384,13 @@ def test_reserve_assumes_the_chosen_volume():
     cs3 = CycleState()
     plugin.pre_filter(cs3, second, [i])
     assert plugin.filter(cs3, second, i) == OK
+
+
+def test_volume_binding_reasons_in_find_pod_volumes_order():
+    """A missing bound PV and an unbindable claim: the bind conflict comes first."""
+    i = info(node("node-a", labels={"foo": "bar"}))
+    plugin = VolumeBinding({}, handle([i], pvcs=[claim("pvc-a", "pv-missing"), claim("pvc-b")], classes=[WAIT_CLASS]))
+    cs = CycleState()
+    p = pvc_pod("pod-a", "pvc-a", "pvc-b")
+    assert plugin.pre_filter(cs, p, [i]) == OK
+    assert status(plugin.filter(cs, p, i)) == (UNRESOLVABLE, (ERR_REASON_BIND_CONFLICT, ERR_REASON_PV_NOT_EXIST))

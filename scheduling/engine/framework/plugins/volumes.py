@@ -539,12 +539,13 @@ class VolumeBinding(Plugin):
                     if not _match_topology_terms(storage_class.doc.get("allowedTopologies"), node.labels):
                         unbound_ok = False
                         break
+        # FindPodVolumes' order: node conflict, bind conflict, (not enough space), PV missing.
         if not bound_ok:
             reasons.append(ERR_REASON_NODE_CONFLICT)
-        if not pvs_found:
-            reasons.append(ERR_REASON_PV_NOT_EXIST)
         if not unbound_ok:
             reasons.append(ERR_REASON_BIND_CONFLICT)
+        if not pvs_found:
+            reasons.append(ERR_REASON_PV_NOT_EXIST)
         if reasons:
             return unresolvable(*reasons)
         state.by_node[node.name] = (static, tuple(_claim_key(c) for c in to_provision))
