@@ -47,3 +47,17 @@ def test_image_locality_priority(name, p, nodes, expected):
     infos = [info(node(n, images=imgs)) for n, imgs in nodes]
     assert scores(ImageLocality({}, handle(infos)), p, infos) == expected
     assert scores(ImageLocality({}, handle(infos)), p, infos, pre_score=False) == expected
+
+
+def test_image_counts_follow_node_changes():
+    """The node counts are kept across cycles and rebuilt when a node changes."""
+    infos = [info(node("machine1", images=NODE_40_300_2000)), info(node("machine2", images=NODE_250_10))]
+    h = handle(infos)
+    plugin = ImageLocality({}, h)
+    p = images_pod("gcr.io/10", "gcr.io/2000")
+    assert scores(plugin, p, infos) == {"machine1": 49, "machine2": 0}
+    # machine2 now has gcr.io/2000 too: spread 2/2, 100 * (2000M - 23M) / (2000M - 23M)
+    replaced = info(node("machine2", images=NODE_250_10 + [(["gcr.io/2000:latest"], 2000 * MB)]))
+    infos[1] = replaced
+    h.node_infos["machine2"] = replaced
+    assert scores(plugin, p, infos) == {"machine1": 100, "machine2": 100}

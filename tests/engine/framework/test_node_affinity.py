@@ -3,7 +3,7 @@
 
 import pytest
 
-from scheduling.engine.framework.interface import CycleState, OK, SKIP, SUCCESS, UNRESOLVABLE
+from scheduling.engine.framework.interface import ArgsError, CycleState, OK, SKIP, SUCCESS, UNRESOLVABLE
 from scheduling.engine.framework.plugins.helper import PRE_FILTER_RESULT_KEY
 from scheduling.engine.framework.plugins.node_affinity import (
     ERR_REASON_CONFLICT,
@@ -174,3 +174,39 @@ def test_node_affinity_priority(name, spec, nodes, expected, args, run_pre_score
         assert scores(plugin, p, infos, pre_score=False) == expected
         return
     assert scores(plugin, p, infos, pre_score=run_pre_score) == expected
+
+
+VALID_ADDED = {
+    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [expr("label-1", "In", "label-1-val")]}]},
+    "preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 1, "preference": {"matchFields": [name_in("node-1")]}}],
+}
+INVALID_ADDED = {
+    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [expr("invalid/label/key", "In", "label-1-val")]}]},
+    "preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 1, "preference": {"matchFields": [name_in("node-1", "node-2")]}}],
+}
+
+
+@pytest.mark.parametrize("name,args,fields", [
+    # validation_pluginargs_test.go, TestValidateNodeAffinityArgs
+    ("empty", {}, None),
+    ("valid added affinity", {"addedAffinity": VALID_ADDED}, None),
+    ("invalid added affinity", {"addedAffinity": INVALID_ADDED},
+     ["addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key: Invalid value: ",
+      "addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].matchFields[0].values: Invalid value: "]),
+])
+def test_validate_node_affinity_args(name, args, fields):
+    if fields is None:
+        NodeAffinity(args, handle())
+        return
+    with pytest.raises(ArgsError) as e:
+        NodeAffinity(args, handle())
+    text = str(e.value)
+    assert text.startswith("[") and text.endswith("]")
+    parts = text[1:-1].split(", addedAffinity.")
+    assert len(parts) == 2
+    assert parts[0].startswith(fields[0]) and ("addedAffinity." + parts[1]).startswith(fields[1])
+    assert parts[1].endswith('[]string{"node-1", "node-2"}: must have one element')

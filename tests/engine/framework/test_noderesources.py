@@ -381,3 +381,16 @@ def test_most_allocated(name, requested, nodes, existing, expected, resources):
     if resources:
         strategy["resources"] = resources
     assert run_scores(Fit, {"scoringStrategy": strategy}, requested, nodes, existing) == expected
+
+
+@pytest.mark.parametrize("name,args,message", [
+    # validation_pluginargs_test.go, TestValidateFitArgs
+    ("IgnoredResources: too long value", {"ignoredResources": ["a" * 64]},
+     f'ignoredResources[0]: Invalid value: "{"a" * 64}": name part must be no more than 63 characters'),
+    ("IgnoredResourceGroups: name is with slash", {"ignoredResourceGroups": ["example.com/aaa"]},
+     "ignoredResourceGroups[0]: Invalid value: \"example.com/aaa\": resource group name can't contain '/'"),
+])
+def test_fit_args_validation(name, args, message):
+    with pytest.raises(ArgsError) as e:
+        Fit(args, handle())
+    assert str(e.value) == message

@@ -362,3 +362,35 @@ def test_node_volume_limits_counts_bound_csi_claims_and_fails_on_a_missing_claim
     assert status(plugin.filter(CycleState(), pvc_pod("p", "c1"), i)) == (UNSCHEDULABLE, (ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,))
     got = plugin.filter(CycleState(), pvc_pod("p", "missing"), i)
     assert (got.code, got.reasons) == (ERROR, ('looking up PVC default/missing: persistentvolumeclaim "missing" not found',))
+
+
+def test_reserve_assumes_the_chosen_volume():
+    """Reserve (AssumePodVolumes): the PV chosen for one pod's claim is no longer available
+    to the next pod's claim, and the first claim counts as bound to it; Unreserve reverts."""
+    i = info(node("node-a", labels={"foo": "bar"}))
+    plugin = VolumeBinding({}, handle([i], pvcs=[claim("pvc-a"), claim("pvc-b")], pvs=[volume("pv-a", NODE_AFFINITY_A)],
+                                      classes=[WAIT_CLASS]))
+    first, second = pvc_pod("pod-a", "pvc-a"), pvc_pod("pod-b", "pvc-b")
+    cs = CycleState()
+    assert plugin.pre_filter(cs, first, [i]) == OK and plugin.filter(cs, first, i) == OK
+    assert plugin.reserve(cs, first, "node-a") == OK
+    cs2 = CycleState()
+    assert plugin.pre_filter(cs2, second, [i]) == OK
+    assert status(plugin.filter(cs2, second, i)) == (UNRESOLVABLE, (ERR_REASON_BIND_CONFLICT,))
+    again = CycleState()
+    plugin.pre_filter(again, first, [i])
+    assert plugin.filter(again, first, i) == OK  # its claim is (assumed) bound to pv-a
+    plugin.unreserve(cs, first, "node-a")
+    cs3 = CycleState()
+    plugin.pre_filter(cs3, second, [i])
+    assert plugin.filter(cs3, second, i) == OK
+
+
+def test_volume_binding_reasons_in_find_pod_volumes_order():
+    """A missing bound PV and an unbindable claim: the bind conflict comes first."""
+    i = info(node("node-a", labels={"foo": "bar"}))
+    plugin = VolumeBinding({}, handle([i], pvcs=[claim("pvc-a", "pv-missing"), claim("pvc-b")], classes=[WAIT_CLASS]))
+    cs = CycleState()
+    p = pvc_pod("pod-a", "pvc-a", "pvc-b")
+    assert plugin.pre_filter(cs, p, [i]) == OK
+    assert status(plugin.filter(cs, p, i)) == (UNRESOLVABLE, (ERR_REASON_BIND_CONFLICT, ERR_REASON_PV_NOT_EXIST))

@@ -44,32 +44,64 @@ def _sizes(info: NodeInfo) -> dict[str, int]:
     return node_cached(info, "framework_image_sizes", lambda i: _image_names(i.node), token=info.node)
 
 
+class _ImageIndex:
+    """How many nodes have each image name (ImageStateSummary.NumNodes), for the node
+    objects it was built from; rebuilt when a node is added, removed or replaced."""
+
+    __slots__ = ("nodes", "counts")
+
+    def __init__(self, infos: dict):
+        self.nodes = {name: i.node for name, i in infos.items()}
+        counts: dict[str, int] = {}
+        for i in infos.values():
+            if i.node.images:
+                for name in _sizes(i):
+                    counts[name] = counts.get(name, 0) + 1
+        self.counts = counts
+
+    def valid_for(self, infos: dict) -> bool:
+        nodes = self.nodes
+        if len(nodes) != len(infos):
+            return False
+        get = nodes.get
+        for name, i in infos.items():
+            if get(name) is not i.node:
+                return False
+        return True
+
+
 class _State:
+    """The pod's normalised image names; the node counts are looked up on first use."""
+
     __slots__ = ("names", "num_containers", "num_nodes", "total")
 
-    def __init__(self, names, num_containers, num_nodes, total):
+    def __init__(self, names, num_containers):
         self.names = names
         self.num_containers = num_containers
-        self.num_nodes = num_nodes
-        self.total = total
+        self.num_nodes = None
+        self.total = 0
 
 
 class ImageLocality(Plugin):
     name = NAME
     events = frozenset()
 
-    def _state(self, pod: Pod) -> _State:
+    def __init__(self, args, handle):
+        super().__init__(args, handle)
+        self._index: _ImageIndex | None = None
+
+    @staticmethod
+    def _state(pod: Pod) -> _State:
         names = tuple(normalized_image_name(c.image) for c in (*pod.init_containers, *pod.containers))
+        return _State(names, len(names))
+
+    def _counts(self, state: _State) -> None:
         infos = self.handle.node_infos
-        wanted = set(names)
-        num_nodes = dict.fromkeys(wanted, 0)
-        for info in infos.values():
-            if not info.node.images:
-                continue
-            have = _sizes(info).keys() & wanted
-            for name in have:
-                num_nodes[name] += 1
-        return _State(names, len(names), num_nodes, len(infos))
+        index = self._index
+        if index is None or not index.valid_for(infos):
+            index = self._index = _ImageIndex(infos)
+        state.num_nodes = {name: index.counts.get(name, 0) for name in state.names}
+        state.total = len(infos)
 
     def pre_score(self, cs, pod: Pod, nodes) -> Status:
         cs[PRE_SCORE_STATE_KEY] = self._state(pod)
@@ -78,12 +110,14 @@ class ImageLocality(Plugin):
     def score(self, cs, pod: Pod, info: NodeInfo) -> int:
         state = cs.get(PRE_SCORE_STATE_KEY)
         if state is None:
-            state = self._state(pod)
+            state = cs[PRE_SCORE_STATE_KEY] = self._state(pod)
         total = 0
-        if info.node.images and state.total:
+        if info.node.images and state.names:
             sizes = _sizes(info)
             for name in state.names:
                 size = sizes.get(name)
                 if size is not None:
+                    if state.num_nodes is None:
+                        self._counts(state)
                     total += scaled_image_score(size, state.num_nodes[name], state.total)
         return calculate_priority(total, state.num_containers)

@@ -15,6 +15,8 @@ ones), DefaultNormalizeScore.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from scheduling.engine.framework.interface import (
     ArgsError,
     MAX_NODE_SCORE,
@@ -29,8 +31,9 @@ from scheduling.engine.framework.plugins.helper import default_normalize_score, 
 from scheduling.engine.api import selectors
 from scheduling.engine.api.objects import NodeAffinity as NodeAffinitySpec, NodeSelectorTerm, Pod
 from scheduling.engine.api.selectors import SelectorError
+from scheduling.engine.api.validation.field import is_qualified_name
 from scheduling.engine.scheduler.cluster import NodeInfo
-from scheduling.engine.scheduler.predicates.node_selector import match_node_selector_terms, selector_from_set
+from scheduling.engine.scheduler.predicates.node_selector import selector_from_set
 
 NAME = "NodeAffinity"
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
@@ -45,20 +48,34 @@ def _exprs(reqs):
     return tuple((r.key, r.operator, r.values) for r in reqs)
 
 
-def _validate_term(term: NodeSelectorTerm, path: str) -> list[str]:
+def _go_strings(values) -> str:
+    """A []string as %#v prints it (field.Invalid's bad value)."""
+    return "[]string{" + ", ".join(f'"{v}"' for v in values) + "}"
+
+
+def _term_error(term: NodeSelectorTerm, path: str) -> list[str]:
+    """nodeaffinity.newNodeSelectorTerm with a field path: the errors of each requirement."""
     errs = []
-    if term.match_expressions:
+    for j, r in enumerate(term.match_expressions):
+        p = f"{path}.matchExpressions[{j}]"
+        op = selectors.NODE_SELECTOR_OPERATORS.get(r.operator)
+        if op is None:
+            errs.append(f'{p}.operator: Unsupported value: "{r.operator}"')
+            continue
+        key_errors = is_qualified_name(r.key)
+        if key_errors:
+            errs.append(f'{p}.key: Invalid value: "{r.key}": {"; ".join(key_errors)}')
+            continue
         try:
-            selectors.node_selector_requirements_as_selector(_exprs(term.match_expressions))
+            selectors.new_requirement(r.key, op, list(r.values))
         except SelectorError as e:
-            errs.append(f"{path}.matchExpressions: Invalid value: {e}")
+            errs.append(f"{p}.values: Invalid value: {_go_strings(r.values)}: {e}")
     for j, r in enumerate(term.match_fields):
-        if r.key != OBJECT_NAME_FIELD:
-            errs.append(f'{path}.matchFields[{j}].key: Invalid value: "{r.key}": not a valid field selector key')
-        elif r.operator not in ("In", "NotIn"):
-            errs.append(f'{path}.matchFields[{j}].operator: Unsupported value: "{r.operator}"')
-        elif len(r.values) != 1:
-            errs.append(f"{path}.matchFields[{j}].values: Invalid value: must have one element")
+        p = f"{path}.matchFields[{j}]"
+        if len(r.values) != 1:
+            errs.append(f"{p}.values: Invalid value: {_go_strings(r.values)}: must have one element")
+        elif r.key != OBJECT_NAME_FIELD:
+            errs.append(f'{p}.key: Invalid value: "{r.key}": not a valid field selector key')
     return errs
 
 
@@ -72,20 +89,47 @@ def validate_node_affinity_args(args) -> None:
     base = "addedAffinity"
     if affinity.required is not None:
         for i, term in enumerate(affinity.required):
-            errs += _validate_term(term, f"{base}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{i}]")
+            errs += _term_error(term, f"{base}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{i}]")
     for i, pref in enumerate(affinity.preferred):
-        errs += _validate_term(pref.preference, f"{base}.preferredDuringSchedulingIgnoredDuringExecution[{i}].preference")
+        errs += _term_error(pref.preference, f"{base}.preferredDuringSchedulingIgnoredDuringExecution[{i}]")
     if errs:
         raise ArgsError(errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]")
 
 
-def _fields(node) -> dict:
-    return {OBJECT_NAME_FIELD: node.name}
+@lru_cache(maxsize=4096)
+def compile_terms(terms: tuple[NodeSelectorTerm, ...]) -> tuple:
+    """The terms as (label selector or None, matchFields expressions) pairs, parsed once:
+    an empty term, or one whose expressions do not parse, matches nothing and is dropped
+    (v1helper.MatchNodeSelectorTerms / nodeaffinity.LazyErrorNodeSelector)."""
+    out = []
+    for term in terms:
+        if not term.match_expressions and not term.match_fields:
+            continue
+        selector = None
+        if term.match_expressions:
+            try:
+                selector = selectors.node_selector_requirements_as_selector(_exprs(term.match_expressions))
+            except SelectorError:
+                continue
+        out.append((selector, _exprs(term.match_fields)))
+    return tuple(out)
+
+
+def match_compiled(compiled: tuple, node) -> bool:
+    """Whether any compiled term matches the node (its labels and `metadata.name`)."""
+    labels = node.labels
+    for selector, fields in compiled:
+        if selector is not None and not selector.matches(labels):
+            continue
+        if fields and not selectors.node_field_selector_matches(fields, {OBJECT_NAME_FIELD: node.name}):
+            continue
+        return True
+    return False
 
 
 class _Required:
     """nodeaffinity.RequiredNodeAffinity: the nodeSelector (labels.SelectorFromSet) and the
-    required terms (LazyErrorNodeSelector)."""
+    required terms (LazyErrorNodeSelector), parsed once per pod."""
 
     __slots__ = ("selector", "terms")
 
@@ -93,19 +137,21 @@ class _Required:
         self.selector = selector_from_set(pod.node_selector) if pod.node_selector else None
         affinity = pod.affinity
         na = affinity.node_affinity if affinity is not None else None
-        self.terms = na.required if na is not None else None
+        self.terms = compile_terms(na.required) if na is not None and na.required is not None else None
 
     def match(self, node) -> bool:
         if self.selector is not None and not self.selector.matches(node.labels):
             return False
         if self.terms is not None:
-            return match_node_selector_terms(self.terms, node.labels, _fields(node))
+            return match_compiled(self.terms, node)
         return True
 
 
+@lru_cache(maxsize=4096)
 def _preferred_terms(preferred) -> tuple | None:
     """nodeaffinity.NewPreferredSchedulingTerms: terms with weight 0 or empty are dropped;
-    raises SelectorError (Score then fails) for a term that does not parse."""
+    raises SelectorError (Score then fails) for a term that does not parse. Each kept term
+    as (weight, its compiled form)."""
     if preferred is None:
         return None
     out = []
@@ -115,17 +161,14 @@ def _preferred_terms(preferred) -> tuple | None:
             continue
         if term.match_expressions:
             selectors.node_selector_requirements_as_selector(_exprs(term.match_expressions))
-        out.append((p.weight, term))
+        out.append((p.weight, compile_terms((term,))))
     return tuple(out)
 
 
 def _score_terms(terms, node) -> int:
     score = 0
-    fields = None
-    for weight, term in terms:
-        if fields is None:
-            fields = _fields(node)
-        if match_node_selector_terms((term,), node.labels, fields):
+    for weight, compiled in terms:
+        if match_compiled(compiled, node):
             score += weight
     return score
 
@@ -138,7 +181,7 @@ class NodeAffinity(Plugin):
         super().__init__(args, handle)
         validate_node_affinity_args(self.args)
         added = NodeAffinitySpec.from_doc(self.args.get("addedAffinity")) if self.args.get("addedAffinity") else None
-        self.added_required = added.required if added is not None else None
+        self.added_required = compile_terms(added.required) if added is not None and added.required is not None else None
         self.added_preferred = _preferred_terms(added.preferred) if added is not None and added.preferred else None
 
     # --- PreFilter / Filter ---------------------------------------------------------------
@@ -171,7 +214,7 @@ class NodeAffinity(Plugin):
 
     def filter(self, cs, pod: Pod, info: NodeInfo) -> Status:
         node = info.node
-        if self.added_required is not None and not match_node_selector_terms(self.added_required, node.labels, _fields(node)):
+        if self.added_required is not None and not match_compiled(self.added_required, node):
             return unresolvable(ERR_REASON_ENFORCED)
         state = cs.get(PRE_FILTER_STATE_KEY)
         if state is None:

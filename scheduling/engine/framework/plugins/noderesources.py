@@ -47,6 +47,7 @@ from scheduling.engine.api.objects import (
     Resource,
 )
 from scheduling.engine.api.quantity import stored_milli_value, stored_value
+from scheduling.engine.api.validation.field import is_qualified_name
 from scheduling.engine.scheduler.cluster import NodeInfo
 from scheduling.engine.scheduler.priorities.normalize import node_cached
 from scheduling.engine.scheduler.predicates.resources import is_extended_resource_name, is_scalar_resource_name
@@ -219,9 +220,13 @@ def fit_args_with_defaults(args: Mapping[str, Any]) -> dict:
 def validate_fit_args(args: Mapping[str, Any]) -> None:
     """ValidateNodeResourcesFitArgs (field paths from the args, as the plugin's New passes)."""
     errs = []
+    for i, res in enumerate(args.get("ignoredResources") or ()):
+        # metav1validation.ValidateLabelName
+        errs += [f'ignoredResources[{i}]: Invalid value: "{res}": {msg}' for msg in is_qualified_name(res)]
     for i, group in enumerate(args.get("ignoredResourceGroups") or ()):
         if "/" in group:
             errs.append(f'ignoredResourceGroups[{i}]: Invalid value: "{group}": resource group name can\'t contain \'/\'')
+        errs += [f'ignoredResourceGroups[{i}]: Invalid value: "{group}": {msg}' for msg in is_qualified_name(group)]
     strategy = args.get("scoringStrategy")
     if strategy is not None:
         kind = strategy.get("type")
@@ -472,10 +477,15 @@ def balanced_args_with_defaults(args: Mapping[str, Any]) -> dict:
 def validate_balanced_args(args: Mapping[str, Any]) -> None:
     """ValidateNodeResourcesBalancedAllocationArgs: every weight must be 1."""
     errs = []
+    seen = set()
     for i, r in enumerate(args.get("resources") or ()):
         w = r.get("weight")
         if w is not None and w != 1:
             errs.append(f"resources[{i}].weight: Invalid value: {w}: must be 1")
+        name = r.get("name")
+        if name in seen:
+            errs.append(f'resources[{i}].name: Duplicate value: "{name}"')
+        seen.add(name)
     _raise(errs)
 
 

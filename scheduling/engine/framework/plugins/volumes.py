@@ -33,13 +33,10 @@ from scheduling.engine.scheduler.predicates.disk_conflict import is_volume_confl
 from scheduling.engine.scheduler.predicates.node_selector import (
     SelectorError,
     label_selector_as_selector,
-    match_node_selector_terms,
 )
 from scheduling.engine.scheduler.predicates.volume_binding import (
     WAIT_FOR_FIRST_CONSUMER,
     VolumeIndex,
-    access_modes_match,
-    is_bound_to_claim,
     claim_class,
     pv_node_affinity_matches,
     volume_class,
@@ -82,6 +79,23 @@ def _claim_names(pod: Pod):
         claim = volume.get("persistentVolumeClaim")
         if claim is not None:
             yield claim.get("claimName") or ""
+
+
+def is_volume_bound_to_claim(pv: Volume, pvc: Volume) -> bool:
+    """IsVolumeBoundToClaim: the PV's claimRef names the claim (and its uid, when set)."""
+    ref = pv.spec.get("claimRef")
+    if not ref:
+        return False
+    if (ref.get("name") or "") != pvc.name or (ref.get("namespace") or "default") != (pvc.namespace or "default"):
+        return False
+    uid = ref.get("uid") or ""
+    return not uid or uid == (_meta(pvc).get("uid") or "")
+
+
+def check_access_modes(pvc: Volume, pv: Volume) -> bool:
+    """CheckAccessModes: the PV offers every access mode the claim asks for."""
+    have = set(pv.spec.get("accessModes") or ())
+    return all(mode in have for mode in pvc.spec.get("accessModes") or ())
 
 
 def _binding_mode(storage_class: Volume) -> str:
@@ -324,20 +338,30 @@ def _storage(amounts) -> int:
 
 
 class _BindingState:
-    __slots__ = ("bound", "delayed", "pvs_by_class")
+    """PreFilter's claims, and Filter's decision per node (PodVolumes: the static bindings
+    claim -> PV and the claims to provision), which Reserve assumes."""
+
+    __slots__ = ("bound", "delayed", "pvs_by_class", "by_node")
 
     def __init__(self, bound, delayed, pvs_by_class):
         self.bound = bound
         self.delayed = delayed
         self.pvs_by_class = pvs_by_class
+        self.by_node: dict[str, tuple[dict, tuple]] = {}
 
     def clone(self):
         return self
 
 
-def find_matching_volume(pvc: Volume, pvs, node, excluded: set) -> Volume | None:
+def _claim_key(pvc: Volume) -> tuple[str, str]:
+    return pvc.namespace or "default", pvc.name
+
+
+def find_matching_volume(pvc: Volume, pvs, node, excluded: set, assumed: Mapping[str, tuple] | None = None) -> Volume | None:
     """persistentvolume util FindMatchingVolume on the scheduler's path (node given).
-    Raises SelectorError for a claim selector apimachinery refuses."""
+    `assumed` (PV name -> claim key) are the bindings Reserve assumed: such a PV counts as
+    bound to that claim (the assume cache). Raises SelectorError for a claim selector
+    apimachinery refuses."""
     requested = _storage((pvc.spec.get("resources") or {}).get("requests"))
     requested_class = claim_class(pvc)
     selector = None
@@ -345,10 +369,17 @@ def find_matching_volume(pvc: Volume, pvs, node, excluded: set) -> Volume | None
         selector = label_selector_as_selector(LabelSelector.from_doc(pvc.spec["selector"]))
     claim_mode = pvc.spec.get("volumeMode") or "Filesystem"
     smallest, smallest_qty = None, None
+    key = _claim_key(pvc)
     for pv in pvs:
         if pv.name in excluded:
             continue
-        if pv.spec.get("claimRef") and not is_bound_to_claim(pv, pvc):
+        if assumed and pv.name in assumed:
+            if assumed[pv.name] != key:
+                continue
+            if _storage(pv.spec.get("capacity")) >= requested and pv_node_affinity_matches(pv, node):
+                return pv
+            return None
+        if pv.spec.get("claimRef") and not is_volume_bound_to_claim(pv, pvc):
             continue
         qty = _storage(pv.spec.get("capacity"))
         if qty < requested:
@@ -358,14 +389,14 @@ def find_matching_volume(pvc: Volume, pvs, node, excluded: set) -> Volume | None
         if _meta(pv).get("deletionTimestamp"):
             continue
         affinity_ok = pv_node_affinity_matches(pv, node)
-        if is_bound_to_claim(pv, pvc):
+        if is_volume_bound_to_claim(pv, pvc):
             return pv if affinity_ok else None
         phase = (pv.doc.get("status") or {}).get("phase") or "Available"
         if phase != "Available":
             continue
         if selector is not None and not selector.matches(_meta(pv).get("labels") or {}):
             continue
-        if volume_class(pv) != requested_class or not affinity_ok or not access_modes_match(pvc, pv):
+        if volume_class(pv) != requested_class or not affinity_ok or not check_access_modes(pvc, pv):
             continue
         if smallest is None or smallest_qty > qty:
             smallest, smallest_qty = pv, qty
@@ -391,6 +422,13 @@ class VolumeBinding(Plugin):
                         "Node/UpdateNodeLabel", "Node/UpdateNodeTaint", "CSINode/Add", "CSINode/Update",
                         "CSIDriver/Update", "CSIStorageCapacity/Add", "CSIStorageCapacity/Update",
                         "AssignedPod/Delete"})
+
+    def __init__(self, args, handle):
+        super().__init__(args, handle)
+        # The assume cache: what Reserve decided before the API objects show it.
+        self.assumed_pvs: dict[str, tuple[str, str]] = {}  # PV name -> claim key
+        self.assumed_claims: dict[tuple[str, str], str] = {}  # claim key -> PV name
+        self.assumed_selected: dict[tuple[str, str], str] = {}  # claim to provision -> node
 
     def pre_filter(self, cs, pod: Pod, nodes) -> Status:
         names = []
@@ -419,6 +457,10 @@ class VolumeBinding(Plugin):
         for pvc in claims:
             if pvc.spec.get("volumeName"):
                 bound.append(pvc)
+                continue
+            assumed_pv = self.assumed_claims.get(_claim_key(pvc))
+            if assumed_pv is not None:
+                bound.append(_with_volume_name(pvc, assumed_pv))
                 continue
             class_name = claim_class(pvc)
             storage_class = index.classes.get(class_name) if class_name else None
@@ -454,10 +496,14 @@ class VolumeBinding(Plugin):
                 bound_ok = False
                 break
         unbound_ok = True
+        static: dict[tuple[str, str], str] = {}
+        to_provision: list[Volume] = []
         if state.delayed:
-            to_match, to_provision = [], []
+            to_match = []
             for pvc in state.delayed:
                 selected = (_meta(pvc).get("annotations") or {}).get(ANN_SELECTED_NODE)
+                if selected is None:
+                    selected = self.assumed_selected.get(_claim_key(pvc))
                 if selected is not None:
                     if selected != node.name:
                         unbound_ok = False
@@ -469,13 +515,15 @@ class VolumeBinding(Plugin):
                 chosen: set[str] = set()
                 for pvc in sorted(to_match, key=lambda c: _storage((c.spec.get("resources") or {}).get("requests"))):
                     try:
-                        pv = find_matching_volume(pvc, state.pvs_by_class.get(claim_class(pvc), ()), node, chosen)
+                        pv = find_matching_volume(pvc, state.pvs_by_class.get(claim_class(pvc), ()), node, chosen,
+                                                  self.assumed_pvs)
                     except SelectorError as e:
                         return error(f"error creating internal label selector for claim: {pvc.namespace}/{pvc.name}: {e}")
                     if pv is None:
                         to_provision.append(pvc)
                     else:
                         chosen.add(pv.name)
+                        static[_claim_key(pvc)] = pv.name
                 for pvc in to_provision:
                     class_name = claim_class(pvc)
                     if not class_name:
@@ -491,15 +539,52 @@ class VolumeBinding(Plugin):
                     if not _match_topology_terms(storage_class.doc.get("allowedTopologies"), node.labels):
                         unbound_ok = False
                         break
+        # FindPodVolumes' order: node conflict, bind conflict, (not enough space), PV missing.
         if not bound_ok:
             reasons.append(ERR_REASON_NODE_CONFLICT)
-        if not pvs_found:
-            reasons.append(ERR_REASON_PV_NOT_EXIST)
         if not unbound_ok:
             reasons.append(ERR_REASON_BIND_CONFLICT)
+        if not pvs_found:
+            reasons.append(ERR_REASON_PV_NOT_EXIST)
         if reasons:
             return unresolvable(*reasons)
+        state.by_node[node.name] = (static, tuple(_claim_key(c) for c in to_provision))
         return OK
+
+    def reserve(self, cs, pod: Pod, node_name: str) -> Status:
+        """Reserve (AssumePodVolumes): the node's static bindings and provisioning decisions
+        are assumed, so the next pods see those PVs taken and those claims bound."""
+        state = cs.get(_BINDING_KEY)
+        if state is None or node_name not in state.by_node:
+            return OK
+        static, provision = state.by_node[node_name]
+        for claim, pv_name in static.items():
+            self.assumed_pvs[pv_name] = claim
+            self.assumed_claims[claim] = pv_name
+        for claim in provision:
+            self.assumed_selected[claim] = node_name
+        return OK
+
+    def unreserve(self, cs, pod: Pod, node_name: str) -> None:
+        """Unreserve (RevertAssumedPodVolumes)."""
+        state = cs.get(_BINDING_KEY)
+        if state is None or node_name not in state.by_node:
+            return
+        static, provision = state.by_node[node_name]
+        for claim, pv_name in static.items():
+            if self.assumed_claims.get(claim) == pv_name:
+                del self.assumed_claims[claim]
+                self.assumed_pvs.pop(pv_name, None)
+        for claim in provision:
+            if self.assumed_selected.get(claim) == node_name:
+                del self.assumed_selected[claim]
+
+
+def _with_volume_name(pvc: Volume, pv_name: str) -> Volume:
+    """The claim as bound to `pv_name` (an assumed binding)."""
+    doc = dict(pvc.doc)
+    doc["spec"] = dict(pvc.spec, volumeName=pv_name)
+    return Volume(pvc.kind, pvc.name, pvc.namespace, doc)
 
 
 # --- VolumeZone --------------------------------------------------------------------------------------------------
