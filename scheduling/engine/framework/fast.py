@@ -136,13 +136,13 @@ def feasible(framework: Framework, cs: CycleState, pod: Pod, cache: SchedulerCac
 
 
 def schedule_one(framework: Framework, pod: Pod, rng, *, start: int, preemption: bool,
-                 cache: SchedulerCache) -> tuple[FrameworkResult, int] | None:
+                 cache: SchedulerCache) -> tuple[FrameworkResult, int, CycleState | None] | None:
     result = FrameworkResult(pod=pod)
     infos = cache.infos
     n = cache.n
     if not n:
         result.message = NO_NODES_AVAILABLE
-        return result, start
+        return result, start, None
     preemptor = framework.instances.get("DefaultPreemption")
     if preemptor is not None:
         preemptor.rng = rng
@@ -156,7 +156,7 @@ def schedule_one(framework: Framework, pod: Pod, rng, *, start: int, preemption:
         for info in nodes:
             result.statuses[info.name] = status
             result.filters[info.name] = status.reasons
-        return fit_error(framework, cs, pod, result, n, preemption), start
+        return fit_error(framework, cs, pod, result, n, preemption), start, cs
     chosen: list[int] = []
     nominated_node = pod.nominated_node_name
     if nominated_node and nominated_node in cache.index:
@@ -172,11 +172,11 @@ def schedule_one(framework: Framework, pod: Pod, rng, *, start: int, preemption:
             st = framework.run_filter_with_nominated_pods(cs, pod, info)
             result.statuses[info.name] = st
             result.filters[info.name] = () if st.is_success else st.reasons
-        return fit_error(framework, cs, pod, result, n, preemption), start
+        return fit_error(framework, cs, pod, result, n, preemption), start, cs
     if len(chosen) == 1:
         result.node = infos[chosen[0]].name
         result.tied = (result.node,)
-        return result, start
+        return result, start, cs
     result.prioritized = True
     feasible_infos = [infos[i] for i in chosen]
     idx = np.array(chosen, dtype=np.int64)
@@ -188,11 +188,11 @@ def schedule_one(framework: Framework, pod: Pod, rng, *, start: int, preemption:
     except fw.ScoreError as e:
         result.prioritized = False
         result.error = result.message = str(e)
-        return result, start
+        return result, start, cs
     best = totals.max()
     tied = sorted(i for i, total in zip(chosen, totals.tolist()) if total == best)
     result.node = infos[tied[rng.randrange(len(tied))] if len(tied) > 1 else tied[0]].name
-    return result, start
+    return result, start, cs
 
 
 def pre_score(framework: Framework, cs: CycleState, pod: Pod, cache: SchedulerCache, idx: np.ndarray,

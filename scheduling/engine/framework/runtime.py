@@ -227,6 +227,18 @@ class Framework:
                 break
         return outcome, ", ".join(m for m in messages if m)
 
+    def run_reserve(self, cs: CycleState, pod: Pod, node: str) -> Status:
+        """RunReservePluginsReserve; on a failure every Reserve plugin's Unreserve runs (in
+        reverse order) and the attempt fails with that status."""
+        for p in self.points["reserve"]:
+            status = p.reserve(cs, pod, node)
+            if not status.is_success:
+                for q in reversed(self.points["reserve"]):
+                    if hasattr(q, "unreserve"):
+                        q.unreserve(cs, pod, node)
+                return status.with_plugin(p.name)
+        return fw.OK
+
     def run_pre_score(self, cs: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
         for p in self.points["preScore"]:
             status = p.pre_score(cs, pod, nodes)
@@ -289,6 +301,31 @@ def schedule_one(
     preemption: bool = True,
     cache: SchedulerCache | None = None,
 ) -> tuple[FrameworkResult, int]:
+    """schedulePod (and, when the pod fits nowhere, the PostFilter plugins), then Reserve on
+    the chosen node: the result and the next start index.
+
+    With a `cache` (and without `explain`) the same decisions are made a node vector at a
+    time (module engine.framework.fast); without, node by node."""
+    result, start, cs = _schedule_pod(framework, pod, rng, explain=explain, start=start, preemption=preemption,
+                                      cache=cache)
+    if result.node is not None:
+        status = framework.run_reserve(cs, pod, result.node)
+        if not status.is_success:  # the scheduling cycle fails: the pod waits for a retry
+            result.error = result.message = status.message
+            result.node = None
+    return result, start
+
+
+def _schedule_pod(
+    framework: Framework,
+    pod: Pod,
+    rng,
+    *,
+    explain: bool = True,
+    start: int = 0,
+    preemption: bool = True,
+    cache: SchedulerCache | None = None,
+) -> tuple[FrameworkResult, int, CycleState | None]:
     """schedulePod (and, when the pod fits nowhere, the PostFilter plugins): the result and
     the next start index.
 
@@ -303,7 +340,7 @@ def schedule_one(
     nodes = list(infos.values())
     if not nodes:
         result.message = NO_NODES_AVAILABLE
-        return result, start
+        return result, start, None
     preemptor = framework.instances.get("DefaultPreemption")
     if preemptor is not None:
         preemptor.rng = rng  # the candidates' offset, drawn only when it matters
@@ -315,7 +352,7 @@ def schedule_one(
         for info in nodes:
             result.statuses[info.name] = status
             result.filters[info.name] = status.reasons
-        return fit_error(framework, cs, pod, result, len(nodes), preemption), start
+        return fit_error(framework, cs, pod, result, len(nodes), preemption), start, cs
     candidates = nodes
     allowed, plugins = pre_filter_result(cs)
     if allowed is not None:
@@ -326,7 +363,7 @@ def schedule_one(
             for info in nodes:
                 result.statuses[info.name] = status
                 result.filters[info.name] = status.reasons
-            return fit_error(framework, cs, pod, result, len(nodes), preemption), start
+            return fit_error(framework, cs, pod, result, len(nodes), preemption), start, cs
         absent = fw.unresolvable(f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}]")
         candidates = [info for info in nodes if info.name in allowed]
         for info in nodes:
@@ -370,7 +407,7 @@ def schedule_one(
     for name, status in result.statuses.items():
         result.filters[name] = () if status.is_success else status.reasons
     if not feasible:
-        return fit_error(framework, cs, pod, result, len(nodes), preemption), start
+        return fit_error(framework, cs, pod, result, len(nodes), preemption), start, cs
     if not explain:
         result.filters = {}
         result.statuses = {}
@@ -379,7 +416,7 @@ def schedule_one(
         result.tied = (result.node,)
         if explain:
             result.scores = _scores_for_reader(framework, cs, pod, feasible)
-        return result, start
+        return result, start, cs
     result.prioritized = True
     try:
         status = framework.run_pre_score(cs, pod, feasible)
@@ -392,7 +429,7 @@ def schedule_one(
     except fw.ScoreError as e:
         result.prioritized = False
         result.error = result.message = str(e)
-        return result, start
+        return result, start, cs
     best = max(totals)
     tied = [info.name for info, total in zip(feasible, totals) if total == best]
     if len(tied) > 1:
@@ -404,7 +441,7 @@ def schedule_one(
     if explain:
         result.tied = tuple(tied)
         result.scores = {info.name: {**per_node[info.name], TOTAL: total} for info, total in zip(feasible, totals)}
-    return result, start
+    return result, start, cs
 
 
 def pre_filter_result(cs: CycleState) -> tuple[frozenset | None, list[str]]:

@@ -242,3 +242,21 @@ def test_the_openshift_schedulers_default_node_selector_applies_to_pods_of_proje
     out = simulate([scheduler, node("infra"), node("app", labels={"node-role.kubernetes.io/app": ""}),
                     {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}, pod("p")])
     assert by_pod(out)["default/p"]["node"] == "app"
+
+
+def test_reserve_keeps_one_persistent_volume_for_one_claim_within_a_pass():
+    sc = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "local"},
+          "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"}
+    pv = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv1"},
+          "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "local",
+                   "hostPath": {"path": "/data"}},
+          "status": {"phase": "Available"}}
+    claims = [{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": f"c{i}", "namespace": "default"},
+               "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "local",
+                        "resources": {"requests": {"storage": "1Gi"}}}} for i in (1, 2)]
+    pods = [pod(f"p{i}", volumes=[{"name": "v", "persistentVolumeClaim": {"claimName": f"c{i}"}}]) for i in (1, 2)]
+    out = simulate([CV_418, sc, pv, *claims, node("n1"), *pods])
+    placed = [p for p in out["pods"] if p["node"]]
+    assert len(placed) == 1
+    waiting = next(p for p in out["pods"] if not p["node"])
+    assert "node(s) didn't find available persistent volumes to bind" in waiting["message"]
