@@ -25,6 +25,7 @@ import numpy as np
 
 from scheduling.engine.api.objects import CPU, MEMORY, Pod
 from scheduling.engine.framework import interface as fw
+from scheduling.engine.framework.plugins import image_locality
 from scheduling.engine.framework.plugins import pod_topology_spread as spread
 from scheduling.engine.framework.plugins.noderesources import (
     LEAST_ALLOCATED,
@@ -92,8 +93,22 @@ def _image_pre_score(plugin, cs, pod: Pod, cache: SchedulerCache, idx: np.ndarra
     return fw.OK
 
 
+def _images_on_nodes(cache: SchedulerCache) -> frozenset[str]:
+    """Every image name some node reports (kept on the cache: nodes are fixed while it lives)."""
+    names = getattr(cache, "framework_images", None)
+    if names is None:
+        names = cache.framework_images = frozenset(
+            image_locality.normalized_image_name(name) for info in cache.infos for image in info.node.images
+            for name in image.names)
+    return names
+
+
 def _image_scores(plugin, cs, pod: Pod, cache: SchedulerCache, idx: np.ndarray):
-    key = ("framework-image-locality", _images(plugin, cs, pod))
+    images = _images(plugin, cs, pod)
+    if not _images_on_nodes(cache) & {image_locality.normalized_image_name(i) for i in images}:
+        # no node has any of the pod's images: every node scores calculatePriority(0)
+        return np.full(len(idx), image_locality.calculate_priority(0, len(images)), dtype=np.int64)
+    key = ("framework-image-locality", images)
     state: dict = {}  # the plugin's own PreScore state, made once when the key is new
 
     def one(info) -> int:
