@@ -45,6 +45,7 @@ fuzz: venv
 
 bench: venv
 	$(PY) -m scheduling.bench.scheduler
+	$(PY) -m scheduling.bench.framework
 	$(PY) -m scheduling.bench.board
 	$(PY) -m scheduling.bench.update --nodes 1000 --pods 10000
 	$(PY) -m scheduling.bench.machineset

@@ -78,3 +78,13 @@ def test_the_quick_preview_benchmark_prints_the_preview_and_step_rows():
     ]
     for row in rows:
         assert re.search(row, done.stdout), (row, done.stdout)
+
+
+def test_the_quick_framework_benchmark_prints_its_end_to_end_throughput():
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
+    done = subprocess.run([sys.executable, "-m", "scheduling.bench.framework", "--quick"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"framework scheduler, file in -> answer out: 60 nodes / 400 pods, 400 placed: [\d.]+ CPU s "
+                     r"\([\d.]+ s wall\), [\d,]+ pods/CPU-s \(target >= 1,500: (ok|BELOW TARGET)\); peak RSS \d+ MiB",
+                     done.stdout), done.stdout
