@@ -123,34 +123,30 @@ class PodTerms:
         a = pod.affinity
         if a is None:
             return
-        errors = []
+        errors: list[str] = []
 
-        def parse(terms):
+        def parse(terms, kind, weighted=False):
+            """getAffinityTerms / getWeightedAffinityTerms: the first error ends the list."""
             out = []
             for t in terms:
                 try:
-                    out.append(new_affinity_term(pod, t))
+                    out.append((new_affinity_term(pod, t.term), t.weight) if weighted else new_affinity_term(pod, t))
                 except SelectorError as e:
-                    errors.append(str(e))
-            return tuple(out)
-
-        def parse_weighted(terms):
-            out = []
-            for w in terms:
-                try:
-                    out.append((new_affinity_term(pod, w.term), w.weight))
-                except SelectorError as e:
-                    errors.append(str(e))
+                    errors.append(f"{kind}: {e}")
+                    return ()
             return tuple(out)
 
         if a.pod_affinity is not None:
-            self.required_affinity = parse(a.pod_affinity.required)
-            self.preferred_affinity = parse_weighted(a.pod_affinity.preferred)
+            self.required_affinity = parse(a.pod_affinity.required, "requiredAffinityTerms")
         if a.pod_anti_affinity is not None:
-            self.required_anti_affinity = parse(a.pod_anti_affinity.required)
-            self.preferred_anti_affinity = parse_weighted(a.pod_anti_affinity.preferred)
+            self.required_anti_affinity = parse(a.pod_anti_affinity.required, "requiredAntiAffinityTerms")
+        if a.pod_affinity is not None:
+            self.preferred_affinity = parse(a.pod_affinity.preferred, "preferredAffinityTerms", True)
+        if a.pod_anti_affinity is not None:
+            self.preferred_anti_affinity = parse(a.pod_anti_affinity.preferred, "preferredAntiAffinityTerms", True)
         if errors:
-            self.error = "; ".join(errors)
+            # utilerrors.NewAggregate: one message, or several in [...]
+            self.error = errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
 
 
 _terms_cache: dict[int, tuple[Pod, PodTerms]] = {}
