@@ -444,3 +444,195 @@ def test_existing_pods_terms_score_and_hard_weight():
         assert scores["m2"] == 0 and scores["m1"] == 100
     plugin, handle = setup(existing, three_regions(), args={"ignorePreferredTermsOfExistingPods": True})
     assert _scores(plugin, handle, pod) is None
+
+
+# --- scoring_test.go ------------------------------------------------------------------------------------
+
+S1, S2 = {"security": "S1"}, {"security": "S2"}
+RG_CHINA, RG_INDIA, AZ1, AZ2, RG_CHINA_AZ1 = {"region": "China"}, {"region": "India"}, {"az": "az1"}, {"az": "az2"}, \
+    {"region": "China", "az": "az1"}
+
+
+def weighted(weight, *exprs, key, namespaces=None, namespace_selector=None):
+    return {"weight": weight, "podAffinityTerm": term(*exprs, key=key, namespaces=namespaces, namespace_selector=namespace_selector)}
+
+
+STAY_WITH_S1_IN_REGION = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+    weighted(5, expr("security", "In", "S1"), key="region")]}}
+STAY_WITH_S2_IN_REGION = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+    weighted(6, expr("security", "In", "S2"), key="region")]}}
+AFFINITY3 = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+    weighted(8, expr("security", "NotIn", "S1"), expr("security", "In", "S2"), key="region"),
+    weighted(2, expr("security", "Exists"), expr("wrongkey", "DoesNotExist"), key="region")]}}
+HARD_AFFINITY = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    term(expr("security", "In", "S1", "value2"), key="region"),
+    term(expr("security", "Exists"), expr("wrongkey", "DoesNotExist"), key="region")]}}
+AWAY_FROM_S1_IN_AZ = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+    weighted(5, expr("security", "In", "S1"), key="az")]}}
+AWAY_FROM_S2_IN_AZ = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+    weighted(5, expr("security", "In", "S2"), key="az")]}}
+STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ = {
+    "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [weighted(8, expr("security", "In", "S1"), key="region")]},
+    "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [weighted(5, expr("security", "In", "S2"), key="az")]}}
+AFFINITY_NAMESPACE_SELECTOR = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+    weighted(5, expr("security", "In", "S1"), key="region", namespaces=["subteam2.team2"], namespace_selector=TEAM1)]}}
+ANTI_AFFINITY_NAMESPACE_SELECTOR = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+    weighted(5, expr("security", "In", "S1"), key="region", namespaces=["subteam2.team2"], namespace_selector=TEAM1)]}}
+INVALID_AFFINITY_LABELS = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+    weighted(8, expr("security", "In", "{{.bad-value.}}"), key="region")]}}
+INVALID_ANTI_AFFINITY_LABELS = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+    weighted(5, expr("security", "In", "{{.bad-value.}}"), key="az")]}}
+
+
+def sp(labels=None, node="", affinity=None, namespace="default", name=""):
+    """&v1.Pod{Spec: {NodeName, Affinity}, ObjectMeta: {Namespace, Labels}}."""
+    b = MakePod().Namespace(namespace).Labels(labels or {}).Name(name)
+    if node:
+        b.Node(node)
+    if affinity is not None:
+        b.Affinity(affinity)
+    return b.Obj()
+
+
+def nodes_of(*pairs):
+    return [n(name, **labels) for name, labels in pairs]
+
+
+MAX = 100
+# TestPreferredAffinity: (name, pod, existing pods, nodes, want scores in node order | SKIP | ERROR, ignorePreferredTermsOfExistingPods)
+PREFERRED = [
+    ("all nodes are same priority as Affinity is nil", sp(S1), [],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_INDIA), ("node3", AZ1)), SKIP, False),
+    ("Affinity: pod that matches topology key & pods in nodes will get high score comparing to others"
+     "which doesn't match either pods in nodes or in topology key",
+     sp(S1, affinity=STAY_WITH_S1_IN_REGION), [sp(S1, "node1"), sp(S2, "node2"), sp(S1, "node3")],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_INDIA), ("node3", AZ1)), [MAX, 0, 0], False),
+    ("All the nodes that have the same topology key & label value with one of them has an existing pod that match the affinity rules, have the same score",
+     sp(affinity=STAY_WITH_S1_IN_REGION), [sp(S1, "node1")],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_CHINA_AZ1), ("node3", RG_INDIA)), [MAX, MAX, 0], False),
+    ("Affinity: nodes in one region has more matching pods comparing to other region, so the region which has more matches will get high score",
+     sp(S1, affinity=STAY_WITH_S2_IN_REGION), [sp(S2, "node1"), sp(S2, "node1"), sp(S2, "node2"), sp(S2, "node3"), sp(S2, "node4"), sp(S2, "node5")],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_INDIA), ("node3", RG_CHINA), ("node4", RG_CHINA), ("node5", RG_INDIA)),
+     [MAX, 0, MAX, MAX, 0], False),
+    ("Affinity: different Label operators and values for pod affinity scheduling preference, including some match failures ",
+     sp(S1, affinity=AFFINITY3), [sp(S1, "node1"), sp(S2, "node2"), sp(S1, "node3")],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_INDIA), ("node3", AZ1)), [20, MAX, 0], False),
+    ("Affinity symmetry: considered only the preferredDuringSchedulingIgnoredDuringExecution in pod affinity symmetry",
+     sp(S2), [sp(S1, "node1", STAY_WITH_S1_IN_REGION), sp(S2, "node2", STAY_WITH_S2_IN_REGION)],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_INDIA), ("node3", AZ1)), [0, MAX, 0], False),
+    ("Affinity symmetry with namespace selector",
+     sp(S1, namespace="subteam1.team1"), [sp(S1, "node1", AFFINITY_NAMESPACE_SELECTOR), sp(S2, "node2", STAY_WITH_S2_IN_REGION)],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_INDIA), ("node3", AZ1)), [MAX, 0, 0], False),
+    ("AntiAffinity symmetry with namespace selector",
+     sp(S1, namespace="subteam1.team1"), [sp(S1, "node1", ANTI_AFFINITY_NAMESPACE_SELECTOR), sp(S2, "node2", STAY_WITH_S2_IN_REGION)],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_INDIA), ("node3", AZ1)), [0, MAX, MAX], False),
+    ("Affinity symmetry: considered RequiredDuringSchedulingIgnoredDuringExecution in pod affinity symmetry",
+     sp(S1), [sp(S1, "node1", HARD_AFFINITY), sp(S2, "node2", HARD_AFFINITY)],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_INDIA), ("node3", AZ1)), [MAX, MAX, 0], False),
+    ("Anti Affinity: pod that does not match existing pods in node will get high score ",
+     sp(S1, affinity=AWAY_FROM_S1_IN_AZ), [sp(S1, "node1"), sp(S2, "node2")],
+     nodes_of(("node1", AZ1), ("node2", RG_CHINA)), [0, MAX], False),
+    ("Anti Affinity: pod that does not match topology key & match the pods in nodes will get higher score comparing to others ",
+     sp(S1, affinity=AWAY_FROM_S1_IN_AZ), [sp(S1, "node1"), sp(S1, "node2")],
+     nodes_of(("node1", AZ1), ("node2", RG_CHINA)), [0, MAX], False),
+    ("Anti Affinity: one node has more matching pods comparing to other node, so the node which has more unmatches will get high score",
+     sp(S1, affinity=AWAY_FROM_S1_IN_AZ), [sp(S1, "node1"), sp(S1, "node1"), sp(S2, "node2")],
+     nodes_of(("node1", AZ1), ("node2", RG_INDIA)), [0, MAX], False),
+    ("Anti Affinity symmetry: the existing pods in node which has anti affinity match will get high score",
+     sp(S2), [sp(S1, "node1", AWAY_FROM_S2_IN_AZ), sp(S2, "node2", AWAY_FROM_S1_IN_AZ)],
+     nodes_of(("node1", AZ1), ("node2", AZ2)), [0, MAX], False),
+    ("Affinity and Anti Affinity: considered only preferredDuringSchedulingIgnoredDuringExecution in both pod affinity & anti affinity",
+     sp(S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ), [sp(S1, "node1"), sp(S1, "node2")],
+     nodes_of(("node1", RG_CHINA), ("node2", AZ1)), [MAX, 0], False),
+    ("Affinity and Anti Affinity: considering both affinity and anti-affinity, the pod to schedule and existing pods have the same labels",
+     sp(S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ),
+     [sp(S1, "node1"), sp(S1, "node1"), sp(S1, "node2"), sp(S1, "node3"), sp(S1, "node3"), sp(S1, "node4"), sp(S1, "node5")],
+     nodes_of(("node1", RG_CHINA_AZ1), ("node2", RG_INDIA), ("node3", RG_CHINA), ("node4", RG_CHINA), ("node5", RG_INDIA)),
+     [MAX, 0, MAX, MAX, 0], False),
+    ("Affinity and Anti Affinity and symmetry: considered only preferredDuringSchedulingIgnoredDuringExecution in both pod affinity & anti affinity & symmetry",
+     sp(S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ),
+     [sp(S1, "node1"), sp(S2, "node2"), sp(node="node3", affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ), sp(node="node4", affinity=AWAY_FROM_S1_IN_AZ)],
+     nodes_of(("node1", RG_CHINA), ("node2", AZ1), ("node3", RG_INDIA), ("node4", AZ2)), [MAX, 0, MAX, 0], False),
+    ("Avoid panic when partial nodes in a topology don't have pods with affinity",
+     sp(S1), [sp(S1, "node1"), sp(node="node2", affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ)],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_CHINA)), [0, 0], False),
+    ("invalid Affinity fails PreScore", sp(affinity=INVALID_AFFINITY_LABELS), [],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_CHINA)), fw.ERROR, False),
+    ("invalid AntiAffinity fails PreScore", sp(affinity=INVALID_ANTI_AFFINITY_LABELS), [],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_CHINA)), fw.ERROR, False),
+    ("Affinity with pods matching NamespaceSelector",
+     sp(S1, affinity=AFFINITY_NAMESPACE_SELECTOR, namespace="subteam1.team1"),
+     [sp(S1, "node1", namespace="subteam1.team1"), sp(S1, "node1", namespace="subteam1.team1"),
+      sp(S1, "node1", namespace="subteam1.team2"), sp(S1, "node2", namespace="subteam2.team1")],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_INDIA)), [MAX, 0], False),
+    ("Affinity with pods matching both NamespaceSelector and Namespaces fields",
+     sp(S1, affinity=AFFINITY_NAMESPACE_SELECTOR, namespace="subteam1.team1"),
+     [sp(S1, "node1", namespace="subteam1.team1"), sp(S1, "node1", namespace="subteam1.team1"),
+      sp(S1, "node1", namespace="subteam2.team2"), sp(S1, "node2", namespace="subteam2.team1")],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_INDIA)), [MAX, 0], False),
+    ("Affinity with pods matching NamespaceSelector (anti-affinity)",  # upstream repeats the name
+     sp(S1, affinity=ANTI_AFFINITY_NAMESPACE_SELECTOR, namespace="subteam1.team1"),
+     [sp(S1, "node1", namespace="subteam1.team1"), sp(S1, "node1", namespace="subteam1.team1"),
+      sp(S1, "node1", namespace="subteam1.team2"), sp(S1, "node2", namespace="subteam2.team1")],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_INDIA)), [0, MAX], False),
+    ("Affinity with pods matching both NamespaceSelector and Namespaces fields (anti-affinity)",  # upstream repeats the name
+     sp(S1, affinity=ANTI_AFFINITY_NAMESPACE_SELECTOR, namespace="subteam1.team1"),
+     [sp(S1, "node1", namespace="subteam1.team1"), sp(S1, "node1", namespace="subteam1.team1"),
+      sp(S1, "node1", namespace="subteam2.team2"), sp(S1, "node2", namespace="subteam2.team1")],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_INDIA)), [0, MAX], False),
+    ("Ignore preferred terms of existing pods",
+     sp(S2), [sp(S1, "node1", STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ), sp(S2, "node2", STAY_WITH_S2_IN_REGION)],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_INDIA)), SKIP, True),
+    ("Do not ignore preferred terms of existing pods",
+     sp(S2), [sp(S1, "node1", STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ), sp(S2, "node2", STAY_WITH_S2_IN_REGION)],
+     nodes_of(("node1", RG_CHINA), ("node2", RG_INDIA)), [0, MAX], False),
+    ("No nodes to score", sp(S2), [], [], SKIP, False),
+]
+
+
+def run_scores(pod, pods, nodes, args):
+    plugin, handle = setup(pods, nodes, args=args, namespace_labels=NAMESPACES)
+    infos = list(handle.node_infos.values())
+    cs = CycleState()
+    status = plugin.pre_score(cs, pod, infos)
+    if not status.is_success:
+        return status
+    scores = {info.name: plugin.score(cs, pod, info) for info in infos}
+    plugin.normalize_score(cs, pod, scores)
+    return [scores[node.name] for node in nodes]
+
+
+@pytest.mark.parametrize("name,pod,pods,nodes,want,ignore", PREFERRED, ids=[c[0][:120] for c in PREFERRED])
+def test_preferred_affinity(name, pod, pods, nodes, want, ignore):
+    got = run_scores(pod, pods, nodes, {"hardPodAffinityWeight": 1, "ignorePreferredTermsOfExistingPods": ignore})
+    if want == SKIP:
+        assert got.is_skip
+    elif want == fw.ERROR:
+        assert got.code == fw.ERROR and '"{{.bad-value.}}"' in got.message
+    else:
+        assert got == want
+
+
+HARD_POD_AFFINITY = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    term(expr("service", "In", "S1"), key="region", namespaces=["default", "subteam2.team2"], namespace_selector=TEAM1)]}}
+SERVICE_S1 = {"service": "S1"}
+THREE = nodes_of(("node1", RG_CHINA), ("node2", RG_INDIA), ("node3", AZ1))
+
+# TestPreferredAffinityWithHardPodAffinitySymmetricWeight: (name, pod, weight, want)
+HARD_WEIGHT = [
+    ("with default weight", sp(SERVICE_S1), 1, [MAX, MAX, 0]),
+    ("with zero weight", sp(SERVICE_S1), 0, SKIP),
+    ("with no matching namespace", sp(SERVICE_S1, namespace="subteam1.team2"), 1, SKIP),
+    ("with matching NamespaceSelector", sp(SERVICE_S1, namespace="subteam1.team1"), 1, [MAX, MAX, 0]),
+    ("with matching Namespaces", sp(SERVICE_S1, namespace="subteam2.team2"), 1, [MAX, MAX, 0]),
+]
+
+
+@pytest.mark.parametrize("name,pod,weight,want", HARD_WEIGHT, ids=[c[0] for c in HARD_WEIGHT])
+def test_preferred_affinity_with_hard_pod_affinity_symmetric_weight(name, pod, weight, want):
+    pods = [sp(node="node1", affinity=HARD_POD_AFFINITY), sp(node="node2", affinity=HARD_POD_AFFINITY)]
+    got = run_scores(pod, pods, THREE, {"hardPodAffinityWeight": weight})
+    if want == SKIP:
+        assert got.is_skip
+    else:
+        assert got == want
