@@ -738,3 +738,19 @@ def test_pod_topology_spread_score(name, pod, existing, nodes, failed, services,
     scores = {info.name: plugin.score(cs, pod, info) for info in candidates}
     plugin.normalize_score(cs, pod, scores)
     assert scores == want
+
+
+@pytest.mark.parametrize("counts", [
+    {f"n{i}": (i * 7) % 5 + 1 for i in range(40)},  # a unique minimum
+    {f"n{i}": 3 if i % 9 else 1 for i in range(40)},  # tied minima
+])
+def test_critical_paths_of_many_domains_hold_the_two_minima(counts):
+    """With many domains the critical paths are found without the value-by-value update;
+    paths[0] holds the minimum and paths[1] the next one, as the update would leave them."""
+    from scheduling.engine.framework.plugins.pod_topology_spread import CriticalPaths, critical_paths_of
+    fast = critical_paths_of(counts).paths
+    slow = CriticalPaths()
+    for value in sorted(counts):
+        slow.update(value, counts[value])
+    assert [n for _, n in fast] == [n for _, n in slow.paths]
+    assert counts[fast[0][0]] == fast[0][1] and counts[fast[1][0]] == fast[1][1] and fast[0][0] != fast[1][0]
