@@ -58,6 +58,10 @@ ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy exis
 ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
 ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
 
+_AFFINITY_RULES_NOT_MATCH = fw.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+_ANTI_AFFINITY_RULES_NOT_MATCH = fw.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = fw.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 MIN_HARD_POD_AFFINITY_WEIGHT, MAX_HARD_POD_AFFINITY_WEIGHT = 0, 100
 
@@ -261,12 +265,12 @@ class InterPodAffinity(Plugin):
         if state is None:
             return fw.error(f'error reading "{PREFILTER_KEY}" from cycleState: not found')
         labels = info.node.labels
-        if not self.satisfy_pod_affinity(state, labels):
-            return fw.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+        if state.affinity_terms and not self.satisfy_pod_affinity(state, labels):
+            return _AFFINITY_RULES_NOT_MATCH
         if not self.satisfy_pod_anti_affinity(state, labels):
-            return fw.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+            return _ANTI_AFFINITY_RULES_NOT_MATCH
         if not self.satisfy_existing_pods_anti_affinity(state, labels):
-            return fw.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+            return _EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH
         return fw.OK
 
     # --- PreScore / Score / NormalizeScore ---------------------------------------------------------------

@@ -382,8 +382,16 @@ def index_for(handle, nodes: Sequence[NodeInfo]) -> PodIndex:
     """The index of `nodes`, shared by the plugins of one Handle and refreshed: the
     handle's own when `nodes` are its NodeInfos, a new one otherwise."""
     index = getattr(handle, "_pod_index", None)
+    if index is None and nodes and isinstance(nodes[0].observer, _Observer):
+        # The same NodeInfos indexed for an earlier pass (a new Handle): keep that index.
+        index = nodes[0].observer.index
     if index is not None and index.same_nodes(nodes):
         index.refresh()
+        if handle is not None and getattr(handle, "_pod_index", None) is not index and len(nodes) == len(handle.node_infos):
+            try:
+                handle._pod_index = index
+            except AttributeError:
+                pass
         return index
     index = PodIndex(nodes)
     if handle is not None and len(nodes) == len(handle.node_infos):

@@ -48,6 +48,8 @@ PRESCORE_KEY = "PreScore" + NAME
 
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+_CONSTRAINTS_NOT_MATCH = fw.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+_NODE_LABEL_NOT_MATCH = fw.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
 
 LABEL_HOSTNAME = "kubernetes.io/hostname"
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
@@ -135,6 +137,16 @@ class PreFilterState:
         self.self_match = tuple(self_match)  # 1 where the incoming pod matches the constraint's selector
         self.critical_paths: list[CriticalPaths] = []
         self.tp_value_to_match_num: list[dict[str, int]] = []
+        self._parts: list[tuple] | None = None
+
+    def parts(self) -> list[tuple]:
+        """Per constraint what Filter reads: (key, maxSkew, self match, minDomains, counts, paths);
+        the counts and paths are the state's own, so AddPod/RemovePod show through."""
+        if self._parts is None:
+            self._parts = [(c.topology_key, c.max_skew, self.self_match[i], c.min_domains,
+                            self.tp_value_to_match_num[i], self.critical_paths[i])
+                           for i, c in enumerate(self.constraints)]
+        return self._parts
 
     def min_match_num(self, i: int, min_domains: int) -> int:
         """minMatchNum: the global minimum, 0 while there are fewer domains than minDomains."""
@@ -470,13 +482,14 @@ class PodTopologySpread(Plugin):
         if not state.constraints:
             return fw.OK
         labels = info.node.labels
-        for i, c in enumerate(state.constraints):
-            value = labels.get(c.topology_key)
+        for key, max_skew, self_match, min_domains, counts, paths in state.parts():
+            value = labels.get(key)
             if value is None:
-                return fw.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
-            skew = state.tp_value_to_match_num[i].get(value, 0) + state.self_match[i] - state.min_match_num(i, c.min_domains)
-            if skew > c.max_skew:
-                return fw.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+                return _NODE_LABEL_NOT_MATCH
+            # 'existing matching num' + 'if self-match (1 or 0)' - 'global minimum' <= 'maxSkew'
+            low = 0 if len(counts) < min_domains else paths.paths[0][1]
+            if counts.get(value, 0) + self_match - low > max_skew:
+                return _CONSTRAINTS_NOT_MATCH
         return fw.OK
 
     def domain_counts(self, cs: CycleState) -> dict[str, dict[str, int]]:
