@@ -101,3 +101,40 @@ def test_vector_forms_match_the_plain_methods(seed):
         node = rng.choice(all_infos)
         node.add_pod(pod)
     assert checked >= 10, checked
+
+
+@pytest.mark.parametrize("attach", [False, True])
+def test_counts_follow_binds_with_or_without_the_schedulers_cache(attach):
+    """The bound pods are read again after each bind: through the index's own observer, or
+    (when the scheduler's cache observes the NodeInfos, as the fast path attaches it) through
+    the cache's change log. The counts equal those of a plugin made afresh."""
+    rng = random.Random(7)
+    nodes = [_node(rng, i) for i in range(12)]
+    pods = [_pod(rng, i, rng.choice(nodes).name) for i in range(20)]
+    state = ClusterState(nodes=nodes, pods=pods)
+    infos = state.node_infos()
+    handle = Handle(state=state, node_infos=infos)
+    cache = SchedulerCache(infos, state)
+    if attach:
+        cache.attach()
+    pts, ipa = PodTopologySpread({"defaultingType": "List"}, handle), InterPodAffinity({}, handle)
+    incoming = MakePod().Name("in").Label("app", "a").SpreadConstraint(1, ZONE, "DoNotSchedule", MakeLabelSelector().Label("app", "a").Obj()) \
+        .PodAntiAffinityIn("app", HOST, ["a"], "required").Obj()
+    for k in range(15):
+        all_infos = list(infos.values())
+        cs = CycleState()
+        assert pts.pre_filter(cs, incoming, all_infos).is_success
+        ipa_status = ipa.pre_filter(cs, incoming, all_infos)
+        copies = {name: info.clone() for name, info in infos.items()}  # no observer: indexed afresh
+        fresh_handle = Handle(state=state, node_infos=copies)
+        fresh_pts, fresh_ipa = PodTopologySpread({"defaultingType": "List"}, fresh_handle), InterPodAffinity({}, fresh_handle)
+        cs2 = CycleState()
+        fresh_pts.pre_filter(cs2, incoming, list(copies.values()))
+        fresh_ipa.pre_filter(cs2, incoming, list(copies.values()))
+        assert getattr(fresh_handle, "_pod_index") is not getattr(handle, "_pod_index")
+        assert pts.domain_counts(cs) == fresh_pts.domain_counts(cs2)
+        assert [ipa.filter(cs, incoming, i).code for i in all_infos] == [fresh_ipa.filter(cs2, incoming, i).code for i in copies.values()]
+        assert ipa_status.is_success
+        rng.choice(all_infos).add_pod(_pod(rng, 500 + k, "x"))
+    if attach:
+        cache.detach()

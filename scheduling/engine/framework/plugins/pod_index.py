@@ -18,9 +18,11 @@ A selector is matched once per group (and again only for groups new since), so a
 costs the number of nodes holding matching pods, not the number of pods.
 
 Keeping in step: the index registers itself as the NodeInfos' `observer` where none is set
-and notes the nodes whose pods changed; where another observer is in place (the 1.11
-scheduler's cache) it compares the nodes' `generation` in each cycle instead. A node list
-other than the one indexed (another snapshot) gets an index of its own.
+and notes the nodes whose pods changed. Where the scheduler's cache (engine.scheduler.cache,
+which the framework's fast path attaches) observes them, its change log (`changes`, the
+node of every pod change) names the nodes to read again; with any other observer the
+nodes' `generation` is compared in each cycle. A node list other than the one indexed
+(another snapshot) gets an index of its own.
 
 AffinityTerm mirrors fwk.AffinityTerm (pkg/scheduler/framework/types.go: newAffinityTerm,
 getNamespacesFromPodAffinityTerm, AffinityTerm.Matches), with the term's matchLabelKeys
@@ -224,6 +226,8 @@ class PodIndex:
         self._match_memo: dict = {}
         self.observer = _Observer(self)
         self.observing = True
+        self._log_source = None  # a cache observing the NodeInfos whose change log is read (see refresh)
+        self._log_cursor = 0
         for info in self.nodes:
             current = info.observer
             if current is None or isinstance(current, _Observer):
@@ -243,17 +247,27 @@ class PodIndex:
     def refresh(self) -> None:
         """Bring the index up to date with the NodeInfos' pods."""
         nodes = self.nodes
-        current = nodes[0].observer if nodes else None
-        if self.observing and nodes and current is not self.observer and getattr(current, "forward", None) is not self.observer:
-            self.observing = False  # another observer took over: compare generations from now on
-            self.generations = [-1] * len(nodes)
+        if not nodes:
+            return
+        observer = nodes[0].observer
         if self.observing:
-            if self.dirty:
-                dirty, self.dirty = self.dirty, set()
-                for name in dirty:
-                    info = self.by_name.get(name)
-                    if info is not None:
-                        self._update(info)
+            if observer is self.observer or getattr(observer, "forward", None) is self.observer:
+                if self.dirty:
+                    dirty, self.dirty = self.dirty, set()
+                    for name in dirty:
+                        info = self.by_name.get(name)
+                        if info is not None:
+                            self._update(info)
+                return
+            self.observing = False  # another observer took over
+            self.generations = [-1] * len(nodes)
+        if observer is not None and observer is self._log_source:
+            # The scheduler's cache observes these NodeInfos: its change log names the nodes.
+            log = observer.changes
+            if len(log) > self._log_cursor:
+                for i in set(log[self._log_cursor:]):
+                    self._update(nodes[i])
+                self._log_cursor = len(log)
             return
         generations = list(map(_generation, nodes))
         if generations != self.generations:
@@ -262,6 +276,13 @@ class PodIndex:
                 if g != old[i]:
                     self._update(nodes[i])
             self.generations = generations
+        self._log_source = None
+        log = getattr(observer, "changes", None)
+        infos = getattr(observer, "infos", None)
+        if (isinstance(log, list) and isinstance(infos, list) and len(infos) == len(nodes)
+                and infos[0] is nodes[0] and infos[-1] is nodes[-1]):
+            self._log_source = observer
+            self._log_cursor = len(log)
 
     def _update(self, info: NodeInfo) -> None:
         name = info.node.name

@@ -524,16 +524,17 @@ class PodTopologySpread(Plugin):
         if not constraints:
             return fw.SKIPPED
         keys = [c.topology_key for c in constraints]
-        names_labels = [(info.node.name, info.node.labels) for info in nodes]
+        kept = [info.node.labels for info in nodes]
         if require_all:
-            kept = []
-            for name, labels in names_labels:
-                if all(k in labels for k in keys):
-                    kept.append(labels)
-                else:
-                    state.ignored_nodes.add(name)
-        else:
-            kept = [labels for _, labels in names_labels]
+            if len(keys) == 1:
+                only = keys[0]
+                missing = [i for i, labels in enumerate(kept) if only not in labels]
+            else:
+                missing = [i for i, labels in enumerate(kept) if not all(k in labels for k in keys)]
+            if missing:
+                state.ignored_nodes.update(nodes[i].node.name for i in missing)
+                skip = set(missing)
+                kept = [labels for i, labels in enumerate(kept) if i not in skip]
         values: list[dict[str, int]] = [
             {} if key == LABEL_HOSTNAME else dict.fromkeys({labels.get(key, "") for labels in kept}, 0) for key in keys]
         state.topology_value_to_pod_counts = values
