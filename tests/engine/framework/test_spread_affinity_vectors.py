@@ -1,5 +1,5 @@
 """The node-vector forms of PodTopologySpread and InterPodAffinity (`filter_mask`,
-`score_vector`, `normalize_vector`, read by engine.framework.fast) decide as the plain
+`score_vector`, `normalize_vector`, read by the framework's fast path) decide as the plain
 Filter, Score and NormalizeScore do, node by node, on generated clusters."""
 
 from __future__ import annotations

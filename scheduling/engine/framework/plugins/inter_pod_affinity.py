@@ -358,7 +358,7 @@ class InterPodAffinity(Plugin):
             scores[name] = int(fw.MAX_NODE_SCORE * ((s - lo) / diff)) if diff > 0 else 0
 
 
-# --- the same, a node vector at a time (engine.framework.fast) -------------------------------------------
+# --- the same, a node vector at a time (the framework's fast path reads these forms) ---------------------
 
 
 def _pair_codes(counts: Mapping, key: str, values: Mapping[str, int]) -> np.ndarray:

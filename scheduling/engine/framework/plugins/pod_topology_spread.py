@@ -600,7 +600,7 @@ class PodTopologySpread(Plugin):
                 scores[name] = fw.MAX_NODE_SCORE * (max_score + min_score - s) // max_score
 
 
-# --- the same, a node vector at a time (engine.framework.fast) -------------------------------------------
+# --- the same, a node vector at a time (the framework's fast path reads these forms) ---------------------
 
 
 def _per_code(counts: Mapping[str, int], values: Mapping[str, int]) -> np.ndarray:
