@@ -1,6 +1,6 @@
-"""The node-vector forms of PodTopologySpread and InterPodAffinity (`filter_mask`,
-`score_vector`, `normalize_vector`, read by the framework's fast path) decide as the plain
-Filter, Score and NormalizeScore do, node by node, on generated clusters."""
+"""InterPodAffinity's node-vector forms (`filter_mask`, `score_vector`, `normalize_vector`,
+read by the framework's fast path) decide as the plain Filter, Score and NormalizeScore do,
+node by node, on generated clusters; and both plugins' counts follow the binds."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_vector_forms_match_the_plain_methods(seed):
     state = ClusterState(nodes=nodes, pods=pods, controllers=controllers)
     infos = state.node_infos()
     handle = Handle(state=state, node_infos=infos)
-    plugins = [PodTopologySpread({}, handle), InterPodAffinity({"hardPodAffinityWeight": rng.choice([0, 1, 5])}, handle)]
+    plugins = [InterPodAffinity({"hardPodAffinityWeight": rng.choice([0, 1, 5])}, handle)]
     cache = SchedulerCache(infos, state)
     all_infos = list(infos.values())
     checked = 0

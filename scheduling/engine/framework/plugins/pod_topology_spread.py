@@ -33,8 +33,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-import numpy as np
-
 from scheduling.engine.api.objects import Pod, TopologySpreadConstraint, untolerated_taints
 from scheduling.engine.api.selectors import EVERYTHING, NOTHING, Requirement, Selector, SelectorError, selector_from_set
 from scheduling.engine.api.validation import field
@@ -173,7 +171,6 @@ class PreScoreState:
         self.topology_normalizing_weight: list[float] = []
         self.node_counts: list[dict[str, int] | None] = []  # hostname constraints: pods per node
         self.parts: list[tuple] = []  # per constraint: (key, node counts or None, counts per value, weight, maxSkew - 1)
-        self.vector_ignored = None  # score_vector's ignored nodes among the nodes it scored (for normalize_vector)
 
     def clone(self) -> "PreScoreState":
         return self
@@ -599,81 +596,3 @@ class PodTopologySpread(Plugin):
             else:
                 scores[name] = fw.MAX_NODE_SCORE * (max_score + min_score - s) // max_score
 
-
-# --- the same, a node vector at a time (the framework's fast path reads these forms) ---------------------
-
-
-def _per_code(counts: Mapping[str, int], values: Mapping[str, int]) -> np.ndarray:
-    """counts by value -> an array by the label's value code, with a last 0 for code -1."""
-    out = np.zeros(len(values) + 1, dtype=np.int64)
-    for value, n in counts.items():
-        if n:
-            code = values.get(value)
-            if code is not None:
-                out[code] = n
-    return out
-
-
-def _pts_filter_mask(self: PodTopologySpread, cs: CycleState, pod: Pod, cache) -> np.ndarray | None:
-    """Filter on every node of the cache: the node carries every key and no constraint is skewed."""
-    state: PreFilterState | None = cs.get(PREFILTER_KEY)
-    if state is None:
-        return None
-    mask = np.ones(cache.n, dtype=bool)
-    for key, max_skew, self_match, min_domains, counts, paths in state.parts():
-        codes, values = cache.label_codes(key)
-        low = 0 if len(counts) < min_domains else paths.paths[0][1]
-        mask &= (codes >= 0) & (_per_code(counts, values)[codes] + (self_match - low) <= max_skew)
-    return mask
-
-
-def _pts_score_vector(self: PodTopologySpread, cs: CycleState, pod: Pod, cache, idx: np.ndarray) -> np.ndarray | None:
-    """Score of the nodes `idx`: the same float sums in the same order, rounded the same way."""
-    state: PreScoreState | None = cs.get(PRESCORE_KEY)
-    if state is None:
-        return None
-    total = np.zeros(len(idx), dtype=np.float64)
-    for key, node_counts, per_value, weight, extra in state.parts:
-        codes, values = cache.label_codes(key)
-        c = codes[idx]
-        if node_counts is not None:
-            full = np.zeros(cache.n, dtype=np.int64)
-            for name, n in node_counts.items():
-                i = cache.index.get(name)
-                if i is not None:
-                    full[i] = n
-            count = full[idx]
-        else:
-            count = _per_code(per_value, values)[c]
-        total += np.where(c >= 0, count * weight + extra, 0.0)
-    raw = np.floor(total + 0.5).astype(np.int64)
-    ignored = None
-    if state.ignored_nodes:
-        names = cache.names
-        ignored = np.fromiter((names[i] in state.ignored_nodes for i in idx.tolist()), dtype=bool, count=len(idx))
-        raw[ignored] = 0
-    state.vector_ignored = ignored
-    return raw
-
-
-def _pts_normalize_vector(self: PodTopologySpread, cs: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray | None:
-    state: PreScoreState | None = cs.get(PRESCORE_KEY)
-    if state is None:
-        return None
-    ignored = state.vector_ignored
-    counted = scores if ignored is None else scores[~ignored]
-    if counted.size == 0:
-        return np.zeros(len(scores), dtype=np.int64)
-    low, high = int(counted.min()), max(int(counted.max()), 0)
-    if high == 0:
-        out = np.full(len(scores), fw.MAX_NODE_SCORE, dtype=np.int64)
-    else:
-        out = (fw.MAX_NODE_SCORE * (high + low - scores)) // high
-    if ignored is not None:
-        out[ignored] = 0
-    return out
-
-
-PodTopologySpread.filter_mask = _pts_filter_mask
-PodTopologySpread.score_vector = _pts_score_vector
-PodTopologySpread.normalize_vector = _pts_normalize_vector
