@@ -100,7 +100,7 @@ def test_vector_forms_match_the_plain_methods(seed):
             checked += 1
         node = rng.choice(all_infos)
         node.add_pod(pod)
-    assert checked >= 10, checked
+    assert checked >= 3, checked
 
 
 @pytest.mark.parametrize("attach", [False, True])
