@@ -754,3 +754,86 @@ def test_critical_paths_of_many_domains_hold_the_two_minima(counts):
         slow.update(value, counts[value])
     assert [n for _, n in fast] == [n for _, n in slow.paths]
     assert counts[fast[0][0]] == fast[0][1] and counts[fast[1][0]] == fast[1][1] and fast[0][0] != fast[1][0]
+
+
+def _svc(selector):
+    return Service.from_doc({"metadata": {"name": "svc", "namespace": "default"}, "spec": {"selector": selector}})
+
+
+def _list(*constraints):
+    return {"defaultingType": "List", "defaultConstraints": [
+        {"maxSkew": s, "topologyKey": k, "whenUnsatisfiable": w} for s, k, w in constraints]}
+
+
+_ABY = lambda: [nd("node-a", zone="zone1", node="node-a"), nd("node-b", zone="zone1", node="node-b"),  # noqa: E731
+                nd("node-y", zone="zone2", node="node-y")]
+_NODE_FOO_BAR = lambda: [nd("node-a", node="node-a", foo=""), nd("node-b", node="node-b", foo=""),  # noqa: E731
+                         nd("node-c", node="node-c", bar="")]
+_BAR_PODS = lambda: [pd("p-a", "node-a", "bar"), pd("p-b", "node-b", "bar"), pd("p-c", "node-b", "bar"),  # noqa: E731
+                     pd("p-d", "node-c")]
+MAXINT = 2**31 - 1
+
+# More of TestPreFilterState: (name, pod, nodes, existing, args, services, TpValueToMatchNum or "Skip",
+# the minimum of each constraint's critical paths)
+PREFILTER_MORE = [
+    ("different labelSelectors - simple version",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR).Obj(),
+     _ABY(), [pd("p-a", "node-a", "foo"), pd("p-b", "node-b", "bar")], None, [],
+     [{"zone1": 1, "zone2": 0}, {"node-a": 0, "node-b": 1, "node-y": 0}], [0, 0]),
+    ("different labelSelectors - complex pods",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR).Obj(),
+     _ABY(), [pd("p-a1", "node-a", "foo"), pd("p-a2", "node-a", "foo", "bar"), pd("p-b1", "node-b", "foo"),
+              pd("p-y1", "node-y", "foo"), pd("p-y2", "node-y", "foo", "bar"), pd("p-y3", "node-y", "foo"),
+              pd("p-y4", "node-y", "foo", "bar")], None, [],
+     [{"zone1": 3, "zone2": 4}, {"node-a": 1, "node-b": 0, "node-y": 2}], [3, 0]),
+    ("two spreadConstraints, and with podAffinity",
+     MakePod().Name("p").Label("foo", "").NodeAffinityNotIn("node", ["node-x"]).SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), foo_pods("a1", "a2", "b1", "y1", "y2", "y3", "y4"), None, [],
+     [{"zone1": 3, "zone2": 4}, {"node-a": 2, "node-b": 1, "node-y": 4}], [3, 1]),
+    ("default constraints and a service",
+     MakePod().Name("p").Label("foo", "bar").Label("baz", "kar").Obj(), [], [],
+     _list((3, "node", "DoNotSchedule"), (2, "node", "ScheduleAnyway"), (5, "rack", "DoNotSchedule")), [_svc({"foo": "bar"})],
+     [{}, {}], [MAXINT, MAXINT]),
+    ("default constraints and a service that doesn't match",
+     MakePod().Name("p").Label("foo", "bar").Obj(), [], [], _list((3, "node", "DoNotSchedule")), [_svc({"baz": "kep"})],
+     "Skip", []),
+    ("default constraints and a service, but pod has constraints",
+     MakePod().Name("p").Label("foo", "bar").Label("baz", "tar")
+     .SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, MakeLabelSelector().Label("baz", "tar").Obj())
+     .SpreadConstraint(2, "planet", SCHEDULE_ANYWAY, MakeLabelSelector().Label("fot", "rok").Obj()).Obj(), [], [],
+     _list((2, "node", "DoNotSchedule")), [_svc({"foo": "bar"})], [{}], [MAXINT]),
+    ("default soft constraints and a service",
+     MakePod().Name("p").Label("foo", "bar").Obj(), [], [], _list((2, "node", "ScheduleAnyway")), [_svc({"foo": "bar"})],
+     "Skip", []),
+    ("TpKeyToDomainsNum is calculated when MinDomains is enabled",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), foo_pods("a1", "a2", "b1", "y1", "y2", "y3", "y4"), None, [],
+     [{"zone1": 3, "zone2": 4}, {"node-a": 2, "node-b": 1, "node-x": 0, "node-y": 4}], [3, 0]),
+    ("feature gate disabled with NodeAffinityPolicy",  # v1.35 has the gate on: Honor gives the same counts
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR).Obj(),
+     _NODE_FOO_BAR(), _BAR_PODS(), None, [], [{"node-a": 1, "node-b": 2}], [1]),
+    ("NodeAffinityPolicy honored with labelSelectors",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR).Obj(),
+     _NODE_FOO_BAR(), _BAR_PODS(), None, [], [{"node-a": 1, "node-b": 2}], [1]),
+    ("NodeAffinityPolicy ignored with labelSelectors",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR, None, "Ignore").Obj(),
+     _NODE_FOO_BAR(), _BAR_PODS(), None, [], [{"node-a": 1, "node-b": 2, "node-c": 0}], [0]),
+]
+
+
+@pytest.mark.parametrize("name,pod,nodes,existing,args,services,want,minima", PREFILTER_MORE, ids=[c[0] for c in PREFILTER_MORE])
+def test_pre_filter_state_more(name, pod, nodes, existing, args, services, want, minima):
+    plugin, handle = setup(pod, nodes, existing, args=args, services=services)
+    cs = CycleState()
+    status = plugin.pre_filter(cs, pod, list(handle.node_infos.values()))
+    if want == "Skip":
+        assert status.is_skip
+        return
+    assert status.is_success
+    state = cs[PREFILTER_KEY]
+    assert state.tp_value_to_match_num == want
+    assert [p.paths[0][1] for p in state.critical_paths] == minima
