@@ -837,3 +837,59 @@ def test_pre_filter_state_more(name, pod, nodes, existing, args, services, want,
     state = cs[PREFILTER_KEY]
     assert state.tp_value_to_match_num == want
     assert [p.paths[0][1] for p in state.critical_paths] == minima
+
+
+def _lp(name, node, **labels):
+    return MakePod().Name(name).Node(node).Labels(labels).Obj()
+
+
+_FOO_A = lambda: [_lp("p-a1", "node-a", foo="a"), _lp("p-a2", "node-a", foo="a"), _lp("p-b1", "node-b", foo="a"),  # noqa: E731
+                  _lp("p-y1", "node-y", foo="a"), _lp("p-y2", "node-y", foo="a")]
+
+PREFILTER_POLICIES = [
+    ("two node inclusion Constraints, zone: honor/honor, node: honor/ignore",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO, None, None, "Honor")
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     [nd("node-a", zone="zone1", node="node-a", foo=""), nd("node-b", TAINTS, zone="zone1", node="node-b"),
+      nd("node-x", zone="zone2", node="node-x", foo="")],
+     [pd("p-b1", "node-b", "foo"), pd("p-b2", "node-b", "foo"), pd("p-x1", "node-x", "foo")], None, [],
+     [{"zone1": 0, "zone2": 1}, {"node-a": 0, "node-b": 2, "node-x": 1}], [0, 0]),
+    ("two node inclusion Constraints, zone: honor/ignore, node: honor/ignore",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     [nd("node-a", zone="zone1", node="node-a"), nd("node-b", TAINTS, zone="zone1", node="node-b", foo=""),
+      nd("node-x", zone="zone2", node="node-x", foo=""), nd("node-y", zone="zone2", node="node-y")],
+     [pd("p-a1", "node-a", "foo"), pd("p-a2", "node-a", "foo"), pd("p-x1", "node-x", "foo"), pd("p-y1", "node-y", "foo")], None, [],
+     [{"zone1": 0, "zone2": 1}, {"node-b": 0, "node-x": 1}], [0, 0]),
+    ("two node inclusion Constraints, zone: ignore/ignore, node: honor/honor",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO, None, "Ignore")
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO, None, None, "Honor").Obj(),
+     [nd("node-a", zone="zone1", node="node-a"), nd("node-b", TAINTS, zone="zone1", node="node-b", foo=""),
+      nd("node-x", zone="zone2", node="node-x", foo=""), nd("node-y", zone="zone2", node="node-y", foo="")],
+     [pd("p-a1", "node-a", "foo"), pd("p-a2", "node-a", "foo"), pd("p-x1", "node-x", "foo"), pd("p-x2", "node-x", "foo"),
+      pd("p-y1", "node-y", "foo")], None, [],
+     [{"zone1": 2, "zone2": 3}, {"node-x": 2, "node-y": 1}], [2, 1]),
+    ("matchLabelKeys ANDed with LabelSelector when LabelSelector isn't empty",
+     MakePod().Name("p").Label("foo", "").Label("bar", "a").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO, None, None, None, ["bar"]).Obj(),
+     four_nodes(), [_lp("p-a1", "node-a", foo=""), _lp("p-a2", "node-a", foo="", bar="a"), _lp("p-b1", "node-b", foo=""),
+                    _lp("p-y1", "node-y", foo="", bar="a"), _lp("p-y2", "node-y", bar="")], None, [],
+     [{"zone1": 1, "zone2": 1}], [1]),
+    ("matchLabelKeys ANDed with LabelSelector when LabelSelector is empty",
+     MakePod().Name("p").Label("foo", "a").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, MakeLabelSelector().Obj(), None, None, None, ["foo"]).Obj(),
+     four_nodes(), _FOO_A(), None, [], [{"zone1": 3, "zone2": 2}], [2]),
+    ("key in matchLabelKeys is ignored when LabelSelector is nil when feature gate enabled",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, None, None, None, None, ["bar"]).Obj(),
+     four_nodes(), _FOO_A(), None, [], [{"zone1": 0, "zone2": 0}], [0]),
+    ("no pod is matched when LabelSelector is nil when feature gate disabled",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, None, None, None, None, ["bar"]).Obj(),
+     four_nodes(), _FOO_A(), None, [], [{"zone1": 0, "zone2": 0}], [0]),
+    ("key in matchLabelKeys is ignored when it isn't exist in pod.labels",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO, None, None, None, ["bar"]).Obj(),
+     four_nodes(), _FOO_A(), None, [], [{"zone1": 3, "zone2": 2}], [2]),
+]
+
+
+@pytest.mark.parametrize("name,pod,nodes,existing,args,services,want,minima", PREFILTER_POLICIES,
+                         ids=[c[0] for c in PREFILTER_POLICIES])
+def test_pre_filter_state_policies_and_match_label_keys(name, pod, nodes, existing, args, services, want, minima):
+    test_pre_filter_state_more(name, pod, nodes, existing, args, services, want, minima)
