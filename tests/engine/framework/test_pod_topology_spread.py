@@ -893,3 +893,83 @@ PREFILTER_POLICIES = [
                          ids=[c[0] for c in PREFILTER_POLICIES])
 def test_pre_filter_state_policies_and_match_label_keys(name, pod, nodes, existing, args, services, want, minima):
     test_pre_filter_state_more(name, pod, nodes, existing, args, services, want, minima)
+
+
+PREFILTER_LAST = [
+    ("two spreadConstraints with the same topologyKey",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+     .SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, BAR).Obj(),
+     four_nodes(), [pd("p-a1", "node-a", "foo", "bar"), pd("p-b1", "node-b", "foo"), pd("p-x1", "node-x", "bar"),
+                    pd("p-y1", "node-y", "foo", "bar"), pd("p-y2", "node-y", "bar")], None, [],
+     [{"zone1": 2, "zone2": 1}, {"zone1": 1, "zone2": 3}], [1, 1]),
+    ("skip if not specified", MakePod().Name("p").Label("foo", "").Obj(), [nd("node-a", zone="zone1", node="node-a")], [],
+     None, [], "Skip", []),
+]
+
+
+@pytest.mark.parametrize("name,pod,nodes,existing,args,services,want,minima", PREFILTER_LAST, ids=[c[0] for c in PREFILTER_LAST])
+def test_pre_filter_state_last(name, pod, nodes, existing, args, services, want, minima):
+    test_pre_filter_state_more(name, pod, nodes, existing, args, services, want, minima)
+
+
+def _paths(state):
+    """criticalPaths as upstream's comparer sees them: tied paths sorted by value."""
+    out = []
+    for p in state.critical_paths:
+        (v0, n0), (v1, n1) = p.paths
+        if n0 == n1 and v0 > v1:
+            v0, v1 = v1, v0
+        out.append(((v0, n0), (v1, n1)))
+    return out
+
+
+_ZONE_NODE = lambda: MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO) \
+    .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj()  # noqa: E731
+_ZONE_FOO_NODE_BAR = lambda: MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO) \
+    .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR).Obj()  # noqa: E731
+_NODE_ONLY = lambda: MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj()  # noqa: E731
+_AB = lambda: [nd("node-a", zone="zone1", node="node-a"), nd("node-b", zone="zone1", node="node-b")]  # noqa: E731
+_AX = lambda: [nd("node-a", zone="zone1", node="node-a"), nd("node-x", zone="zone2", node="node-x")]  # noqa: E731
+_ABX = lambda: [nd("node-a", zone="zone1", node="node-a"), nd("node-b", zone="zone1", node="node-b"),  # noqa: E731
+                nd("node-x", zone="zone2", node="node-x")]
+
+# TestPreFilterStateAddPod: (name, preemptor, added pod, existing, node index, nodes, TpValueToMatchNum, criticalPaths)
+ADD_POD = [
+    ("node a and b both impact current min match", _NODE_ONLY(), pd("p-a1", "node-a", "foo"), [], 0, _AB(),
+     [{"node-a": 1, "node-b": 0}], [(("node-b", 0), ("node-a", 1))]),
+    ("only node a impacts current min match", _NODE_ONLY(), pd("p-a1", "node-a", "foo"), [pd("p-b1", "node-b", "foo")], 0, _AB(),
+     [{"node-a": 1, "node-b": 1}], [(("node-a", 1), ("node-b", 1))]),
+    ("add a pod in a different namespace doesn't change topologyKeyToMinPodsMap", _NODE_ONLY(),
+     MakePod().Name("p-a1").Namespace("ns1").Node("node-a").Label("foo", "").Obj(), [pd("p-b1", "node-b", "foo")], 0, _AB(),
+     [{"node-a": 0, "node-b": 1}], [(("node-a", 0), ("node-b", 1))]),
+    ("add pod on non-critical node won't trigger re-calculation", _NODE_ONLY(), pd("p-b2", "node-b", "foo"),
+     [pd("p-b1", "node-b", "foo")], 1, _AB(), [{"node-a": 0, "node-b": 2}], [(("node-a", 0), ("node-b", 2))]),
+    ("node a and x both impact topologyKeyToMinPodsMap on zone and node", _ZONE_NODE(), pd("p-a1", "node-a", "foo"), [], 0, _AX(),
+     [{"zone1": 1, "zone2": 0}, {"node-a": 1, "node-x": 0}], [(("zone2", 0), ("zone1", 1)), (("node-x", 0), ("node-a", 1))]),
+    ("only node a impacts topologyKeyToMinPodsMap on zone and node", _ZONE_NODE(), pd("p-a1", "node-a", "foo"),
+     [pd("p-x1", "node-x", "foo")], 0, _AX(),
+     [{"zone1": 1, "zone2": 1}, {"node-a": 1, "node-x": 1}], [(("zone1", 1), ("zone2", 1)), (("node-a", 1), ("node-x", 1))]),
+    ("node a impacts topologyKeyToMinPodsMap on node, node x impacts topologyKeyToMinPodsMap on zone", _ZONE_NODE(),
+     pd("p-a1", "node-a", "foo"), [pd("p-b1", "node-b", "foo"), pd("p-b2", "node-b", "foo"), pd("p-x1", "node-x", "foo")], 0, _ABX(),
+     [{"zone1": 3, "zone2": 1}, {"node-a": 1, "node-b": 2, "node-x": 1}], [(("zone2", 1), ("zone1", 3)), (("node-a", 1), ("node-x", 1))]),
+    ("Constraints hold different labelSelectors, node a impacts topologyKeyToMinPodsMap on zone", _ZONE_FOO_NODE_BAR(),
+     pd("p-a1", "node-a", "foo"), [pd("p-b1", "node-b", "foo", "bar"), pd("p-x1", "node-x", "foo", "bar"), pd("p-x2", "node-x", "bar")],
+     0, _ABX(), [{"zone1": 2, "zone2": 1}, {"node-a": 0, "node-b": 1, "node-x": 2}],
+     [(("zone2", 1), ("zone1", 2)), (("node-a", 0), ("node-b", 1))]),
+    ("Constraints hold different labelSelectors, node a impacts topologyKeyToMinPodsMap on both zone and node", _ZONE_FOO_NODE_BAR(),
+     pd("p-a1", "node-a", "foo", "bar"), [pd("p-b1", "node-b", "bar"), pd("p-x1", "node-x", "foo", "bar"), pd("p-x2", "node-x", "bar")],
+     0, _ABX(), [{"zone1": 1, "zone2": 1}, {"node-a": 1, "node-b": 1, "node-x": 2}],
+     [(("zone1", 1), ("zone2", 1)), (("node-a", 1), ("node-b", 1))]),
+]
+
+
+@pytest.mark.parametrize("name,preemptor,added,existing,node_idx,nodes,want,paths", ADD_POD, ids=[c[0] for c in ADD_POD])
+def test_pre_filter_state_add_pod(name, preemptor, added, existing, node_idx, nodes, want, paths):
+    plugin, handle = setup(preemptor, nodes, existing)
+    infos = list(handle.node_infos.values())
+    cs = CycleState()
+    assert plugin.pre_filter(cs, preemptor, infos).is_success
+    assert plugin.add_pod(cs, preemptor, added, infos[node_idx]).is_success
+    state = cs[PREFILTER_KEY]
+    assert state.tp_value_to_match_num == want
+    assert _paths(state) == paths
