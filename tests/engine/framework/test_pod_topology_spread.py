@@ -973,3 +973,71 @@ def test_pre_filter_state_add_pod(name, preemptor, added, existing, node_idx, no
     state = cs[PREFILTER_KEY]
     assert state.tp_value_to_match_num == want
     assert _paths(state) == paths
+
+
+_ZONE_ONLY = lambda: MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj()  # noqa: E731
+_ZONE_NOT_BAR = lambda: MakePod().Name("p").Label("foo", "").NodeAffinityNotIn("foo", ["bar"]) \
+    .SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj()  # noqa: E731
+_AFF_NODES = lambda: [nd("node-a", zone="zone1", node="node-a", foo="bar"), nd("node-b", zone="zone2", node="node-b", foo="")]  # noqa: E731
+_TAINT_NODES = lambda: [nd("node-a", TAINTS, zone="zone1", node="node-a"), nd("node-b", zone="zone2", node="node-b")]  # noqa: E731
+_Z = lambda name, node, *extra: MakePod().Name(name).Node(node).Label("foo", "").Label("zone", extra[0]).Obj()  # noqa: E731
+
+ADD_POD_POLICIES = [
+    ("add a pod when scheduling node affinity unmatched pod with NodeInclusionPolicy disabled", _ZONE_NOT_BAR(),
+     _Z("p-a1", "node-a", "zone1"), [_Z("p-a2", "node-a", "zone1"), _Z("p-b1", "node-b", "zone2")], 0, _AFF_NODES(),
+     [{"zone2": 1}], [(("zone2", 1), ("", MAXINT))]),
+    ("add a pod when scheduling node affinity unmatched pod with NodeInclusionPolicy enabled", _ZONE_NOT_BAR(),
+     _Z("p-a1", "node-a", "zone1"), [_Z("p-a2", "node-a", "zone1"), _Z("p-b1", "node-b", "zone2")], 0, _AFF_NODES(),
+     [{"zone2": 1}], [(("zone2", 1), ("", MAXINT))]),
+    ("add a pod when scheduling node affinity matched pod with NodeInclusionPolicy disabled", _ZONE_ONLY(),
+     _Z("p-b1", "node-b", "zone2"), [_Z("p-a1", "node-a", "zone1"), _Z("p-b2", "node-b", "zone2")], 1, _AFF_NODES(),
+     [{"zone1": 1, "zone2": 2}], [(("zone1", 1), ("zone2", 2))]),
+    ("add a pod when scheduling node affinity matched pod with NodeInclusionPolicy enabled", _ZONE_ONLY(),
+     _Z("p-b1", "node-b", "zone2"), [_Z("p-a1", "node-a", "zone1"), _Z("p-b2", "node-b", "zone2")], 1, _AFF_NODES(),
+     [{"zone1": 1, "zone2": 2}], [(("zone1", 1), ("zone2", 2))]),
+    ("add a label selector not matched pod when with NodeInclusionPolicy enabled", _ZONE_ONLY(),
+     MakePod().Name("p-b1").Node("node-b").Label("zone", "zone2").Obj(),
+     [_Z("p-a1", "node-a", "zone1"), _Z("p-b2", "node-b", "zone2")], 1, _AFF_NODES(),
+     [{"zone1": 1, "zone2": 1}], [(("zone1", 1), ("zone2", 1))]),
+    ("add a pod when scheduling taint untolerated pod with NodeInclusionPolicy disabled", _ZONE_ONLY(),
+     _Z("p-b1", "node-b", "zone2"), [_Z("p-a1", "node-a", "zone1"), _Z("p-b2", "node-b", "zone2")], 1, _TAINT_NODES(),
+     [{"zone1": 1, "zone2": 2}], [(("zone1", 1), ("zone2", 2))]),
+    ("add a pod when scheduling taint tolerated pod with NodeInclusionPolicy enabled",
+     MakePod().Name("p").Label("foo", "").Toleration("node.kubernetes.io/unschedulable").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj(),
+     _Z("p-b1", "node-b", "zone2"), [_Z("p-a1", "node-a", "zone1"), _Z("p-b2", "node-b", "zone2")], 1, _TAINT_NODES(),
+     [{"zone1": 1, "zone2": 2}], [(("zone1", 1), ("zone2", 2))]),
+]
+
+
+@pytest.mark.parametrize("name,preemptor,added,existing,node_idx,nodes,want,paths", ADD_POD_POLICIES, ids=[c[0] for c in ADD_POD_POLICIES])
+def test_pre_filter_state_add_pod_policies(name, preemptor, added, existing, node_idx, nodes, want, paths):
+    test_pre_filter_state_add_pod(name, preemptor, added, existing, node_idx, nodes, want, paths)
+
+
+# TestPreFilterStateRemovePod: (name, preemptor, nodes, existing, index of the removed pod in existing (or the
+# pod itself), node index, TpValueToMatchNum, criticalPaths)
+REMOVE_POD = [
+    ("one spreadConstraint on zone, topologyKeyToMinPodsMap unchanged", _ZONE_ONLY(), _ABX(), foo_pods("a1", "b1", "x1"), 0, 0,
+     [{"zone1": 1, "zone2": 1}], [(("zone1", 1), ("zone2", 1))]),
+    ("one spreadConstraint on node, topologyKeyToMinPodsMap changed", _ZONE_ONLY(), four_nodes(), foo_pods("a1", "b1", "x1", "y1"), 0, 0,
+     [{"zone1": 1, "zone2": 2}], [(("zone1", 1), ("zone2", 2))]),
+    ("delete an irrelevant pod won't help", _ZONE_ONLY(), four_nodes(), [pd("p-a0", "node-a", "bar"), *foo_pods("a1", "b1", "x1", "y1")],
+     0, 0, [{"zone1": 2, "zone2": 2}], [(("zone1", 2), ("zone2", 2))]),
+    ("delete a non-existing pod won't help", _ZONE_ONLY(), four_nodes(), foo_pods("a1", "b1", "x1", "y1"),
+     pd("p-a0", "node-a", "bar"), 0, [{"zone1": 2, "zone2": 2}], [(("zone1", 2), ("zone2", 2))]),
+    ("two spreadConstraints", _ZONE_NODE(), _ABX(), foo_pods("a1", "a2", "b1", "x1", "x2"), 3, 2,
+     [{"zone1": 3, "zone2": 1}, {"node-a": 2, "node-b": 1, "node-x": 1}], [(("zone2", 1), ("zone1", 3)), (("node-b", 1), ("node-x", 1))]),
+]
+
+
+@pytest.mark.parametrize("name,preemptor,nodes,existing,removed,node_idx,want,paths", REMOVE_POD, ids=[c[0] for c in REMOVE_POD])
+def test_pre_filter_state_remove_pod(name, preemptor, nodes, existing, removed, node_idx, want, paths):
+    plugin, handle = setup(preemptor, nodes, existing)
+    infos = list(handle.node_infos.values())
+    cs = CycleState()
+    assert plugin.pre_filter(cs, preemptor, infos).is_success
+    pod = existing[removed] if isinstance(removed, int) else removed
+    assert plugin.remove_pod(cs, preemptor, pod, infos[node_idx]).is_success
+    state = cs[PREFILTER_KEY]
+    assert state.tp_value_to_match_num == want
+    assert _paths(state) == paths
