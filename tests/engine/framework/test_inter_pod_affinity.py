@@ -636,3 +636,118 @@ def test_preferred_affinity_with_hard_pod_affinity_symmetric_weight(name, pod, w
         assert got.is_skip
     else:
         assert got == want
+
+
+# --- TestPreFilterStateAddRemovePod, TestGetTPMapMatchingIncomingAffinityAntiAffinity ----------------------
+
+from scheduling.engine.framework.plugins.inter_pod_affinity import PREFILTER_KEY  # noqa: E402
+
+ANTI_FOO_BAR = {"requiredDuringSchedulingIgnoredDuringExecution": [term(expr("foo", "In", "bar"), key="region")]}
+ANTI_COMPLEX = {"requiredDuringSchedulingIgnoredDuringExecution": [
+    term(expr("foo", "In", "bar", "buzz"), key="region"), term(expr("service", "NotIn", "bar", "security", "test"), key="zone")]}
+AFFINITY_COMPLEX = ANTI_COMPLEX
+LABEL1, LABEL2, LABEL3 = {"region": "r1", "zone": "z11"}, {"region": "r1", "zone": "z12"}, {"region": "r2", "zone": "z21"}
+
+
+def _aff(name, labels=None, node="", anti=None, affinity=None):
+    doc = {"metadata": {"name": name, "namespace": "default", "labels": dict(labels or {})},
+           "spec": {"nodeName": node, "containers": [{"name": "c"}], "affinity": {}}}
+    if anti is not None:
+        doc["spec"]["affinity"]["podAntiAffinity"] = anti
+    if affinity is not None:
+        doc["spec"]["affinity"]["podAffinity"] = affinity
+    return Pod.from_doc(doc)
+
+
+ABC = lambda: nodes_of(("nodeA", LABEL1), ("nodeB", LABEL2), ("nodeC", LABEL3))  # noqa: E731
+ADD_REMOVE = [
+    ("preFilterState anti-affinity terms are updated correctly after adding and removing a pod",
+     _aff("pending", {"foo": "bar"}, anti=ANTI_FOO_BAR),
+     [_aff("p1", {"foo": "bar"}, "nodeA"), _aff("p2", node="nodeC", anti=ANTI_FOO_BAR)],
+     _aff("addedPod", {"foo": "bar"}, "nodeB", anti=ANTI_FOO_BAR), {("region", "r1"): 2}, {}),
+    ("preFilterState anti-affinity terms are updated correctly after adding and removing a pod (complex)",  # upstream repeats the name
+     _aff("pending", {"foo": "bar"}, anti=ANTI_COMPLEX),
+     [_aff("p1", {"foo": "bar"}, "nodeA"), _aff("p2", node="nodeC", anti=ANTI_FOO_BAR)],
+     _aff("addedPod", {"foo": "bar"}, "nodeA", anti=ANTI_COMPLEX), {("region", "r1"): 2, ("zone", "z11"): 2, ("zone", "z21"): 1}, {}),
+    ("preFilterState matching pod affinity and anti-affinity are updated correctly after adding and removing a pod",
+     _aff("pending", {"foo": "bar"}, affinity=AFFINITY_COMPLEX),
+     [_aff("p1", {"foo": "bar"}, "nodeA"), _aff("p2", node="nodeC", anti=ANTI_FOO_BAR, affinity=AFFINITY_COMPLEX)],
+     _aff("addedPod", {"foo": "bar"}, "nodeA", anti=ANTI_COMPLEX), {}, {("region", "r1"): 2, ("zone", "z11"): 2}),
+]
+
+
+def _counts(state):
+    return (dict(state.existing_anti_affinity_counts), dict(state.affinity_counts), dict(state.anti_affinity_counts))
+
+
+@pytest.mark.parametrize("name,pending,existing_pods,added,want_anti,want_affinity", ADD_REMOVE, ids=[c[0] for c in ADD_REMOVE])
+def test_pre_filter_state_add_remove_pod(name, pending, existing_pods, added, want_anti, want_affinity):
+    def state_of(pods):
+        plugin, handle = setup(pods, ABC())
+        cs = CycleState()
+        assert plugin.pre_filter(cs, pending, list(handle.node_infos.values())).is_success
+        return plugin, handle, cs
+    _, _, all_cs = state_of(existing_pods + [added])
+    plugin, handle, cs = state_of(existing_pods)
+    original = _counts(cs[PREFILTER_KEY])
+    plugin.add_pod(cs, pending, added, handle.node_infos[added.node_name])
+    state = cs[PREFILTER_KEY]
+    assert dict(state.anti_affinity_counts) == want_anti
+    assert dict(state.affinity_counts) == want_affinity
+    assert _counts(state) == _counts(all_cs[PREFILTER_KEY])
+    plugin.remove_pod(cs, pending, added, handle.node_infos[added.node_name])
+    assert _counts(cs[PREFILTER_KEY]) == original
+
+
+def test_pre_filter_state_clone():
+    """TestPreFilterStateClone: a copy equal to its source, and independent of it."""
+    plugin, handle = setup([_aff("p1", {"foo": "bar"}, "nodeA")], ABC())
+    cs = CycleState()
+    pending = _aff("pending", {"foo": "bar"}, anti=ANTI_FOO_BAR)
+    plugin.pre_filter(cs, pending, list(handle.node_infos.values()))
+    source = cs[PREFILTER_KEY]
+    clone = source.clone()
+    assert clone is not source and _counts(clone) == _counts(source)
+    clone.anti_affinity_counts[("region", "r2")] = 5
+    assert ("region", "r2") not in source.anti_affinity_counts
+
+
+def _normal(*labels):
+    b = MakePod().Name("normal").Node("nodeA")
+    for label in labels:
+        b.Label(label, "")
+    return b.Obj()
+
+
+NODE_A = lambda: [n("nodeA", hostname="nodeA")]  # noqa: E731
+INCOMING = [
+    ("nil test", [], MakePod().Name("aaa-normal").Obj(), {}, {}),
+    ("incoming pod without affinity/anti-affinity causes a no-op", [_normal("aaa")], MakePod().Name("aaa-normal").Obj(), {}, {}),
+    ("no pod has label that violates incoming pod's affinity and anti-affinity", [_normal("bbb")],
+     MakePod().Name("aaa-anti").PodAffinityExists("aaa", "hostname", REQ).PodAntiAffinityExists("aaa", "hostname", REQ).Obj(), {}, {}),
+    ("existing pod matches incoming pod's affinity and anti-affinity - single term case", [_normal("aaa")],
+     MakePod().Name("affi-antiaffi").PodAffinityExists("aaa", "hostname", REQ).PodAntiAffinityExists("aaa", "hostname", REQ).Obj(),
+     {("hostname", "nodeA"): 1}, {("hostname", "nodeA"): 1}),
+    ("existing pod matches incoming pod's affinity and anti-affinity - multiple terms case", [_normal("aaa", "bbb")],
+     MakePod().Name("affi-antiaffi").PodAffinityExists("aaa", "hostname", REQ).PodAffinityExists("bbb", "hostname", REQ)
+     .PodAntiAffinityExists("aaa", "hostname", REQ).Obj(), {("hostname", "nodeA"): 2}, {("hostname", "nodeA"): 1}),
+    ("existing pod not match incoming pod's affinity but matches anti-affinity", [_normal("aaa")],
+     MakePod().Name("affi-antiaffi").PodAffinityExists("aaa", "hostname", REQ).PodAffinityExists("bbb", "hostname", REQ)
+     .PodAntiAffinityExists("aaa", "hostname", REQ).PodAntiAffinityExists("bbb", "hostname", REQ).Obj(), {}, {("hostname", "nodeA"): 1}),
+    ("incoming pod's anti-affinity has more than one term - existing pod violates partial term - case 1", [_normal("aaa", "bbb")],
+     MakePod().Name("anaffi-antiaffiti").PodAffinityExists("aaa", "hostname", REQ).PodAffinityExists("ccc", "hostname", REQ)
+     .PodAntiAffinityExists("aaa", "hostname", REQ).PodAntiAffinityExists("ccc", "hostname", REQ).Obj(), {}, {("hostname", "nodeA"): 1}),
+    ("incoming pod's anti-affinity has more than one term - existing pod violates partial term - case 2", [_normal("bbb")],
+     MakePod().Name("affi-antiaffi").PodAffinityExists("aaa", "hostname", REQ).PodAffinityExists("bbb", "hostname", REQ)
+     .PodAntiAffinityExists("aaa", "hostname", REQ).PodAntiAffinityExists("bbb", "hostname", REQ).Obj(), {}, {("hostname", "nodeA"): 1}),
+]
+
+
+@pytest.mark.parametrize("name,existing_pods,pod,want_affinity,want_anti", INCOMING, ids=[c[0] for c in INCOMING])
+def test_get_tp_map_matching_incoming_affinity_anti_affinity(name, existing_pods, pod, want_affinity, want_anti):
+    plugin, handle = setup(existing_pods, NODE_A())
+    cs = CycleState()
+    plugin.pre_filter(cs, pod, list(handle.node_infos.values()))
+    state = cs.get(PREFILTER_KEY)
+    got = ({}, {}) if state is None else (dict(state.affinity_counts), dict(state.anti_affinity_counts))
+    assert got == (want_affinity, want_anti)
