@@ -178,5 +178,13 @@ class MakePod:
         return self._pod_affinity("podAntiAffinity", {"labelSelector": MakeLabelSelector().In(label_key, values).Obj(),
                                                       "topologyKey": topology_key}, typ)
 
+    def PodAffinityNotIn(self, label_key: str, topology_key: str, values: list, typ: str):
+        return self._pod_affinity("podAffinity", {"labelSelector": MakeLabelSelector().NotIn(label_key, values).Obj(),
+                                                  "topologyKey": topology_key}, typ)
+
+    def PodAntiAffinityNotIn(self, label_key: str, topology_key: str, values: list, typ: str):
+        return self._pod_affinity("podAntiAffinity", {"labelSelector": MakeLabelSelector().NotIn(label_key, values).Obj(),
+                                                      "topologyKey": topology_key}, typ)
+
     def Obj(self) -> Pod:
         return Pod.from_doc(self.doc)

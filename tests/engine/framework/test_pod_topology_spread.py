@@ -738,3 +738,306 @@ def test_pod_topology_spread_score(name, pod, existing, nodes, failed, services,
     scores = {info.name: plugin.score(cs, pod, info) for info in candidates}
     plugin.normalize_score(cs, pod, scores)
     assert scores == want
+
+
+@pytest.mark.parametrize("counts", [
+    {f"n{i}": (i * 7) % 5 + 1 for i in range(40)},  # a unique minimum
+    {f"n{i}": 3 if i % 9 else 1 for i in range(40)},  # tied minima
+])
+def test_critical_paths_of_many_domains_hold_the_two_minima(counts):
+    """With many domains the critical paths are found without the value-by-value update;
+    paths[0] holds the minimum and paths[1] the next one, as the update would leave them."""
+    from scheduling.engine.framework.plugins.pod_topology_spread import CriticalPaths, critical_paths_of
+    fast = critical_paths_of(counts).paths
+    slow = CriticalPaths()
+    for value in sorted(counts):
+        slow.update(value, counts[value])
+    assert [n for _, n in fast] == [n for _, n in slow.paths]
+    assert counts[fast[0][0]] == fast[0][1] and counts[fast[1][0]] == fast[1][1] and fast[0][0] != fast[1][0]
+
+
+def _svc(selector):
+    return Service.from_doc({"metadata": {"name": "svc", "namespace": "default"}, "spec": {"selector": selector}})
+
+
+def _list(*constraints):
+    return {"defaultingType": "List", "defaultConstraints": [
+        {"maxSkew": s, "topologyKey": k, "whenUnsatisfiable": w} for s, k, w in constraints]}
+
+
+_ABY = lambda: [nd("node-a", zone="zone1", node="node-a"), nd("node-b", zone="zone1", node="node-b"),  # noqa: E731
+                nd("node-y", zone="zone2", node="node-y")]
+_NODE_FOO_BAR = lambda: [nd("node-a", node="node-a", foo=""), nd("node-b", node="node-b", foo=""),  # noqa: E731
+                         nd("node-c", node="node-c", bar="")]
+_BAR_PODS = lambda: [pd("p-a", "node-a", "bar"), pd("p-b", "node-b", "bar"), pd("p-c", "node-b", "bar"),  # noqa: E731
+                     pd("p-d", "node-c")]
+MAXINT = 2**31 - 1
+
+# More of TestPreFilterState: (name, pod, nodes, existing, args, services, TpValueToMatchNum or "Skip",
+# the minimum of each constraint's critical paths)
+PREFILTER_MORE = [
+    ("different labelSelectors - simple version",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR).Obj(),
+     _ABY(), [pd("p-a", "node-a", "foo"), pd("p-b", "node-b", "bar")], None, [],
+     [{"zone1": 1, "zone2": 0}, {"node-a": 0, "node-b": 1, "node-y": 0}], [0, 0]),
+    ("different labelSelectors - complex pods",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR).Obj(),
+     _ABY(), [pd("p-a1", "node-a", "foo"), pd("p-a2", "node-a", "foo", "bar"), pd("p-b1", "node-b", "foo"),
+              pd("p-y1", "node-y", "foo"), pd("p-y2", "node-y", "foo", "bar"), pd("p-y3", "node-y", "foo"),
+              pd("p-y4", "node-y", "foo", "bar")], None, [],
+     [{"zone1": 3, "zone2": 4}, {"node-a": 1, "node-b": 0, "node-y": 2}], [3, 0]),
+    ("two spreadConstraints, and with podAffinity",
+     MakePod().Name("p").Label("foo", "").NodeAffinityNotIn("node", ["node-x"]).SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), foo_pods("a1", "a2", "b1", "y1", "y2", "y3", "y4"), None, [],
+     [{"zone1": 3, "zone2": 4}, {"node-a": 2, "node-b": 1, "node-y": 4}], [3, 1]),
+    ("default constraints and a service",
+     MakePod().Name("p").Label("foo", "bar").Label("baz", "kar").Obj(), [], [],
+     _list((3, "node", "DoNotSchedule"), (2, "node", "ScheduleAnyway"), (5, "rack", "DoNotSchedule")), [_svc({"foo": "bar"})],
+     [{}, {}], [MAXINT, MAXINT]),
+    ("default constraints and a service that doesn't match",
+     MakePod().Name("p").Label("foo", "bar").Obj(), [], [], _list((3, "node", "DoNotSchedule")), [_svc({"baz": "kep"})],
+     "Skip", []),
+    ("default constraints and a service, but pod has constraints",
+     MakePod().Name("p").Label("foo", "bar").Label("baz", "tar")
+     .SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, MakeLabelSelector().Label("baz", "tar").Obj())
+     .SpreadConstraint(2, "planet", SCHEDULE_ANYWAY, MakeLabelSelector().Label("fot", "rok").Obj()).Obj(), [], [],
+     _list((2, "node", "DoNotSchedule")), [_svc({"foo": "bar"})], [{}], [MAXINT]),
+    ("default soft constraints and a service",
+     MakePod().Name("p").Label("foo", "bar").Obj(), [], [], _list((2, "node", "ScheduleAnyway")), [_svc({"foo": "bar"})],
+     "Skip", []),
+    ("TpKeyToDomainsNum is calculated when MinDomains is enabled",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     four_nodes(), foo_pods("a1", "a2", "b1", "y1", "y2", "y3", "y4"), None, [],
+     [{"zone1": 3, "zone2": 4}, {"node-a": 2, "node-b": 1, "node-x": 0, "node-y": 4}], [3, 0]),
+    ("feature gate disabled with NodeAffinityPolicy",  # v1.35 has the gate on: Honor gives the same counts
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR).Obj(),
+     _NODE_FOO_BAR(), _BAR_PODS(), None, [], [{"node-a": 1, "node-b": 2}], [1]),
+    ("NodeAffinityPolicy honored with labelSelectors",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR).Obj(),
+     _NODE_FOO_BAR(), _BAR_PODS(), None, [], [{"node-a": 1, "node-b": 2}], [1]),
+    ("NodeAffinityPolicy ignored with labelSelectors",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR, None, "Ignore").Obj(),
+     _NODE_FOO_BAR(), _BAR_PODS(), None, [], [{"node-a": 1, "node-b": 2, "node-c": 0}], [0]),
+]
+
+
+@pytest.mark.parametrize("name,pod,nodes,existing,args,services,want,minima", PREFILTER_MORE, ids=[c[0] for c in PREFILTER_MORE])
+def test_pre_filter_state_more(name, pod, nodes, existing, args, services, want, minima):
+    plugin, handle = setup(pod, nodes, existing, args=args, services=services)
+    cs = CycleState()
+    status = plugin.pre_filter(cs, pod, list(handle.node_infos.values()))
+    if want == "Skip":
+        assert status.is_skip
+        return
+    assert status.is_success
+    state = cs[PREFILTER_KEY]
+    assert state.tp_value_to_match_num == want
+    assert [p.paths[0][1] for p in state.critical_paths] == minima
+
+
+def _lp(name, node, **labels):
+    return MakePod().Name(name).Node(node).Labels(labels).Obj()
+
+
+_FOO_A = lambda: [_lp("p-a1", "node-a", foo="a"), _lp("p-a2", "node-a", foo="a"), _lp("p-b1", "node-b", foo="a"),  # noqa: E731
+                  _lp("p-y1", "node-y", foo="a"), _lp("p-y2", "node-y", foo="a")]
+
+PREFILTER_POLICIES = [
+    ("two node inclusion Constraints, zone: honor/honor, node: honor/ignore",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO, None, None, "Honor")
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     [nd("node-a", zone="zone1", node="node-a", foo=""), nd("node-b", TAINTS, zone="zone1", node="node-b"),
+      nd("node-x", zone="zone2", node="node-x", foo="")],
+     [pd("p-b1", "node-b", "foo"), pd("p-b2", "node-b", "foo"), pd("p-x1", "node-x", "foo")], None, [],
+     [{"zone1": 0, "zone2": 1}, {"node-a": 0, "node-b": 2, "node-x": 1}], [0, 0]),
+    ("two node inclusion Constraints, zone: honor/ignore, node: honor/ignore",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj(),
+     [nd("node-a", zone="zone1", node="node-a"), nd("node-b", TAINTS, zone="zone1", node="node-b", foo=""),
+      nd("node-x", zone="zone2", node="node-x", foo=""), nd("node-y", zone="zone2", node="node-y")],
+     [pd("p-a1", "node-a", "foo"), pd("p-a2", "node-a", "foo"), pd("p-x1", "node-x", "foo"), pd("p-y1", "node-y", "foo")], None, [],
+     [{"zone1": 0, "zone2": 1}, {"node-b": 0, "node-x": 1}], [0, 0]),
+    ("two node inclusion Constraints, zone: ignore/ignore, node: honor/honor",
+     MakePod().Name("p").Label("foo", "").NodeSelector({"foo": ""}).SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO, None, "Ignore")
+     .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO, None, None, "Honor").Obj(),
+     [nd("node-a", zone="zone1", node="node-a"), nd("node-b", TAINTS, zone="zone1", node="node-b", foo=""),
+      nd("node-x", zone="zone2", node="node-x", foo=""), nd("node-y", zone="zone2", node="node-y", foo="")],
+     [pd("p-a1", "node-a", "foo"), pd("p-a2", "node-a", "foo"), pd("p-x1", "node-x", "foo"), pd("p-x2", "node-x", "foo"),
+      pd("p-y1", "node-y", "foo")], None, [],
+     [{"zone1": 2, "zone2": 3}, {"node-x": 2, "node-y": 1}], [2, 1]),
+    ("matchLabelKeys ANDed with LabelSelector when LabelSelector isn't empty",
+     MakePod().Name("p").Label("foo", "").Label("bar", "a").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO, None, None, None, ["bar"]).Obj(),
+     four_nodes(), [_lp("p-a1", "node-a", foo=""), _lp("p-a2", "node-a", foo="", bar="a"), _lp("p-b1", "node-b", foo=""),
+                    _lp("p-y1", "node-y", foo="", bar="a"), _lp("p-y2", "node-y", bar="")], None, [],
+     [{"zone1": 1, "zone2": 1}], [1]),
+    ("matchLabelKeys ANDed with LabelSelector when LabelSelector is empty",
+     MakePod().Name("p").Label("foo", "a").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, MakeLabelSelector().Obj(), None, None, None, ["foo"]).Obj(),
+     four_nodes(), _FOO_A(), None, [], [{"zone1": 3, "zone2": 2}], [2]),
+    ("key in matchLabelKeys is ignored when LabelSelector is nil when feature gate enabled",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, None, None, None, None, ["bar"]).Obj(),
+     four_nodes(), _FOO_A(), None, [], [{"zone1": 0, "zone2": 0}], [0]),
+    ("no pod is matched when LabelSelector is nil when feature gate disabled",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, None, None, None, None, ["bar"]).Obj(),
+     four_nodes(), _FOO_A(), None, [], [{"zone1": 0, "zone2": 0}], [0]),
+    ("key in matchLabelKeys is ignored when it isn't exist in pod.labels",
+     MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO, None, None, None, ["bar"]).Obj(),
+     four_nodes(), _FOO_A(), None, [], [{"zone1": 3, "zone2": 2}], [2]),
+]
+
+
+@pytest.mark.parametrize("name,pod,nodes,existing,args,services,want,minima", PREFILTER_POLICIES,
+                         ids=[c[0] for c in PREFILTER_POLICIES])
+def test_pre_filter_state_policies_and_match_label_keys(name, pod, nodes, existing, args, services, want, minima):
+    test_pre_filter_state_more(name, pod, nodes, existing, args, services, want, minima)
+
+
+PREFILTER_LAST = [
+    ("two spreadConstraints with the same topologyKey",
+     MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+     .SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, BAR).Obj(),
+     four_nodes(), [pd("p-a1", "node-a", "foo", "bar"), pd("p-b1", "node-b", "foo"), pd("p-x1", "node-x", "bar"),
+                    pd("p-y1", "node-y", "foo", "bar"), pd("p-y2", "node-y", "bar")], None, [],
+     [{"zone1": 2, "zone2": 1}, {"zone1": 1, "zone2": 3}], [1, 1]),
+    ("skip if not specified", MakePod().Name("p").Label("foo", "").Obj(), [nd("node-a", zone="zone1", node="node-a")], [],
+     None, [], "Skip", []),
+]
+
+
+@pytest.mark.parametrize("name,pod,nodes,existing,args,services,want,minima", PREFILTER_LAST, ids=[c[0] for c in PREFILTER_LAST])
+def test_pre_filter_state_last(name, pod, nodes, existing, args, services, want, minima):
+    test_pre_filter_state_more(name, pod, nodes, existing, args, services, want, minima)
+
+
+def _paths(state):
+    """criticalPaths as upstream's comparer sees them: tied paths sorted by value."""
+    out = []
+    for p in state.critical_paths:
+        (v0, n0), (v1, n1) = p.paths
+        if n0 == n1 and v0 > v1:
+            v0, v1 = v1, v0
+        out.append(((v0, n0), (v1, n1)))
+    return out
+
+
+_ZONE_NODE = lambda: MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO) \
+    .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj()  # noqa: E731
+_ZONE_FOO_NODE_BAR = lambda: MakePod().Name("p").Label("foo", "").Label("bar", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO) \
+    .SpreadConstraint(1, "node", DO_NOT_SCHEDULE, BAR).Obj()  # noqa: E731
+_NODE_ONLY = lambda: MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "node", DO_NOT_SCHEDULE, FOO).Obj()  # noqa: E731
+_AB = lambda: [nd("node-a", zone="zone1", node="node-a"), nd("node-b", zone="zone1", node="node-b")]  # noqa: E731
+_AX = lambda: [nd("node-a", zone="zone1", node="node-a"), nd("node-x", zone="zone2", node="node-x")]  # noqa: E731
+_ABX = lambda: [nd("node-a", zone="zone1", node="node-a"), nd("node-b", zone="zone1", node="node-b"),  # noqa: E731
+                nd("node-x", zone="zone2", node="node-x")]
+
+# TestPreFilterStateAddPod: (name, preemptor, added pod, existing, node index, nodes, TpValueToMatchNum, criticalPaths)
+ADD_POD = [
+    ("node a and b both impact current min match", _NODE_ONLY(), pd("p-a1", "node-a", "foo"), [], 0, _AB(),
+     [{"node-a": 1, "node-b": 0}], [(("node-b", 0), ("node-a", 1))]),
+    ("only node a impacts current min match", _NODE_ONLY(), pd("p-a1", "node-a", "foo"), [pd("p-b1", "node-b", "foo")], 0, _AB(),
+     [{"node-a": 1, "node-b": 1}], [(("node-a", 1), ("node-b", 1))]),
+    ("add a pod in a different namespace doesn't change topologyKeyToMinPodsMap", _NODE_ONLY(),
+     MakePod().Name("p-a1").Namespace("ns1").Node("node-a").Label("foo", "").Obj(), [pd("p-b1", "node-b", "foo")], 0, _AB(),
+     [{"node-a": 0, "node-b": 1}], [(("node-a", 0), ("node-b", 1))]),
+    ("add pod on non-critical node won't trigger re-calculation", _NODE_ONLY(), pd("p-b2", "node-b", "foo"),
+     [pd("p-b1", "node-b", "foo")], 1, _AB(), [{"node-a": 0, "node-b": 2}], [(("node-a", 0), ("node-b", 2))]),
+    ("node a and x both impact topologyKeyToMinPodsMap on zone and node", _ZONE_NODE(), pd("p-a1", "node-a", "foo"), [], 0, _AX(),
+     [{"zone1": 1, "zone2": 0}, {"node-a": 1, "node-x": 0}], [(("zone2", 0), ("zone1", 1)), (("node-x", 0), ("node-a", 1))]),
+    ("only node a impacts topologyKeyToMinPodsMap on zone and node", _ZONE_NODE(), pd("p-a1", "node-a", "foo"),
+     [pd("p-x1", "node-x", "foo")], 0, _AX(),
+     [{"zone1": 1, "zone2": 1}, {"node-a": 1, "node-x": 1}], [(("zone1", 1), ("zone2", 1)), (("node-a", 1), ("node-x", 1))]),
+    ("node a impacts topologyKeyToMinPodsMap on node, node x impacts topologyKeyToMinPodsMap on zone", _ZONE_NODE(),
+     pd("p-a1", "node-a", "foo"), [pd("p-b1", "node-b", "foo"), pd("p-b2", "node-b", "foo"), pd("p-x1", "node-x", "foo")], 0, _ABX(),
+     [{"zone1": 3, "zone2": 1}, {"node-a": 1, "node-b": 2, "node-x": 1}], [(("zone2", 1), ("zone1", 3)), (("node-a", 1), ("node-x", 1))]),
+    ("Constraints hold different labelSelectors, node a impacts topologyKeyToMinPodsMap on zone", _ZONE_FOO_NODE_BAR(),
+     pd("p-a1", "node-a", "foo"), [pd("p-b1", "node-b", "foo", "bar"), pd("p-x1", "node-x", "foo", "bar"), pd("p-x2", "node-x", "bar")],
+     0, _ABX(), [{"zone1": 2, "zone2": 1}, {"node-a": 0, "node-b": 1, "node-x": 2}],
+     [(("zone2", 1), ("zone1", 2)), (("node-a", 0), ("node-b", 1))]),
+    ("Constraints hold different labelSelectors, node a impacts topologyKeyToMinPodsMap on both zone and node", _ZONE_FOO_NODE_BAR(),
+     pd("p-a1", "node-a", "foo", "bar"), [pd("p-b1", "node-b", "bar"), pd("p-x1", "node-x", "foo", "bar"), pd("p-x2", "node-x", "bar")],
+     0, _ABX(), [{"zone1": 1, "zone2": 1}, {"node-a": 1, "node-b": 1, "node-x": 2}],
+     [(("zone1", 1), ("zone2", 1)), (("node-a", 1), ("node-b", 1))]),
+]
+
+
+@pytest.mark.parametrize("name,preemptor,added,existing,node_idx,nodes,want,paths", ADD_POD, ids=[c[0] for c in ADD_POD])
+def test_pre_filter_state_add_pod(name, preemptor, added, existing, node_idx, nodes, want, paths):
+    plugin, handle = setup(preemptor, nodes, existing)
+    infos = list(handle.node_infos.values())
+    cs = CycleState()
+    assert plugin.pre_filter(cs, preemptor, infos).is_success
+    assert plugin.add_pod(cs, preemptor, added, infos[node_idx]).is_success
+    state = cs[PREFILTER_KEY]
+    assert state.tp_value_to_match_num == want
+    assert _paths(state) == paths
+
+
+_ZONE_ONLY = lambda: MakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj()  # noqa: E731
+_ZONE_NOT_BAR = lambda: MakePod().Name("p").Label("foo", "").NodeAffinityNotIn("foo", ["bar"]) \
+    .SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj()  # noqa: E731
+_AFF_NODES = lambda: [nd("node-a", zone="zone1", node="node-a", foo="bar"), nd("node-b", zone="zone2", node="node-b", foo="")]  # noqa: E731
+_TAINT_NODES = lambda: [nd("node-a", TAINTS, zone="zone1", node="node-a"), nd("node-b", zone="zone2", node="node-b")]  # noqa: E731
+_Z = lambda name, node, *extra: MakePod().Name(name).Node(node).Label("foo", "").Label("zone", extra[0]).Obj()  # noqa: E731
+
+ADD_POD_POLICIES = [
+    ("add a pod when scheduling node affinity unmatched pod with NodeInclusionPolicy disabled", _ZONE_NOT_BAR(),
+     _Z("p-a1", "node-a", "zone1"), [_Z("p-a2", "node-a", "zone1"), _Z("p-b1", "node-b", "zone2")], 0, _AFF_NODES(),
+     [{"zone2": 1}], [(("zone2", 1), ("", MAXINT))]),
+    ("add a pod when scheduling node affinity unmatched pod with NodeInclusionPolicy enabled", _ZONE_NOT_BAR(),
+     _Z("p-a1", "node-a", "zone1"), [_Z("p-a2", "node-a", "zone1"), _Z("p-b1", "node-b", "zone2")], 0, _AFF_NODES(),
+     [{"zone2": 1}], [(("zone2", 1), ("", MAXINT))]),
+    ("add a pod when scheduling node affinity matched pod with NodeInclusionPolicy disabled", _ZONE_ONLY(),
+     _Z("p-b1", "node-b", "zone2"), [_Z("p-a1", "node-a", "zone1"), _Z("p-b2", "node-b", "zone2")], 1, _AFF_NODES(),
+     [{"zone1": 1, "zone2": 2}], [(("zone1", 1), ("zone2", 2))]),
+    ("add a pod when scheduling node affinity matched pod with NodeInclusionPolicy enabled", _ZONE_ONLY(),
+     _Z("p-b1", "node-b", "zone2"), [_Z("p-a1", "node-a", "zone1"), _Z("p-b2", "node-b", "zone2")], 1, _AFF_NODES(),
+     [{"zone1": 1, "zone2": 2}], [(("zone1", 1), ("zone2", 2))]),
+    ("add a label selector not matched pod when with NodeInclusionPolicy enabled", _ZONE_ONLY(),
+     MakePod().Name("p-b1").Node("node-b").Label("zone", "zone2").Obj(),
+     [_Z("p-a1", "node-a", "zone1"), _Z("p-b2", "node-b", "zone2")], 1, _AFF_NODES(),
+     [{"zone1": 1, "zone2": 1}], [(("zone1", 1), ("zone2", 1))]),
+    ("add a pod when scheduling taint untolerated pod with NodeInclusionPolicy disabled", _ZONE_ONLY(),
+     _Z("p-b1", "node-b", "zone2"), [_Z("p-a1", "node-a", "zone1"), _Z("p-b2", "node-b", "zone2")], 1, _TAINT_NODES(),
+     [{"zone1": 1, "zone2": 2}], [(("zone1", 1), ("zone2", 2))]),
+    ("add a pod when scheduling taint tolerated pod with NodeInclusionPolicy enabled",
+     MakePod().Name("p").Label("foo", "").Toleration("node.kubernetes.io/unschedulable").SpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO).Obj(),
+     _Z("p-b1", "node-b", "zone2"), [_Z("p-a1", "node-a", "zone1"), _Z("p-b2", "node-b", "zone2")], 1, _TAINT_NODES(),
+     [{"zone1": 1, "zone2": 2}], [(("zone1", 1), ("zone2", 2))]),
+]
+
+
+@pytest.mark.parametrize("name,preemptor,added,existing,node_idx,nodes,want,paths", ADD_POD_POLICIES, ids=[c[0] for c in ADD_POD_POLICIES])
+def test_pre_filter_state_add_pod_policies(name, preemptor, added, existing, node_idx, nodes, want, paths):
+    test_pre_filter_state_add_pod(name, preemptor, added, existing, node_idx, nodes, want, paths)
+
+
+# TestPreFilterStateRemovePod: (name, preemptor, nodes, existing, index of the removed pod in existing (or the
+# pod itself), node index, TpValueToMatchNum, criticalPaths)
+REMOVE_POD = [
+    ("one spreadConstraint on zone, topologyKeyToMinPodsMap unchanged", _ZONE_ONLY(), _ABX(), foo_pods("a1", "b1", "x1"), 0, 0,
+     [{"zone1": 1, "zone2": 1}], [(("zone1", 1), ("zone2", 1))]),
+    ("one spreadConstraint on node, topologyKeyToMinPodsMap changed", _ZONE_ONLY(), four_nodes(), foo_pods("a1", "b1", "x1", "y1"), 0, 0,
+     [{"zone1": 1, "zone2": 2}], [(("zone1", 1), ("zone2", 2))]),
+    ("delete an irrelevant pod won't help", _ZONE_ONLY(), four_nodes(), [pd("p-a0", "node-a", "bar"), *foo_pods("a1", "b1", "x1", "y1")],
+     0, 0, [{"zone1": 2, "zone2": 2}], [(("zone1", 2), ("zone2", 2))]),
+    ("delete a non-existing pod won't help", _ZONE_ONLY(), four_nodes(), foo_pods("a1", "b1", "x1", "y1"),
+     pd("p-a0", "node-a", "bar"), 0, [{"zone1": 2, "zone2": 2}], [(("zone1", 2), ("zone2", 2))]),
+    ("two spreadConstraints", _ZONE_NODE(), _ABX(), foo_pods("a1", "a2", "b1", "x1", "x2"), 3, 2,
+     [{"zone1": 3, "zone2": 1}, {"node-a": 2, "node-b": 1, "node-x": 1}], [(("zone2", 1), ("zone1", 3)), (("node-b", 1), ("node-x", 1))]),
+]
+
+
+@pytest.mark.parametrize("name,preemptor,nodes,existing,removed,node_idx,want,paths", REMOVE_POD, ids=[c[0] for c in REMOVE_POD])
+def test_pre_filter_state_remove_pod(name, preemptor, nodes, existing, removed, node_idx, want, paths):
+    plugin, handle = setup(preemptor, nodes, existing)
+    infos = list(handle.node_infos.values())
+    cs = CycleState()
+    assert plugin.pre_filter(cs, preemptor, infos).is_success
+    pod = existing[removed] if isinstance(removed, int) else removed
+    assert plugin.remove_pod(cs, preemptor, pod, infos[node_idx]).is_success
+    state = cs[PREFILTER_KEY]
+    assert state.tp_value_to_match_num == want
+    assert _paths(state) == paths

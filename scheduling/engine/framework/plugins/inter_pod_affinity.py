@@ -36,6 +36,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Mapping, Sequence
 
+import numpy as np
+
 from scheduling.engine.api.objects import Pod
 from scheduling.engine.api.validation import field
 from scheduling.engine.framework import interface as fw
@@ -57,6 +59,10 @@ PRESCORE_KEY = "PreScore" + NAME
 ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules"
 ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
 ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
+
+_AFFINITY_RULES_NOT_MATCH = fw.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+_ANTI_AFFINITY_RULES_NOT_MATCH = fw.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = fw.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
 
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 MIN_HARD_POD_AFFINITY_WEIGHT, MAX_HARD_POD_AFFINITY_WEIGHT = 0, 100
@@ -261,12 +267,12 @@ class InterPodAffinity(Plugin):
         if state is None:
             return fw.error(f'error reading "{PREFILTER_KEY}" from cycleState: not found')
         labels = info.node.labels
-        if not self.satisfy_pod_affinity(state, labels):
-            return fw.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+        if state.affinity_terms and not self.satisfy_pod_affinity(state, labels):
+            return _AFFINITY_RULES_NOT_MATCH
         if not self.satisfy_pod_anti_affinity(state, labels):
-            return fw.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+            return _ANTI_AFFINITY_RULES_NOT_MATCH
         if not self.satisfy_existing_pods_anti_affinity(state, labels):
-            return fw.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+            return _EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH
         return fw.OK
 
     # --- PreScore / Score / NormalizeScore ---------------------------------------------------------------
@@ -350,3 +356,75 @@ class InterPodAffinity(Plugin):
         diff = hi - lo
         for name, s in scores.items():
             scores[name] = int(fw.MAX_NODE_SCORE * ((s - lo) / diff)) if diff > 0 else 0
+
+
+# --- the same, a node vector at a time (the framework's fast path reads these forms) ---------------------
+
+
+def _pair_codes(counts: Mapping, key: str, values: Mapping[str, int]) -> np.ndarray:
+    """The counts of the pairs of `key` by the label's value code, with a last 0 for code -1."""
+    out = np.zeros(len(values) + 1, dtype=np.int64)
+    for (k, value), n in counts.items():
+        if k == key:
+            code = values.get(value)
+            if code is not None:
+                out[code] = n
+    return out
+
+
+def _ipa_filter_mask(self: InterPodAffinity, cs: CycleState, pod: Pod, cache) -> np.ndarray | None:
+    state: PreFilterState | None = cs.get(PREFILTER_KEY)
+    if state is None:
+        return None
+    mask = np.ones(cache.n, dtype=bool)
+    if state.affinity_terms:
+        present = np.ones(cache.n, dtype=bool)
+        exist = np.ones(cache.n, dtype=bool)
+        for t in state.affinity_terms:
+            codes, values = cache.label_codes(t.topology_key)
+            present &= codes >= 0
+            exist &= _pair_codes(state.affinity_counts, t.topology_key, values)[codes] > 0
+        first_of_group = not state.affinity_counts and pod_matches_all_affinity_terms(state.affinity_terms, state.pod)
+        mask &= present & (exist | first_of_group)
+    if state.anti_affinity_counts:
+        for t in state.anti_affinity_terms:
+            codes, values = cache.label_codes(t.topology_key)
+            mask &= ~((codes >= 0) & (_pair_codes(state.anti_affinity_counts, t.topology_key, values)[codes] > 0))
+    for (key, value), n in state.existing_anti_affinity_counts.items():
+        if n > 0:
+            codes, values = cache.label_codes(key)
+            code = values.get(value)
+            if code is not None:
+                mask &= codes != code
+    return mask
+
+
+def _ipa_score_vector(self: InterPodAffinity, cs: CycleState, pod: Pod, cache, idx: np.ndarray) -> np.ndarray | None:
+    state: PreScoreState | None = cs.get(PRESCORE_KEY)
+    if state is None:
+        return None
+    total = np.zeros(len(idx), dtype=np.int64)
+    for key, per_value in state.topology_score.items():
+        codes, values = cache.label_codes(key)
+        by_code = np.zeros(len(values) + 1, dtype=np.int64)
+        for value, score in per_value.items():
+            code = values.get(value)
+            if code is not None:
+                by_code[code] = score
+        total += by_code[codes[idx]]
+    return total
+
+
+def _ipa_normalize_vector(self: InterPodAffinity, cs: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray | None:
+    state: PreScoreState | None = cs.get(PRESCORE_KEY)
+    if state is None or not state.topology_score or not len(scores):
+        return None
+    low, high = int(scores.min()), int(scores.max())
+    if high - low <= 0:
+        return np.zeros(len(scores), dtype=np.int64)
+    return (fw.MAX_NODE_SCORE * ((scores - low) / (high - low))).astype(np.int64)
+
+
+InterPodAffinity.filter_mask = _ipa_filter_mask
+InterPodAffinity.score_vector = _ipa_score_vector
+InterPodAffinity.normalize_vector = _ipa_normalize_vector

@@ -18,9 +18,11 @@ A selector is matched once per group (and again only for groups new since), so a
 costs the number of nodes holding matching pods, not the number of pods.
 
 Keeping in step: the index registers itself as the NodeInfos' `observer` where none is set
-and notes the nodes whose pods changed; where another observer is in place (the 1.11
-scheduler's cache) it compares the nodes' `generation` in each cycle instead. A node list
-other than the one indexed (another snapshot) gets an index of its own.
+and notes the nodes whose pods changed. Where the scheduler's cache (engine.scheduler.cache,
+which the framework's fast path attaches) observes them, its change log (`changes`, the
+node of every pod change) names the nodes to read again; with any other observer the
+nodes' `generation` is compared in each cycle. A node list other than the one indexed
+(another snapshot) gets an index of its own.
 
 AffinityTerm mirrors fwk.AffinityTerm (pkg/scheduler/framework/types.go: newAffinityTerm,
 getNamespacesFromPodAffinityTerm, AffinityTerm.Matches), with the term's matchLabelKeys
@@ -123,34 +125,30 @@ class PodTerms:
         a = pod.affinity
         if a is None:
             return
-        errors = []
+        errors: list[str] = []
 
-        def parse(terms):
+        def parse(terms, kind, weighted=False):
+            """getAffinityTerms / getWeightedAffinityTerms: the first error ends the list."""
             out = []
             for t in terms:
                 try:
-                    out.append(new_affinity_term(pod, t))
+                    out.append((new_affinity_term(pod, t.term), t.weight) if weighted else new_affinity_term(pod, t))
                 except SelectorError as e:
-                    errors.append(str(e))
-            return tuple(out)
-
-        def parse_weighted(terms):
-            out = []
-            for w in terms:
-                try:
-                    out.append((new_affinity_term(pod, w.term), w.weight))
-                except SelectorError as e:
-                    errors.append(str(e))
+                    errors.append(f"{kind}: {e}")
+                    return ()
             return tuple(out)
 
         if a.pod_affinity is not None:
-            self.required_affinity = parse(a.pod_affinity.required)
-            self.preferred_affinity = parse_weighted(a.pod_affinity.preferred)
+            self.required_affinity = parse(a.pod_affinity.required, "requiredAffinityTerms")
         if a.pod_anti_affinity is not None:
-            self.required_anti_affinity = parse(a.pod_anti_affinity.required)
-            self.preferred_anti_affinity = parse_weighted(a.pod_anti_affinity.preferred)
+            self.required_anti_affinity = parse(a.pod_anti_affinity.required, "requiredAntiAffinityTerms")
+        if a.pod_affinity is not None:
+            self.preferred_affinity = parse(a.pod_affinity.preferred, "preferredAffinityTerms", True)
+        if a.pod_anti_affinity is not None:
+            self.preferred_anti_affinity = parse(a.pod_anti_affinity.preferred, "preferredAntiAffinityTerms", True)
         if errors:
-            self.error = "; ".join(errors)
+            # utilerrors.NewAggregate: one message, or several in [...]
+            self.error = errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
 
 
 _terms_cache: dict[int, tuple[Pod, PodTerms]] = {}
@@ -228,6 +226,8 @@ class PodIndex:
         self._match_memo: dict = {}
         self.observer = _Observer(self)
         self.observing = True
+        self._log_source = None  # a cache observing the NodeInfos whose change log is read (see refresh)
+        self._log_cursor = 0
         for info in self.nodes:
             current = info.observer
             if current is None or isinstance(current, _Observer):
@@ -247,17 +247,27 @@ class PodIndex:
     def refresh(self) -> None:
         """Bring the index up to date with the NodeInfos' pods."""
         nodes = self.nodes
-        current = nodes[0].observer if nodes else None
-        if self.observing and nodes and current is not self.observer and getattr(current, "forward", None) is not self.observer:
-            self.observing = False  # another observer took over: compare generations from now on
-            self.generations = [-1] * len(nodes)
+        if not nodes:
+            return
+        observer = nodes[0].observer
         if self.observing:
-            if self.dirty:
-                dirty, self.dirty = self.dirty, set()
-                for name in dirty:
-                    info = self.by_name.get(name)
-                    if info is not None:
-                        self._update(info)
+            if observer is self.observer or getattr(observer, "forward", None) is self.observer:
+                if self.dirty:
+                    dirty, self.dirty = self.dirty, set()
+                    for name in dirty:
+                        info = self.by_name.get(name)
+                        if info is not None:
+                            self._update(info)
+                return
+            self.observing = False  # another observer took over
+            self.generations = [-1] * len(nodes)
+        if observer is not None and observer is self._log_source:
+            # The scheduler's cache observes these NodeInfos: its change log names the nodes.
+            log = observer.changes
+            if len(log) > self._log_cursor:
+                for i in set(log[self._log_cursor:]):
+                    self._update(nodes[i])
+                self._log_cursor = len(log)
             return
         generations = list(map(_generation, nodes))
         if generations != self.generations:
@@ -266,6 +276,13 @@ class PodIndex:
                 if g != old[i]:
                     self._update(nodes[i])
             self.generations = generations
+        self._log_source = None
+        log = getattr(observer, "changes", None)
+        infos = getattr(observer, "infos", None)
+        if (isinstance(log, list) and isinstance(infos, list) and len(infos) == len(nodes)
+                and infos[0] is nodes[0] and infos[-1] is nodes[-1]):
+            self._log_source = observer
+            self._log_cursor = len(log)
 
     def _update(self, info: NodeInfo) -> None:
         name = info.node.name
@@ -386,8 +403,16 @@ def index_for(handle, nodes: Sequence[NodeInfo]) -> PodIndex:
     """The index of `nodes`, shared by the plugins of one Handle and refreshed: the
     handle's own when `nodes` are its NodeInfos, a new one otherwise."""
     index = getattr(handle, "_pod_index", None)
+    if index is None and nodes and isinstance(nodes[0].observer, _Observer):
+        # The same NodeInfos indexed for an earlier pass (a new Handle): keep that index.
+        index = nodes[0].observer.index
     if index is not None and index.same_nodes(nodes):
         index.refresh()
+        if handle is not None and getattr(handle, "_pod_index", None) is not index and len(nodes) == len(handle.node_infos):
+            try:
+                handle._pod_index = index
+            except AttributeError:
+                pass
         return index
     index = PodIndex(nodes)
     if handle is not None and len(nodes) == len(handle.node_infos):

@@ -48,6 +48,8 @@ PRESCORE_KEY = "PreScore" + NAME
 
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+_CONSTRAINTS_NOT_MATCH = fw.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+_NODE_LABEL_NOT_MATCH = fw.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
 
 LABEL_HOSTNAME = "kubernetes.io/hostname"
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
@@ -135,6 +137,16 @@ class PreFilterState:
         self.self_match = tuple(self_match)  # 1 where the incoming pod matches the constraint's selector
         self.critical_paths: list[CriticalPaths] = []
         self.tp_value_to_match_num: list[dict[str, int]] = []
+        self._parts: list[tuple] | None = None
+
+    def parts(self) -> list[tuple]:
+        """Per constraint what Filter reads: (key, maxSkew, self match, minDomains, counts, paths);
+        the counts and paths are the state's own, so AddPod/RemovePod show through."""
+        if self._parts is None:
+            self._parts = [(c.topology_key, c.max_skew, self.self_match[i], c.min_domains,
+                            self.tp_value_to_match_num[i], self.critical_paths[i])
+                           for i, c in enumerate(self.constraints)]
+        return self._parts
 
     def min_match_num(self, i: int, min_domains: int) -> int:
         """minMatchNum: the global minimum, 0 while there are fewer domains than minDomains."""
@@ -158,10 +170,31 @@ class PreScoreState:
         self.topology_value_to_pod_counts: list[dict[str, int]] = []
         self.topology_normalizing_weight: list[float] = []
         self.node_counts: list[dict[str, int] | None] = []  # hostname constraints: pods per node
-        self.raw: dict[str, int] = {}  # the filtered nodes' scores, computed in PreScore
+        self.parts: list[tuple] = []  # per constraint: (key, node counts or None, counts per value, weight, maxSkew - 1)
 
     def clone(self) -> "PreScoreState":
         return self
+
+
+def critical_paths_of(counts: Mapping[str, int]) -> CriticalPaths:
+    """The critical paths of the counts (upstream updates them value by value in map order; a
+    tie between domains is broken by value here). Many domains (a hostname key on a large
+    cluster): the two minima found without visiting every domain in Python."""
+    paths = CriticalPaths()
+    if len(counts) <= 32:
+        for value in sorted(counts):
+            paths.update(value, counts[value])
+        return paths
+    nums = list(counts.values())
+    low = min(nums)
+    first = next(v for v, n in counts.items() if n == low)
+    if nums.count(low) > 1:
+        second_num = low
+        second = next(v for v, n in counts.items() if n == low and v != first)
+    else:
+        second, second_num = min(((v, n) for v, n in counts.items() if v != first), key=lambda item: (item[1], item[0]))
+    paths.paths = [[first, low], [second, second_num]]
+    return paths
 
 
 def topology_normalizing_weight(size: int) -> float:
@@ -170,11 +203,6 @@ def topology_normalizing_weight(size: int) -> float:
 
 def score_for_count(count: int, max_skew: int, weight: float) -> float:
     return count * weight + (max_skew - 1)
-
-
-def _go_round(x: float) -> int:
-    """math.Round: half away from zero."""
-    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
 
 
 # --- args ---------------------------------------------------------------------------------------------
@@ -345,9 +373,11 @@ class PodTopologySpread(Plugin):
 
     # --- eligible nodes ---------------------------------------------------------------------------------
 
-    def _eligible_nodes(self, index, pod: Pod, constraints: Sequence[Constraint], i: int, require_all: bool) -> dict[str, str]:
-        """Node name -> topology value of constraint i, for the nodes counted: every key
-        present (when required) and the node inclusion policies met. Missing keys read ""."""
+    def _eligible_nodes(self, index, pod: Pod, constraints: Sequence[Constraint], i: int,
+                        require_all: bool) -> tuple[dict[str, str], dict[str, int]]:
+        """(node name -> topology value of constraint i, for the nodes counted: every key
+        present (when required) and the node inclusion policies met, missing keys reading "";
+        every such value -> 0). Kept per (keys, key, the pod's node selection, its tolerations)."""
         if self._eligible_index is not index:
             self._eligible = {}
             self._eligible_index = index
@@ -375,8 +405,8 @@ class PodTopologySpread(Plugin):
             if tolerations is not None and node.taints and untolerated_taints(tolerations, node.taints, DO_NOT_SCHEDULE_TAINT_EFFECTS):
                 continue
             out[node.name] = labels.get(key, "")
-        self._eligible[memo_key] = out
-        return out
+        hit = self._eligible[memo_key] = (out, dict.fromkeys(out.values(), 0))
+        return hit
 
     # --- PreFilter / Filter -----------------------------------------------------------------------------
 
@@ -392,17 +422,14 @@ class PodTopologySpread(Plugin):
             return state
         index = index_for(self.handle, nodes)
         for i, c in enumerate(constraints):
-            eligible = self._eligible_nodes(index, pod, constraints, i, True)
-            counts = dict.fromkeys(eligible.values(), 0)
+            eligible, zero = self._eligible_nodes(index, pod, constraints, i, True)
+            counts = dict(zero)
             for name, n in index.live_counts(c.selector, pod.namespace).items():
                 value = eligible.get(name)
                 if value is not None:
                     counts[value] += n
-            paths = CriticalPaths()
-            for value in sorted(counts):
-                paths.update(value, counts[value])
             state.tp_value_to_match_num.append(counts)
-            state.critical_paths.append(paths)
+            state.critical_paths.append(critical_paths_of(counts))
         return state
 
     def pre_filter(self, cs: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
@@ -455,13 +482,14 @@ class PodTopologySpread(Plugin):
         if not state.constraints:
             return fw.OK
         labels = info.node.labels
-        for i, c in enumerate(state.constraints):
-            value = labels.get(c.topology_key)
+        for key, max_skew, self_match, min_domains, counts, paths in state.parts():
+            value = labels.get(key)
             if value is None:
-                return fw.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
-            skew = state.tp_value_to_match_num[i].get(value, 0) + state.self_match[i] - state.min_match_num(i, c.min_domains)
-            if skew > c.max_skew:
-                return fw.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+                return _NODE_LABEL_NOT_MATCH
+            # 'existing matching num' + 'if self-match (1 or 0)' - 'global minimum' <= 'maxSkew'
+            low = 0 if len(counts) < min_domains else paths.paths[0][1]
+            if counts.get(value, 0) + self_match - low > max_skew:
+                return _CONSTRAINTS_NOT_MATCH
         return fw.OK
 
     def domain_counts(self, cs: CycleState) -> dict[str, dict[str, int]]:
@@ -492,21 +520,24 @@ class PodTopologySpread(Plugin):
         constraints = state.constraints
         if not constraints:
             return fw.SKIPPED
-        n = len(constraints)
-        values: list[dict[str, int]] = [{} for _ in range(n)]
         keys = [c.topology_key for c in constraints]
-        for info in nodes:
-            labels = info.node.labels
-            if require_all and not all(k in labels for k in keys):
-                state.ignored_nodes.add(info.node.name)
-                continue
-            for i, key in enumerate(keys):
-                if key != LABEL_HOSTNAME:
-                    values[i].setdefault(labels.get(key, ""), 0)
+        kept = [info.node.labels for info in nodes]
+        if require_all:
+            if len(keys) == 1:
+                only = keys[0]
+                missing = [i for i, labels in enumerate(kept) if only not in labels]
+            else:
+                missing = [i for i, labels in enumerate(kept) if not all(k in labels for k in keys)]
+            if missing:
+                state.ignored_nodes.update(nodes[i].node.name for i in missing)
+                skip = set(missing)
+                kept = [labels for i, labels in enumerate(kept) if i not in skip]
+        values: list[dict[str, int]] = [
+            {} if key == LABEL_HOSTNAME else dict.fromkeys({labels.get(key, "") for labels in kept}, 0) for key in keys]
         state.topology_value_to_pod_counts = values
         state.topology_normalizing_weight = [
-            topology_normalizing_weight(len(nodes) - len(state.ignored_nodes) if c.topology_key == LABEL_HOSTNAME else len(values[i]))
-            for i, c in enumerate(constraints)]
+            topology_normalizing_weight(len(nodes) - len(state.ignored_nodes) if key == LABEL_HOSTNAME else len(values[i]))
+            for i, key in enumerate(keys)]
         index = index_for(self.handle, all_nodes)
         state.node_counts = []
         for i, c in enumerate(constraints):
@@ -517,32 +548,14 @@ class PodTopologySpread(Plugin):
             state.node_counts.append(None)
             if not counts:
                 continue
-            eligible = self._eligible_nodes(index, pod, constraints, i, require_all)
+            eligible = self._eligible_nodes(index, pod, constraints, i, require_all)[0]
             per_value = values[i]
             for name, count in counts.items():
                 value = eligible.get(name)
                 if value is not None and value in per_value:
                     per_value[value] += count
-        # Score of each filtered node, computed here in one pass (Score reads it).
-        parts = [(c.topology_key, state.node_counts[i], values[i], state.topology_normalizing_weight[i], c.max_skew - 1)
-                 for i, c in enumerate(constraints)]
-        ignored = state.ignored_nodes
-        raw = state.raw
-        for info in nodes:
-            node = info.node
-            name = node.name
-            if name in ignored:
-                raw[name] = 0
-                continue
-            labels = node.labels
-            total = 0.0
-            for key, node_counts, per_value, weight, extra in parts:
-                value = labels.get(key)
-                if value is None:
-                    continue
-                count = node_counts.get(name, 0) if node_counts is not None else per_value.get(value, 0)
-                total += count * weight + extra
-            raw[name] = int(math.floor(total + 0.5))
+        state.parts = [(c.topology_key, state.node_counts[i], values[i], state.topology_normalizing_weight[i], c.max_skew - 1)
+                       for i, c in enumerate(constraints)]
         cs[PRESCORE_KEY] = state
         return fw.OK
 
@@ -550,25 +563,19 @@ class PodTopologySpread(Plugin):
         state: PreScoreState | None = cs.get(PRESCORE_KEY)
         if state is None:
             raise fw.ScoreError(f'error reading "{PRESCORE_KEY}" from cycleState: not found')
-        name = info.node.name
-        hit = state.raw.get(name)
-        if hit is not None:
-            return hit
+        node = info.node
+        name = node.name
         if name in state.ignored_nodes:
             return 0
-        labels = info.node.labels
+        labels = node.labels
         total = 0.0
-        for i, c in enumerate(state.constraints):
-            value = labels.get(c.topology_key)
+        for key, node_counts, per_value, weight, extra in state.parts:
+            value = labels.get(key)
             if value is None:
                 continue
-            node_counts = state.node_counts[i]
-            if node_counts is not None:
-                count = node_counts.get(name, 0)
-            else:
-                count = state.topology_value_to_pod_counts[i].get(value, 0)
-            total += score_for_count(count, c.max_skew, state.topology_normalizing_weight[i])
-        return _go_round(total)
+            count = node_counts.get(name, 0) if node_counts is not None else per_value.get(value, 0)
+            total += count * weight + extra  # scoreForCount
+        return int(total + 0.5)  # math.Round of a sum that is never negative
 
     def normalize_score(self, cs: CycleState, pod: Pod, scores: dict[str, int]) -> None:
         state: PreScoreState | None = cs.get(PRESCORE_KEY)
@@ -588,3 +595,4 @@ class PodTopologySpread(Plugin):
                 scores[name] = fw.MAX_NODE_SCORE
             else:
                 scores[name] = fw.MAX_NODE_SCORE * (max_score + min_score - s) // max_score
+
