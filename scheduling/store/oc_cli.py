@@ -333,6 +333,8 @@ def write_actions(cluster: Cluster, store: Store, actions: Sequence[Any],
         raise WriteError(f"Error from server (Conflict): {exc}") from exc
     except services.Invalid as exc:
         raise WriteError(exc.error.cli_message()) from exc
+    except services.Forbidden as exc:
+        raise WriteError(f"Error from server (Forbidden): {exc}") from exc
     except services.StoreError as exc:
         raise WriteError(f"Error from server: {exc}") from exc
 
