@@ -117,6 +117,9 @@ class ApplyForm(forms.Form):
     # list, with each object's previewed resourceVersion and oc verb here, comma-separated
     versions = forms.RegexField(r"^\d+(,\d+)*$", required=False, widget=forms.HiddenInput)
     verbs = forms.RegexField(r"^[\w-]+(,[\w-]+)*$", required=False, widget=forms.HiddenInput)
+    # the documents the edit was made from (JSON, as `document`): when an object moved on
+    # since the preview, apply re-applies the edit to its latest version (store.merge)
+    base = forms.CharField(required=False, widget=forms.HiddenInput)
 
 
 class PolicyForm(forms.Form):
