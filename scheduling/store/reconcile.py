@@ -215,10 +215,18 @@ def catch_up(cluster_id: int) -> None:
     """Run the controllers up to the cluster's clock before a user's write
     (services.at_clock), so that the write is taken at the clock: nothing is ever processed
     in the past. A cluster whose clock moved with nothing due and nothing written since
-    its last run only has `reconciled_to` moved (what a run would do, without the run)."""
+    its last run only has `reconciled_to` moved (what a run would do, without the run).
+    A run that fails here does not fail the user's write (say, the scale that fixes what
+    made it fail): it is rolled back to its savepoint, and the reconcile the write asks for
+    counts the failure (and stops the cluster after RECONCILE_MAX_FAILURES)."""
     cluster = Cluster.objects.filter(pk=cluster_id).first()
     if cluster is not None and cluster.now > cluster.reconciled_to + EPSILON:
-        reconcile(cluster_id, inside_write=True)
+        try:
+            with transaction.atomic():  # a savepoint: a failed run leaves the user's write alone
+                reconcile(cluster_id, inside_write=True)
+        except Exception:  # noqa: BLE001 - the write goes on; the run it asks for counts the failure
+            logger.warning("catching cluster %s up to its clock failed; the write is taken at %s", cluster_id,
+                           cluster.reconciled_to, exc_info=True)
 
 
 def loop_at_clock(cluster: Cluster, *, explain: bool = False) -> Simulation:
