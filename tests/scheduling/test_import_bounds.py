@@ -113,3 +113,61 @@ def test_3000_levels_of_block_yaml_are_refused_naming_the_limit(editor_client, q
     assert peak < LIMIT
     assert not [r for r in quiet_errors.records if r.exc_info]
     assert not Cluster.objects.filter(name="deep").exists()
+
+
+async def test_a_body_streaming_past_the_limit_without_a_length_is_cut_off_with_413():
+    from clusterui.middleware import StreamSizeLimit
+
+    reached = []
+
+    async def app(scope, receive, send):  # reads the whole body, as Django's handler does
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                reached.append("disconnect")
+                return
+            if not message.get("more_body"):
+                break
+        reached.append("read")
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    chunk = b"x" * MiB
+    sent_chunks = []
+
+    async def receive():
+        sent_chunks.append(1)
+        return {"type": "http.request", "body": chunk, "more_body": True}
+
+    answers = []
+
+    async def send(message):
+        answers.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/clusters/import", "headers": [(b"content-type", b"multipart/form-data; boundary=B")]}
+    await StreamSizeLimit(app)(scope, receive, send)
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    assert reached == ["disconnect"] and len(sent_chunks) == limit // MiB + 1
+    assert answers[0]["status"] == 413 and len(answers) == 2
+    assert f"Request entity too large: limit is {limit} bytes".encode() in answers[1]["body"]
+
+
+async def test_a_request_within_the_limit_passes_through():
+    from clusterui.middleware import StreamSizeLimit
+
+    async def app(scope, receive, send):
+        message = await receive()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": message["body"]})
+
+    async def receive():
+        return {"type": "http.request", "body": b"small", "more_body": False}
+
+    answers = []
+
+    async def send(message):
+        answers.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/", "headers": [(b"content-length", b"5")]}
+    await StreamSizeLimit(app)(scope, receive, send)
+    assert answers[0]["status"] == 200 and answers[1]["body"] == b"small"
