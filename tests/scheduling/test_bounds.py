@@ -10,6 +10,7 @@ import sys
 
 import pytest
 from django.conf import settings
+from django.urls import reverse
 
 from scheduling.engine import actions as A
 from scheduling.engine.controllers import workloads
@@ -185,7 +186,7 @@ def test_creating_past_the_object_limit_is_refused(settings):
 # --- a reconcile that fails time after time ------------------------------------------------------
 
 
-def test_a_reconcile_that_keeps_failing_stops_and_marks_the_cluster(settings, monkeypatch, caplog):
+def test_a_reconcile_that_keeps_failing_stops_and_marks_the_cluster(settings, monkeypatch, caplog, editor_client):
     settings.RECONCILE_MAX_FAILURES = 3
     cluster = services.create_cluster("broken", seed=1)
     services.import_documents(cluster, NODES + "---" + DEPLOYMENT % 1)
@@ -213,6 +214,8 @@ def test_a_reconcile_that_keeps_failing_stops_and_marks_the_cluster(settings, mo
     event = Event.objects.get(cluster=cluster, reason="ReconcileFailed")
     assert event.type == "Warning" and event.message == (
         "reconcile stopped after 3 failed attempts: MemoryError: the run grew without bound")
+    board = editor_client.get(reverse("events-section", args=[cluster.pk])).content.decode()
+    assert "ReconcileFailed" in board and "reconcile stopped after 3 failed attempts" in board
     # a user's write (say, scaling back) is a new revision: the controllers try again
     monkeypatch.undo()
     lines = []
