@@ -52,6 +52,7 @@ bench: venv
 	$(PY) -m scheduling.bench.interactive
 	$(PY) -m scheduling.bench.preview
 	$(PY) -m scheduling.bench.rewind
+	$(PY) -m scheduling.bench.editors
 
 # `manage.py check --deploy` with production settings.
 check-deploy: venv

@@ -62,6 +62,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "clusterui.middleware.RequestSizeMiddleware",  # 413 past DATA_UPLOAD_MAX_MEMORY_SIZE, body unread
     "django.middleware.security.SecurityMiddleware",
     "clusterui.middleware.DatabaseUnavailableMiddleware",  # a 503 naming the reason, not a bare 500
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -127,6 +128,15 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # A pasted document may be as large as an uploaded file (scheduling.store.kube.MAX_TEXT_BYTES, 20 MiB).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 21 * 1024 * 1024
+
+# What one stored cluster may hold (README.md "Limits"): past them a create is
+# refused as a ResourceQuota refuses it (`exceeded quota`), the controllers' creates too.
+# 4,000 pods keep a server whose Deployment is scaled to 2147483647 under 300 MB (260 MB
+# measured); the benchmarks, with 10,000-pod clusters, raise both (scheduling/bench).
+CLUSTER_MAX_PODS = env_int("CLUSTER_MAX_PODS", 4000, minimum=1)
+CLUSTER_MAX_OBJECTS = env_int("CLUSTER_MAX_OBJECTS", 10000, minimum=1)
+# A reconcile that fails this many times in a row (or dies) marks the cluster and stops.
+RECONCILE_MAX_FAILURES = env_int("RECONCILE_MAX_FAILURES", 3, minimum=1)
 
 # --- auth -----------------------------------------------------------------------------
 

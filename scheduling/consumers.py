@@ -1,7 +1,17 @@
 """The websockets of the pages: a cluster page's relays the HTML rendered by
-live/broadcast.py; a training session's relays the partials of training/broadcast.py."""
+live/broadcast.py; a training session's relays the partials of training/broadcast.py.
+
+Neither fails noisily on what the network does: a push to a socket that closed meanwhile
+is dropped (a viewer who left is not an error), and a socket that cannot join its group
+because the channel layer's broker is down is accepted and closed at once with 1013 Try
+Again Later, so the page reconnects (and resyncs) when the broker is back, instead of the
+handshake failing with HTTP 500."""
 
 import json
+import logging
+
+from autobahn.exception import Disconnected
+from redis.exceptions import RedisError
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -13,6 +23,34 @@ from scheduling.training.sessions import attendee_connected
 from scheduling.training import fragments as training_fragments
 from scheduling.training.broadcast import attendee_group, instructor_group, session_group
 
+logger = logging.getLogger(__name__)
+
+TRY_AGAIN_LATER = 1013  # RFC 6455 close code: the server cannot take the socket now
+BROKER_ERRORS = (RedisError, OSError)  # the channel layer's broker unreachable
+
+
+async def relay(consumer: AsyncWebsocketConsumer, text: str) -> None:
+    """Send `text` on the consumer's socket; a socket that closed meanwhile is dropped quietly."""
+    try:
+        await consumer.send(text_data=text)
+    except Disconnected:
+        pass  # the viewer left between the push and the send
+
+
+async def join_groups(consumer: AsyncWebsocketConsumer, groups: list[str]) -> bool:
+    """group_add for each group; False (the socket accepted and closed with 1013, a line
+    in the log, no traceback) when the broker cannot be reached."""
+    try:
+        for group in groups:
+            await consumer.channel_layer.group_add(group, consumer.channel_name)
+    except BROKER_ERRORS as exc:
+        logger.warning("websocket %s: the channel layer is unavailable (%s); closed with %s",
+                       consumer.scope.get("path", ""), type(exc).__name__, TRY_AGAIN_LATER)
+        await consumer.accept()
+        await consumer.close(code=TRY_AGAIN_LATER)
+        return False
+    return True
+
 
 class ClusterConsumer(AsyncWebsocketConsumer):
     async def connect(self):
@@ -20,14 +58,18 @@ class ClusterConsumer(AsyncWebsocketConsumer):
         if not await self._cluster_exists():
             await self.close(code=4404)
             return
-        self.group = group_name(self.cluster_id)
         self.can_edit = await database_sync_to_async(can_edit)(self.scope.get("user"))
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        if not await join_groups(self, [group_name(self.cluster_id)]):
+            return
+        self.group = group_name(self.cluster_id)
         await self.accept()
 
     async def disconnect(self, code):
         if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            try:
+                await self.channel_layer.group_discard(self.group, self.channel_name)
+            except BROKER_ERRORS:
+                pass  # the broker forgets the membership with its expiry
 
     async def receive(self, text_data=None, bytes_data=None):
         # Changes go through HTTP (CSRF-checked views); the socket carries nothing back yet.
@@ -38,7 +80,7 @@ class ClusterConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps({"error": reason}))
 
     async def cluster_update(self, event):
-        await self.send(text_data=event["html"])
+        await relay(self, event["html"])
 
     @database_sync_to_async
     def _cluster_exists(self) -> bool:
@@ -65,13 +107,14 @@ class TrainingConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=await self._current())
             await self.close(code=4410)
             return
-        self.groups_joined = [session_group(self.session_id)]
+        groups = [session_group(self.session_id)]
         if self.role == "instructor":
-            self.groups_joined.append(instructor_group(self.session_id))
+            groups.append(instructor_group(self.session_id))
         else:
-            self.groups_joined.append(attendee_group(self.session_id, self.attendee_id))
-        for group in self.groups_joined:
-            await self.channel_layer.group_add(group, self.channel_name)
+            groups.append(attendee_group(self.session_id, self.attendee_id))
+        if not await join_groups(self, groups):
+            return
+        self.groups_joined = groups
         await self.accept()
         await self.send(text_data=await self._current())
         if self.attendee_id is not None:
@@ -79,7 +122,10 @@ class TrainingConsumer(AsyncWebsocketConsumer):
 
     async def disconnect(self, code):
         for group in getattr(self, "groups_joined", ()):
-            await self.channel_layer.group_discard(group, self.channel_name)
+            try:
+                await self.channel_layer.group_discard(group, self.channel_name)
+            except BROKER_ERRORS:
+                pass
         if getattr(self, "attendee_id", None) is not None:
             await database_sync_to_async(attendee_connected)(self.attendee_id, -1)
 
@@ -90,7 +136,7 @@ class TrainingConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps({"error": reason}))
 
     async def training_message(self, event):
-        await self.send(text_data=event["text"])
+        await relay(self, event["text"])
 
     @database_sync_to_async
     def _current(self) -> str:

@@ -162,6 +162,10 @@ class Store:
     def kinds(self) -> list[str]:
         return list(self._docs)
 
+    def count(self, kind: str) -> int:
+        """How many objects of `kind` the store holds."""
+        return len(self._docs.get(kind, {}))
+
     def all(self) -> Iterator[dict]:
         for docs in self._docs.values():
             yield from docs.values()
@@ -270,6 +274,9 @@ class Scratch(Store):
 
     def kinds(self) -> list[str]:
         return self.base.kinds()
+
+    def count(self, kind: str) -> int:
+        return self.base.count(kind)  # (it creates and deletes nothing)
 
     def all(self) -> Iterator[dict]:
         for kind in self.base.kinds():

@@ -27,7 +27,8 @@ class ImportForm(forms.Form):
     name = forms.CharField(max_length=63, validators=[cluster_name])
     description = forms.CharField(required=False)
     file = forms.FileField(required=False, help_text="YAML or JSON, one or many documents")
-    text = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}))
+    # not stripped: a copy of a 20 MiB text for nothing (YAML ignores the blank ends)
+    text = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}))
 
     def clean(self):
         data = super().clean()
@@ -42,7 +43,7 @@ class ImportForm(forms.Form):
             data["source"] = upload.name
         else:
             data["source"] = "pasted text"
-        if not (data.get("text") or "").strip() and "text" not in self.errors:  # else the text's own error says why
+        if (not data.get("text") or data["text"].isspace()) and "text" not in self.errors:  # else the text's own error says why
             raise forms.ValidationError("upload a file or paste YAML")
         return data
 
@@ -116,6 +117,9 @@ class ApplyForm(forms.Form):
     # list, with each object's previewed resourceVersion and oc verb here, comma-separated
     versions = forms.RegexField(r"^\d+(,\d+)*$", required=False, widget=forms.HiddenInput)
     verbs = forms.RegexField(r"^[\w-]+(,[\w-]+)*$", required=False, widget=forms.HiddenInput)
+    # the documents the edit was made from (JSON, as `document`): when an object moved on
+    # since the preview, apply re-applies the edit to its latest version (store.merge)
+    base = forms.CharField(required=False, widget=forms.HiddenInput)
 
 
 class PolicyForm(forms.Form):

@@ -325,6 +325,7 @@ class Target:
     doc: dict
     resource_version: int
     verb: str
+    base: dict | None = None  # the document the edit was made from (apply re-applies the edit to a newer one)
 
     @property
     def ref(self) -> str:
@@ -346,6 +347,13 @@ class EditPreview:
         if len(self.targets) > 1:
             return json.dumps([t.doc for t in self.targets], sort_keys=True)
         return json.dumps(self.doc, sort_keys=True)
+
+    @property
+    def base_json(self) -> str:
+        """The documents the edit was made from, as document_json lists the edited ones."""
+        if len(self.targets) > 1:
+            return json.dumps([t.base for t in self.targets], sort_keys=True)
+        return json.dumps(self.targets[0].base if self.targets else None, sort_keys=True)
 
     @property
     def versions(self) -> str:
@@ -374,7 +382,7 @@ def preview_edit(cluster: Cluster, obj, op: str, data) -> EditPreview:
         original = stored.get(doc["metadata"]["name"], obj) if stored else obj
         checked = check(doc)
         services.check_update_admission(cluster, checked)
-        targets.append((original, Target(checked, original.resource_version, verb)))
+        targets.append((original, Target(checked, original.resource_version, verb, original.document)))
     first = targets[0][1]
     notes = list(edited.notes)
     writes = []

@@ -116,13 +116,27 @@ def _path(stack: list) -> str:
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+class _TextReader:
+    """A text read in slices (what libyaml asks for), so no copy of all of it is made."""
+
+    def __init__(self, text: str):
+        self.text, self.position = text, 0
+
+    def read(self, size: int = -1) -> str:
+        end = len(self.text) if size is None or size < 0 else self.position + size
+        chunk = self.text[self.position:end]
+        self.position += len(chunk)
+        return chunk
+
+
 class _Loader(_BaseLoader):
     """libyaml events, a Python composer with depth and alias budgets, JSON tags only.
 
     Timestamps stay strings (JSON has no dates)."""
 
     def __init__(self, stream, progress: Progress | None = None):
-        super().__init__(stream)
+        # libyaml reads a str whole as a UTF-8 copy; a reader it reads in chunks
+        super().__init__(_TextReader(stream) if isinstance(stream, str) and _BaseLoader is not yaml.SafeLoader else stream)
         self._progress = progress
         self._length = max(1, len(stream))
         self.anchors = {}
@@ -398,7 +412,7 @@ def _plain_json(text: str) -> list | None:
 
 def _json_values(text: str) -> list | None:
     """One JSON document, or None when the text is not JSON (then it is read as YAML)."""
-    if text.lstrip()[:1] not in ("{", "["):
+    if _first_character(text) not in ("{", "["):
         return None
     try:
         return [json.loads(text)]
@@ -423,14 +437,28 @@ def _yaml_values(text: str, progress: Progress | None = None) -> list:
         loader.dispose()
 
 
+def _first_character(text: str) -> str:
+    """text.lstrip()[:1] without a copy of the text."""
+    match = _LEADING_SPACE.match(text)
+    return text[match.end():match.end() + 1]
+
+
+_LEADING_SPACE = re.compile(r"\s*")
+
+
+def _utf8_length(text: str, chunk: int = 1 << 20) -> int:
+    """len(text.encode()) without a copy of the whole text."""
+    return sum(len(text[i:i + chunk].encode("utf-8", "surrogatepass")) for i in range(0, len(text), chunk))
+
+
 def parse_values(text: str, source: str = "<input>", what: str = "YAML", progress: Progress | None = None) -> list:
     """YAML/JSON text -> list of plain JSON values (one per non-empty document), within the
     limits at the door (see the module docstring). Raises DocumentError; its messages start
     with `source: ` (unless empty) and a syntax error reads `error parsing <what> at ...`."""
-    if len(text) > MAX_TEXT_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
+    if len(text) > MAX_TEXT_BYTES or (not text.isascii() and _utf8_length(text) > MAX_TEXT_BYTES):
         raise DocumentError([f"{_where(source, None)}Request entity too large: limit is {MAX_TEXT_BYTES} bytes"])
     try:
-        plain = _plain_json(text) if text.lstrip()[:1] in ("{", "[") else None
+        plain = _plain_json(text) if _first_character(text) in ("{", "[") else None
         if plain is not None:
             return [value for value in plain if value is not None]
         raw = _json_values(text)

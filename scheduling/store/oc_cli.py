@@ -215,6 +215,20 @@ class WriteError(Exception):
     """What the API server answers instead of writing; str() is oc's text."""
 
 
+class ConflictError(WriteError):
+    """The API server's 409: the object moved on since the version the write names."""
+
+
+# Commands kubectl sends as patches (label, annotate, taint, cordon, uncordon, patch: no
+# resourceVersion precondition, the server applies the patch to the latest object) or
+# wraps in a retry on conflict (scale): a conflict is retried on a fresh read, at most
+# CONFLICT_RETRIES times, so concurrent writers of different fields never see one. A
+# precondition the user gives (--resource-version) is checked by the command on each read:
+# that conflict is the API server's message.
+RETRIED_ON_CONFLICT = frozenset({"label", "annotate", "taint", "cordon", "uncordon", "patch", "scale"})
+CONFLICT_RETRIES = 20
+
+
 def sources_of(files: Mapping[str, Sequence[Mapping[str, Any]]] | None) -> dict[tuple[str, str], str]:
     """(kind, name) -> the source kubectl names in an error about that object (the file
     it came from, "STDIN" for `-f -`)."""
@@ -330,9 +344,11 @@ def write_actions(cluster: Cluster, store: Store, actions: Sequence[Any],
                 services.record_event(cluster, reason=e.reason, message=e.message, kind=e.kind, name=e.name,
                                       namespace=e.namespace, type=e.type, source=e.source, time=e.time)
     except services.Conflict as exc:
-        raise WriteError(f"Error from server (Conflict): {exc}") from exc
+        raise ConflictError(f"Error from server (Conflict): {exc}") from exc
     except services.Invalid as exc:
         raise WriteError(exc.error.cli_message()) from exc
+    except services.Forbidden as exc:
+        raise WriteError(f"Error from server (Forbidden): {exc}") from exc
     except services.StoreError as exc:
         raise WriteError(f"Error from server: {exc}") from exc
 
@@ -473,15 +489,32 @@ def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: fl
     at = cluster.now if now is None or is_mutating(argv) else now
     # the cluster's settings facts (what update risks and the simulated alerts read), for the
     # commands that read them (oc adm upgrade recommend)
-    store, result = _run_stored(cluster, lambda store: commands.run(store, argv, at, files=facts), emit)
-    try:
-        if result.actions:
-            write_actions(cluster, store, result.actions, sources_of(files))
-        elif result.would:
-            check_updates(cluster, store, result.would)
-    except WriteError as exc:
-        emit("stderr", f"{exc}\n")
-        return OcResult(stderr=f"{exc}\n", exit_code=1)
+    path, _ = commands.resolve(argv[0], argv[1:])
+    retries = CONFLICT_RETRIES if path and path[-1] in RETRIED_ON_CONFLICT else 0
+    warned: set[str] = set()
+
+    def emit_once(stream: str, text: str) -> None:  # (a retry reads again: its warnings were said)
+        if (stream, text) not in warned:
+            warned.add((stream, text))
+            emit(stream, text)
+
+    for attempt in range(retries + 1):
+        store, result = _run_stored(cluster, lambda store: commands.run(store, argv, at, files=facts), emit_once)
+        try:
+            if result.actions:
+                write_actions(cluster, store, result.actions, sources_of(files))
+            elif result.would:
+                check_updates(cluster, store, result.would)
+        except ConflictError as exc:
+            if attempt < retries:
+                cluster.refresh_from_db()  # re-read and apply again (the patch meets the latest object)
+                continue
+            emit("stderr", f"{exc}\n")
+            return OcResult(stderr=f"{exc}\n", exit_code=1)
+        except WriteError as exc:
+            emit("stderr", f"{exc}\n")
+            return OcResult(stderr=f"{exc}\n", exit_code=1)
+        break
     _emit_result(result, emit)
     steps = 0
     while wait and result.pending is not None and steps < MAX_DRAIN_STEPS:

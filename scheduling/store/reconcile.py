@@ -42,6 +42,7 @@ import functools
 import logging
 from dataclasses import dataclass
 
+from django.conf import settings as django_settings
 from django.db import transaction
 
 from scheduling.store import node_selection, services
@@ -71,6 +72,63 @@ class Outcome:
     written: int = 0  # objects created, replaced or deleted
     events: int = 0
     conflict: bool = False  # someone wrote meanwhile; nothing was written
+    failed: bool = False  # the run raised: nothing was written (see `stopped`)
+
+
+# A run that fails (raises, or dies with its process) is counted in the journal before it
+# starts, as ["attempt", revision, n, message]; a run that writes clears the journal. After
+# RECONCILE_MAX_FAILURES attempts at one revision the cluster is stopped there: its
+# reconciles are refused (a Warning event `ReconcileFailed` with the reason, and
+# `stopped(cluster)` for the pages) until a user's write moves the revision on.
+ATTEMPT, STOPPED = "attempt", "stopped"
+FAILED_REASON = "ReconcileFailed"
+
+
+def stopped(cluster: Cluster) -> dict | None:
+    """The condition of a cluster whose reconciles stopped at its current revision
+    ({"type": "Reconciling", "status": "False", "reason", "message"}), or None."""
+    for entry in cluster.journal or ():
+        if entry and entry[0] == STOPPED and entry[1] == cluster.revision:
+            return {"type": "Reconciling", "status": "False", "reason": FAILED_REASON, "message": entry[2]}
+    return None
+
+
+def _attempts(journal: list, revision: int) -> tuple[int, str]:
+    """(failed or unfinished runs at `revision`, the last one's message)."""
+    for entry in journal:
+        if entry and entry[0] == ATTEMPT and entry[1] == revision:
+            return int(entry[2]), str(entry[3] or "")
+    return 0, ""
+
+
+def _set_attempt(cluster_id: int, revision: int, n: int, message: str, stop: bool = False) -> bool:
+    """Note the n-th attempt at `revision` (and stop there when `stop`); False when the
+    cluster moved on meanwhile (nothing noted)."""
+    with transaction.atomic():
+        locked = Cluster.objects.select_for_update().filter(pk=cluster_id).first()
+        if locked is None or locked.revision != revision:
+            return False
+        journal = [e for e in locked.journal or [] if not (e and e[0] in (ATTEMPT, STOPPED))]
+        journal.append([ATTEMPT, revision, n, message])
+        if stop:
+            journal.append([STOPPED, revision, message])
+        Cluster.objects.filter(pk=cluster_id).update(journal=journal)
+    return True
+
+
+def _clear_attempts(cluster_id: int) -> None:
+    """Forget the attempts (the caller holds the cluster's row)."""
+    journal = Cluster.objects.values_list("journal", flat=True).get(pk=cluster_id) or []
+    kept = [e for e in journal if not (e and e[0] in (ATTEMPT, STOPPED))]
+    if kept != journal:
+        Cluster.objects.filter(pk=cluster_id).update(journal=kept)
+
+
+def _stop(cluster: Cluster, message: str) -> None:
+    _set_attempt(cluster.pk, cluster.revision, int(django_settings.RECONCILE_MAX_FAILURES), message, stop=True)
+    services.record_event(cluster, reason=FAILED_REASON, type="Warning", kind="Cluster", name=cluster.name,
+                          source="clusterui", message=f"reconcile stopped after {django_settings.RECONCILE_MAX_FAILURES} "
+                                                      f"failed attempts: {message}")
 
 
 def _comparable(doc: dict) -> dict:
@@ -130,20 +188,47 @@ def reconcile(cluster_id: int, *, force: bool = False, inside_write: bool = Fals
                 Cluster.objects.filter(pk=cluster_id, revision=cluster.revision,
                                        reconciled_to=cluster.reconciled_to).update(reconciled_to=cluster.now)
             return Outcome(ran=False)
+        if stopped(cluster) is not None:
+            return Outcome(ran=False, failed=True)
         docs, memo = shared_documents(cluster)
     until = max(cluster.now, cluster.reconciled_to)
-    sim, docs = _run(cluster, docs, memo, until)
-    return _write(cluster, docs, sim, until, inside_write)
+    if inside_write:  # a user's write waits on it: any failure is the write's
+        sim, docs = _run(cluster, docs, memo, until)
+        return _write(cluster, docs, sim, until, inside_write)
+    failures, last = _attempts(cluster.journal or [], cluster.revision)
+    if failures >= int(django_settings.RECONCILE_MAX_FAILURES):
+        _stop(cluster, last or "the run did not finish")  # the process died in it, time after time
+        return Outcome(ran=False, failed=True)
+    _set_attempt(cluster.pk, cluster.revision, failures + 1, "the run did not finish")
+    try:
+        sim, docs = _run(cluster, docs, memo, until)
+        return _write(cluster, docs, sim, until, inside_write)
+    except Exception as exc:  # noqa: BLE001 - counted, then stopped: never a crash loop
+        logger.exception("reconcile of cluster %s failed", cluster_id)
+        message = f"{type(exc).__name__}: {exc}"[:1000]
+        if failures + 1 >= int(django_settings.RECONCILE_MAX_FAILURES):
+            _stop(cluster, message)
+        else:
+            _set_attempt(cluster.pk, cluster.revision, failures + 1, message)
+        return Outcome(ran=True, failed=True)
 
 
 def catch_up(cluster_id: int) -> None:
     """Run the controllers up to the cluster's clock before a user's write
     (services.at_clock), so that the write is taken at the clock: nothing is ever processed
     in the past. A cluster whose clock moved with nothing due and nothing written since
-    its last run only has `reconciled_to` moved (what a run would do, without the run)."""
+    its last run only has `reconciled_to` moved (what a run would do, without the run).
+    A run that fails here does not fail the user's write (say, the scale that fixes what
+    made it fail): it is rolled back to its savepoint, and the reconcile the write asks for
+    counts the failure (and stops the cluster after RECONCILE_MAX_FAILURES)."""
     cluster = Cluster.objects.filter(pk=cluster_id).first()
     if cluster is not None and cluster.now > cluster.reconciled_to + EPSILON:
-        reconcile(cluster_id, inside_write=True)
+        try:
+            with transaction.atomic():  # a savepoint: a failed run leaves the user's write alone
+                reconcile(cluster_id, inside_write=True)
+        except Exception:  # noqa: BLE001 - the write goes on; the run it asks for counts the failure
+            logger.warning("catching cluster %s up to its clock failed; the write is taken at %s", cluster_id,
+                           cluster.reconciled_to, exc_info=True)
 
 
 def loop_at_clock(cluster: Cluster, *, explain: bool = False) -> Simulation:
@@ -223,6 +308,7 @@ def _simulation(cluster: Cluster, docs: list[dict], stored: dict, timelines: lis
             "user": node_selection.web_user(cluster),
             "descheduler": cluster.descheduler or None,
             "facts": cluster.facts or {},  # what update risks query (scheduling.engine.openshift.facts)
+            "limits": {"pods": int(django_settings.CLUSTER_MAX_PODS)},  # a ResourceQuota on pods
         },
         explain=explain,
         preemption=cluster.preemption_enabled,
@@ -304,6 +390,7 @@ def _write(cluster: Cluster, before: list[dict], sim: Simulation, until: float, 
     with transaction.atomic(), services.controller_writes():
         locked = Cluster.objects.select_for_update().get(pk=cluster.pk)
         if locked.revision != cluster.revision:
+            _clear_attempts(cluster.pk)  # (not a failure: the next run starts from the new state)
             return Outcome(ran=True, conflict=True)
         writes = _object_writes(old, new)
         written = len(writes)

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings as django_settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 
@@ -26,6 +27,7 @@ from scheduling.engine import scenarios
 from scheduling.engine.api.admission import PLUGIN_NAMES, admit, admit_update, admit_update_node_selection
 from scheduling.engine.api.objects import DEFAULT_SCHEDULER, PriorityClass
 from scheduling.engine.api.priority import AdmissionError
+from scheduling.engine.controllers.controller_utils import LIMITS_QUOTA
 from scheduling.engine.api.validation import InvalidError, invalid_error, validate_update
 from scheduling.engine.framework import config as framework_config
 from scheduling.engine.scheduler.policy import PolicyError, load_policy
@@ -75,6 +77,35 @@ class Invalid(StoreError):
     def __init__(self, error: InvalidError):
         self.error = error
         super().__init__(str(error))
+
+
+class Forbidden(StoreError):
+    """The API server's 403 Forbidden answer (an admission plugin, say the quota, refused)."""
+
+
+def exceeded_quota(kind: str, name: str, resource: str, requested: int, used: int, limit: int) -> str:
+    """The ResourceQuota admission plugin's refusal, for the cluster's limits (settings
+    CLUSTER_MAX_PODS: `pods`, CLUSTER_MAX_OBJECTS: `count/objects`, every kind together)."""
+    return (f'{RESOURCES[kind]} "{name}" is forbidden: exceeded quota: {LIMITS_QUOTA}, requested: {resource}={requested}, '
+            f"used: {resource}={used}, limited: {resource}={limit}")
+
+
+def check_limits(cluster: Cluster, new_docs: list[dict]) -> None:
+    """Refuse (Forbidden, the quota's words) creating `new_docs` in a cluster that would then
+    hold more pods or objects than its limits (settings CLUSTER_MAX_PODS, CLUSTER_MAX_OBJECTS)."""
+    if not new_docs:
+        return
+    first = new_docs[0]
+    pods = [d for d in new_docs if d["kind"] == "Pod"]
+    if pods:
+        limit = int(django_settings.CLUSTER_MAX_PODS)
+        used = KIND_MODELS["Pod"].objects.filter(cluster=cluster).count()
+        if used + len(pods) > limit:
+            raise Forbidden(exceeded_quota("Pod", pods[0]["metadata"]["name"], "pods", len(pods), used, limit))
+    limit = int(django_settings.CLUSTER_MAX_OBJECTS)
+    used = sum(model.objects.filter(cluster=cluster).count() for model in dict.fromkeys(KIND_MODELS.values()))
+    if used + len(new_docs) > limit:
+        raise Forbidden(exceeded_quota(first["kind"], first["metadata"]["name"], "count/objects", len(new_docs), used, limit))
 
 
 @dataclass(frozen=True)
@@ -213,6 +244,7 @@ def create_object(cluster: Cluster, doc: dict) -> KubeObject:
     with transaction.atomic():
         if model.objects.filter(cluster=cluster, namespace=fields["namespace"], name=fields["name"]).exists():
             raise AlreadyExists(doc["kind"], fields["name"])
+        check_limits(cluster, [doc])
         rv = _next_revision(cluster.pk)
         try:
             with transaction.atomic():
@@ -481,7 +513,10 @@ def _apply_one_at_a_time(cluster: Cluster, objects: list[dict]) -> tuple[int, in
                 raise kube.DocumentError([str(exc)]) from None
             replaced += 1
         else:
-            create_object(cluster, admit_documents(cluster, [doc])[0])
+            try:
+                create_object(cluster, admit_documents(cluster, [doc])[0])
+            except Forbidden as exc:
+                raise kube.DocumentError([str(exc)]) from None
             created += 1
     return created, replaced
 
@@ -536,6 +571,10 @@ def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
         if raise_for_batch:  # rare: one object at a time, as written
             created, replaced = _apply_one_at_a_time(cluster, objects)
         else:
+            try:
+                check_limits(cluster, [new for op, _, new in writes if op == "create" and new is not None])
+            except Forbidden as exc:
+                raise kube.DocumentError([str(exc)]) from None
             write_batch(cluster, writes)
     return ImportResult(created, replaced, policy_set)
 

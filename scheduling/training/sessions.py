@@ -31,7 +31,7 @@ from scheduling.store.script import cluster_script, sim_time_text
 from scheduling.store.state import cluster_documents
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read off a projector
-CODE_LENGTH = 6
+CODE_LENGTH = 8  # 32^8 codes, and guesses are rate-limited (training.limits)
 NAME_MAX = 40
 MAX_CHOICES = 8
 NONE_OF_THEM = "none of them"

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from scheduling.store import clock, script, services, snapshots
+from scheduling.training import limits
 from scheduling.training import sessions as training
 from scheduling.training.fragments import TEMPLATE, presence_context, question_context
 from scheduling.engine.scenarios import BY_NAME as SCENARIOS_BY_NAME
@@ -30,16 +31,20 @@ CURRENT_KEY = "training_current"  # {"code": ..., "role": "attendee" | "instruct
 # --- who is who ------------------------------------------------------------------------------------
 
 
-def _session_or_404(code: str) -> TrainingSession:
+def _session_or_404(request, code: str) -> TrainingSession:
+    """The open session of `code`; a code that leads nowhere counts against the client
+    (limits: past the limit, 429)."""
+    limits.check_client(request)
     session = training.open_session(code)
     if session is None:
+        limits.missed(request)
         raise Http404("no open training session with this code")
     return session
 
 
 def _instructor_session(request, code: str) -> TrainingSession:
     require_editor(request)
-    return _session_or_404(code)
+    return _session_or_404(request, code)
 
 
 def _attendee(request, session: TrainingSession) -> Attendee | None:
@@ -59,6 +64,12 @@ def current(request) -> tuple[TrainingSession | None, str, Attendee | None]:
     return (session, "attendee", attendee) if attendee else (None, "", None)
 
 
+def code_text(code: str) -> str:
+    """The code as read off a projector: two halves."""
+    half = (len(code) + 1) // 2
+    return f"{code[:half]} {code[half:]}"
+
+
 def join_url(request, session: TrainingSession) -> str:
     return request.build_absolute_uri(reverse("training-join-code", args=[session.code]))
 
@@ -69,7 +80,7 @@ def session_context(request, session: TrainingSession, role: str, attendee: Atte
         "role": role,
         "attendee": attendee,
         "join_url": join_url(request, session),
-        "code_text": f"{session.code[:3]} {session.code[3:]}",
+        "code_text": code_text(session.code),
     }
 
 
@@ -85,6 +96,7 @@ def session_start(request, pk: int):
 
 
 @require_GET
+@limits.limited
 def console(request, code: str):
     session = _instructor_session(request, code)
     request.session[CURRENT_KEY] = {"code": session.code, "role": "instructor"}
@@ -97,8 +109,9 @@ def console(request, code: str):
 
 
 @require_GET
+@limits.limited
 def qr_code(request, code: str):
-    session = _session_or_404(code)
+    session = _session_or_404(request, code)
     svg = segno.make(join_url(request, session), error="m").svg_inline(scale=10, dark="#111", light="#fff")
     return HttpResponse(svg, content_type="image/svg+xml")
 
@@ -109,8 +122,18 @@ def join(request, code: str = ""):
     name = request.POST.get("name", "")
     error = ""
     if request.method == "POST":
+        try:
+            limits.check_client(request)
+            limits.join_attempt(code)
+        except limits.TooManyRequests as exc:
+            response = render(request, "scheduling/training_join.html",
+                              {"code": code, "name": name, "error": f"too many attempts: try again in {exc.retry_after} seconds"},
+                              status=429)
+            response["Retry-After"] = str(exc.retry_after)
+            return response
         session = training.open_session(code)
         if session is None:
+            limits.missed(request)
             error = "no open training session has this code: check it with your instructor"
         else:
             try:
@@ -128,6 +151,7 @@ def join(request, code: str = ""):
 
 
 @require_POST
+@limits.limited
 def session_close(request, code: str):
     session = _instructor_session(request, code)
     training.close_session(session)
@@ -137,9 +161,12 @@ def session_close(request, code: str):
 
 
 @require_GET
+@limits.limited
 def ended(request, code: str):
+    limits.check_client(request)
     session = TrainingSession.objects.filter(code=training.normalise_code(code)).first()
     if session is None:
+        limits.missed(request)
         raise Http404("no such training session")
     if request.session.get(CURRENT_KEY, {}).get("code") == session.code and not session.is_open:
         request.session.pop(CURRENT_KEY, None)
@@ -147,10 +174,11 @@ def ended(request, code: str):
 
 
 @require_POST
+@limits.limited
 def follow_again(request, code: str):
     """An attendee who stepped away comes back: the answer is the #training-view partial,
     what the instructor shows now, which the page follows once swapped in."""
-    session = _session_or_404(code)
+    session = _session_or_404(request, code)
     if _attendee(request, session) is None:
         raise PermissionDenied("join the session first")
     request.session[CURRENT_KEY] = {"code": session.code, "role": "attendee"}
@@ -161,11 +189,12 @@ def follow_again(request, code: str):
 
 
 @require_http_methods(["GET", "POST"])
+@limits.limited
 def view_state(request, code: str):
     """GET: what the instructor shows, as data (a page whose session socket closed asks it
     to know whether the session is still open). POST (the instructor's pages): url and
     panel shown now; the room is sent the #training-view partial (broadcast.py)."""
-    session = _session_or_404(code)
+    session = _session_or_404(request, code)
     if request.method == "GET":
         if not can_edit(request.user) and _attendee(request, session) is None:
             raise PermissionDenied("join the session first")
@@ -191,8 +220,9 @@ def presence(request, code: str):
 
 
 @require_GET
+@limits.limited
 def question_fragment(request, code: str):
-    session = _session_or_404(code)
+    session = _session_or_404(request, code)
     if can_edit(request.user) and request.GET.get("as") != "attendee":
         return render(request, f"{TEMPLATE}#question-instructor", question_context(session, "instructor"))
     attendee = _attendee(request, session)
@@ -202,8 +232,9 @@ def question_fragment(request, code: str):
 
 
 @require_POST
+@limits.limited
 def answer(request, code: str, question_id: int):
-    session = _session_or_404(code)
+    session = _session_or_404(request, code)
     attendee = _attendee(request, session)
     if attendee is None:
         raise PermissionDenied("only attendees answer questions")
@@ -262,6 +293,7 @@ def ask_pool(request, pk: int):
 
 
 @require_POST
+@limits.limited
 def question_action(request, code: str, question_id: int, action: str):
     session = _instructor_session(request, code)
     question = get_object_or_404(Question, pk=question_id, session=session)

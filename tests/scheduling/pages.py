@@ -38,5 +38,5 @@ def preview(client, cluster, node, **data):
 
 
 def apply_form(preview_html: str) -> dict:
-    fields = dict(re.findall(r'<input type="hidden" name="(document|resource_version|verb|versions|verbs)" value="([^"]*)"', preview_html))
+    fields = dict(re.findall(r'<input type="hidden" name="(document|resource_version|verb|versions|verbs|base)" value="([^"]*)"', preview_html))
     return {k: html.unescape(v) for k, v in fields.items()}

@@ -68,8 +68,22 @@ def test_apply_writes_every_previewed_node(editor_client, demo):
     assert SPEC[0] not in Node.objects.get(cluster=demo, name="node5").spec["taints"]
 
 
-def test_apply_of_several_nodes_writes_none_when_one_moved_on(editor_client, demo):
+def test_apply_of_several_nodes_taints_the_one_that_moved_on_at_its_latest_version(editor_client, demo):
     form = apply_form(preview(editor_client, demo, "node5", op="taint-oc", taint="node1 node2 k=v:NoSchedule").content.decode())
+    node2 = Node.objects.get(cluster=demo, name="node2")
+    doc = node2.document
+    doc["metadata"].setdefault("labels", {})["moved"] = "on"
+    services.replace_object(demo, doc)
+    body = editor_client.post(reverse("apply-edit", args=[demo.pk]), form, HTTP_HX_REQUEST="true").content.decode()
+    assert "node/node1 tainted<br>node/node2 tainted" in body
+    assert SPEC[0] in Node.objects.get(cluster=demo, name="node1").spec["taints"]
+    node2 = Node.objects.get(cluster=demo, name="node2")
+    assert node2.spec["taints"] == SPEC and node2.metadata["labels"]["moved"] == "on"
+
+
+def test_apply_of_several_nodes_writes_none_when_one_moved_on_and_the_edit_cannot_be_reapplied(editor_client, demo):
+    form = apply_form(preview(editor_client, demo, "node5", op="taint-oc", taint="node1 node2 k=v:NoSchedule").content.decode())
+    form.pop("base")
     node2 = Node.objects.get(cluster=demo, name="node2")
     doc = node2.document
     doc["metadata"].setdefault("labels", {})["moved"] = "on"

@@ -61,10 +61,10 @@ def test_an_editor_starts_a_session_and_gets_a_code_a_link_and_a_qr_code(editor_
     response = editor_client.post(reverse("training-start", args=[cluster.pk]))
     session = TrainingSession.objects.get(cluster=cluster)
     assert response.status_code == 302 and response["Location"] == f"/training/{session.code}/"
-    assert len(session.code) == 6 and set(session.code) <= set(training.CODE_ALPHABET)
+    assert len(session.code) == 8 and set(session.code) <= set(training.CODE_ALPHABET)
     body = editor_client.get(response["Location"]).content.decode()
     assert f"http://testserver/training/join/{session.code}" in body
-    assert "<svg" in body and f"{session.code[:3]} {session.code[3:]}" in body
+    assert "<svg" in body and f"{session.code[:4]} {session.code[4:]}" in body
     svg = editor_client.get(reverse("training-qr", args=[session.code]))
     assert svg["Content-Type"] == "image/svg+xml" and svg.content.startswith(b"<svg")
 

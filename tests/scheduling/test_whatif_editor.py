@@ -47,8 +47,22 @@ def test_apply_commits_the_previewed_document(editor_client, demo):
     assert Node.objects.get(cluster=demo, name="node2").spec["taints"] == [{"key": "key1", "value": "value1", "effect": "NoExecute"}]
 
 
-def test_a_concurrent_edit_makes_apply_fail_with_a_conflict_and_write_nothing(editor_client, demo):
+def test_a_concurrent_edit_of_another_field_is_kept_and_the_taint_applied(editor_client, demo):
+    """As kubectl's taint is a patch: someone else's write since the preview is re-read, the
+    taint applied to the latest version, and both changes stay."""
     form = apply_form(preview(editor_client, demo, "node2", op="taint-add", key="a", value="b", effect="NoSchedule").content.decode())
+    set_doc(demo, "Node", "node2", lambda d: d["metadata"]["labels"].update(team="x"))  # someone else
+    set_doc(demo, "Node", "node2", lambda d: d.setdefault("spec", {}).update(taints=[{"key": "theirs", "effect": "NoSchedule"}]))
+    response = editor_client.post(reverse("apply-edit", args=[demo.pk]), form)
+    assert response.status_code == 200 and "node/node2 tainted" in response.content.decode()
+    stored = Node.objects.get(cluster=demo, name="node2")
+    assert stored.spec["taints"] == [{"key": "theirs", "effect": "NoSchedule"}, {"key": "a", "value": "b", "effect": "NoSchedule"}]
+    assert stored.metadata["labels"]["team"] == "x"
+
+
+def test_a_concurrent_edit_without_the_previewed_base_is_a_conflict_and_writes_nothing(editor_client, demo):
+    form = apply_form(preview(editor_client, demo, "node2", op="taint-add", key="a", value="b", effect="NoSchedule").content.decode())
+    form.pop("base")  # a form that does not say what the edit was made from cannot be re-applied
     set_doc(demo, "Node", "node2", lambda d: d["metadata"]["labels"].update(team="x"))  # someone else
     response = editor_client.post(reverse("apply-edit", args=[demo.pk]), form)
     body = response.content.decode()

@@ -22,6 +22,7 @@ from scheduling.engine.api import admission as adm
 from scheduling.engine.api.defaults import apply_defaults
 from scheduling.engine.api.node_selection_admission import controller_user
 from scheduling.engine.api.objects import LabelSelector, Pod, PriorityClass
+from scheduling.engine.api.priority import AdmissionError
 from scheduling.engine.controller import rng_for
 from scheduling.engine.store import (
     Store,
@@ -34,6 +35,15 @@ from scheduling.engine.store import (
     sim_time,
     time_value,
 )
+
+# The workload controllers' bounds per sync (replica_set.go BurstReplicas,
+# controller_utils.go SlowStartInitialBatchSize): at most this many pods created or deleted
+# by one sync, created in batches of 1, 2, 4, ... that stop at the first batch with a failure.
+BURST_REPLICAS = 500
+SLOW_START_INITIAL_BATCH_SIZE = 1
+# The cluster's limit on pods, modelled as a ResourceQuota the API server enforces on
+# every pod create (settings["limits"]["pods"]; None: no limit): its name in the message.
+LIMITS_QUOTA = "cluster-limits"
 
 ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"  # utilrand: no vowels, no confusable digits
 RANDOM_LENGTH = 5
@@ -212,12 +222,15 @@ class WorkloadContext:
     drawn: set[str] = field(default_factory=set)  # the counters generate_name moved in this run
     memo: dict = field(default_factory=dict)
     groups: PodGroups | None = None  # the pods counted, when the caller keeps them (None: count them)
+    pod_limit: int | None = None  # the cluster's limit on pods (exceeded quota past it; None: no limit)
+    created: int = 0  # the pods this run created (new_pod admitted them)
 
     @classmethod
     def build(cls, store: Store, now: float, seed: int = 0, admission: Mapping[str, bool] | None = None,
               state: Mapping[str, Any] | None = None, admission_context: Any = None,
-              memo: dict | None = None, groups: PodGroups | None = None) -> "WorkloadContext":
+              memo: dict | None = None, groups: PodGroups | None = None, pod_limit: int | None = None) -> "WorkloadContext":
         ctx = cls(store, now, seed, admission, admission_context)
+        ctx.pod_limit = pod_limit
         ctx.classes = [PriorityClass.from_doc(d) for d in store.list("PriorityClass")]
         hit = None if memo is None else memo.get(_COUNTERS)
         if hit is not None and hit[0] == (state or {}):  # the state as when they were read last
@@ -363,9 +376,47 @@ def forget_pod(memo: dict, namespace: str, name: str) -> None:
     memo.pop(("pod", namespace, name), None)
 
 
+def exceeded_pod_quota(resource: str, name: str, used: int, limit: int) -> str:
+    """The ResourceQuota admission plugin's refusal of one more pod (resource_quota
+    controller.go: `exceeded quota: %s, requested: %s, used: %s, limited: %s`)."""
+    return (f'{resource} "{name}" is forbidden: exceeded quota: {LIMITS_QUOTA}, requested: pods=1, '
+            f"used: pods={used}, limited: pods={limit}")
+
+
+def slow_start_batch(count: int, create: Any, initial: int = SLOW_START_INITIAL_BATCH_SIZE) -> tuple[int, bool]:
+    """replica_set.go slowStartBatch: call `create()` `count` times in batches of `initial`,
+    then twice as many each time; a batch with a failure is finished and no further batch is
+    started. `create()` returns whether the pod was created. (successes, whether one failed)."""
+    remaining, successes = count, 0
+    batch = min(remaining, initial)
+    while batch > 0:
+        ok = sum(1 for _ in range(batch) if create())
+        successes += ok
+        if ok < batch:
+            return successes, True
+        remaining -= batch
+        batch = min(2 * batch, remaining)
+    return successes, False
+
+
 def new_pod(ctx: WorkloadContext, owner: Mapping[str, Any], template: Mapping[str, Any], name: str,
             extra_labels: Mapping[str, str] | None = None, node: str = "", generate_name_prefix: str | None = None,
             spec_overrides: Mapping[str, Any] | None = None) -> dict:
+    """`_admitted_pod`, then the cluster's pod quota (ctx.pod_limit; the quota plugin runs
+    after the other admission plugins): AdmissionError with its message past the limit.
+    The pod is counted as created by this run."""
+    doc = _admitted_pod(ctx, owner, template, name, extra_labels, node, generate_name_prefix, spec_overrides)
+    if ctx.pod_limit is not None:
+        used = ctx.store.count("Pod") + ctx.created
+        if used + 1 > ctx.pod_limit:
+            raise AdmissionError(exceeded_pod_quota("pods", name, used, ctx.pod_limit))
+    ctx.created += 1
+    return doc
+
+
+def _admitted_pod(ctx: WorkloadContext, owner: Mapping[str, Any], template: Mapping[str, Any], name: str,
+                  extra_labels: Mapping[str, str] | None, node: str, generate_name_prefix: str | None,
+                  spec_overrides: Mapping[str, Any] | None) -> dict:
     """A pod document from a workload's template, admitted like an API create (to be
     created as it is, not changed: it may share parts with `ctx.memo`).
 
@@ -422,17 +473,21 @@ def delete_pod(ctx: WorkloadContext, owner: Mapping[str, Any], pod: Mapping[str,
 
 
 def failed_create(ctx: WorkloadContext, owner: Mapping[str, Any], exc: Exception) -> list:
-    """A create the API refused: the ReplicaFailure condition (once) and its event."""
+    """A create the API refused: its event, and the ReplicaFailure condition when the owner
+    has none (calculateStatus sets it only then: a later refusal does not rewrite it)."""
     message = f"Error creating: {exc}"
     conditions = [c for c in (owner.get("status") or {}).get("conditions") or () if c.get("type") == "ReplicaFailure"]
     if conditions and conditions[0].get("message") == message:
         return []
+    event = A.RecordEvent(ctx.now, "Warning", "FailedCreate", owner.get("kind") or "", object_namespace(owner), name_of(owner), message,
+                          SOURCES.get(owner.get("kind") or "", ""))
+    if conditions:
+        return [event]
     cond = {"type": "ReplicaFailure", "status": "True", "lastTransitionTime": time_value(ctx.now),
             "reason": "FailedCreate", "message": message}
     return [
         A.PatchStatus(owner.get("kind") or "", object_namespace(owner), name_of(owner), {"conditions": [cond]}),
-        A.RecordEvent(ctx.now, "Warning", "FailedCreate", owner.get("kind") or "", object_namespace(owner), name_of(owner), message,
-                      SOURCES.get(owner.get("kind") or "", "")),
+        event,
     ]
 
 

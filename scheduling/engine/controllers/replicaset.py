@@ -5,16 +5,22 @@ The active pods it controls (controllerRef; orphans whose labels match its selec
 adopted) are counted; too few -> new pods `<name>-<5 chars>` (controller_utils.generate_name)
 with `SuccessfulCreate` `Created pod: <name>`; too many -> the ActivePods order picks the
 victims (unassigned first, Pending < Unknown < Running, not ready first, newest first) with
-`SuccessfulDelete` `Deleted pod: <name>`. Terminating and finished pods are not active: an
+`SuccessfulDelete` `Deleted pod: <name>`. One sync creates or deletes at most
+BURST_REPLICAS (500) pods, creations in slow-start batches of 1, 2, 4, ... (slowStartBatch):
+a batch with a refused create (say the cluster's pod quota, `exceeded quota`) ends the
+sync, one FailedCreate event per refused pod. Terminating and finished pods are not active: an
 evicted pod is replaced at once. Sources replicaset-controller / replication-controller.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Mapping
 
 from scheduling.engine.api.priority import AdmissionError
+from scheduling.engine import actions as A
 from scheduling.engine.controllers.controller_utils import (
+    BURST_REPLICAS,
     WorkloadContext,
     active_pods_order,
     claim_pods,
@@ -27,6 +33,7 @@ from scheduling.engine.controllers.controller_utils import (
     new_pod,
     object_namespace,
     selector_of,
+    slow_start_batch,
     status_patch,
 )
 from scheduling.engine.store import labels_of, meta, name_of
@@ -72,19 +79,35 @@ def _replicas(ctx: WorkloadContext, rs: Mapping[str, Any], template: Mapping[str
     """Create or delete pods to make up `diff` (`active` pods minus replicas; `pods`: the
     active ones, in store order, when some are to go), then the status."""
     if diff < 0:
+        # manageReplicas: at most burstReplicas pods per sync, created in slow-start batches
+        # (the rest at the next sync, once these are observed); a failed batch ends the sync
         prefix = f"{name_of(rs)}-"
-        for _ in range(-diff):
+        failed: list = []
+
+        def create() -> bool:
             name = generate_name(ctx, rs, prefix)
             try:
                 doc = new_pod(ctx, rs, template, name, generate_name_prefix=prefix)
             except AdmissionError as exc:
-                actions += failed_create(ctx, rs, exc)
-                break
-            actions += create_pod(ctx, rs, doc, f"Created pod: {name}")
+                failed.append(exc)
+                return False
+            actions.extend(create_pod(ctx, rs, doc, f"Created pod: {name}"))
+            return True
+
+        slow_start_batch(min(-diff, BURST_REPLICAS), create)
+        if failed:
+            # the ReplicaFailure condition once, one FailedCreate event per refused pod
+            # (none when the condition already says so: the sync before recorded it)
+            first = failed_create(ctx, rs, failed[0])
+            actions += first
+            event = next((a for a in first if isinstance(a, A.RecordEvent)), None)
+            if event is not None:
+                actions += [dataclasses.replace(event, message=f"Error creating: {exc}") for exc in failed[1:]]
     elif diff > 0:
-        for pod in active_pods_order(pods)[:diff]:
+        for pod in active_pods_order(pods)[:min(diff, BURST_REPLICAS)]:
             actions += delete_pod(ctx, rs, pod, f"Deleted pod: {name_of(pod)}")
     actions += status_patch(rs, {"replicas": active, "fullyLabeledReplicas": fully,
                                   "readyReplicas": ready, "availableReplicas": ready})
     return actions
+
 

@@ -58,13 +58,16 @@ class Changes:
 def reconcile(store: Store, now: float, *, seed: int = 0, admission: Mapping[str, bool] | None = None,
               state: Mapping[str, Any] | None = None, admission_context: Any = None,
               changes: Changes | None = None, daemon_memo: dict | None = None, memo: dict | None = None,
-              groups: PodGroups | None = None, disrupted: Mapping[tuple[str, str], list[float]] | None = None) -> A.Result:
+              groups: PodGroups | None = None, disrupted: Mapping[tuple[str, str], list[float]] | None = None,
+              pod_limit: int | None = None) -> A.Result:
     """Every workload controller over every object, or (`changes`) over what changed.
     Kept by the caller between runs: `daemon_memo`, what each DaemonSet found on each node;
     `memo`, what was read of each pod (WorkloadContext.memo); `groups`, the pods counted
-    (WorkloadContext.groups); `disrupted`, the PDBs' disruption deadlines (disrupted_times)."""
+    (WorkloadContext.groups); `disrupted`, the PDBs' disruption deadlines (disrupted_times);
+    `pod_limit`, the cluster's limit on pods (settings["limits"]["pods"]: a create past it
+    is refused as by a ResourceQuota)."""
     state = store.state_of(NAME) if state is None else state
-    ctx = WorkloadContext.build(store, now, seed, admission, state, admission_context, memo, groups)
+    ctx = WorkloadContext.build(store, now, seed, admission, state, admission_context, memo, groups, pod_limit)
     result = A.Result()
 
     def chosen(kind: str) -> list[dict]:
@@ -188,7 +191,8 @@ class WorkloadControllers:
                 self._pdb_selectors[(namespace_of(pdb), name_of(pdb))] = (pdb.get("spec") or {}).get("selector")
         return reconcile(store, ctx.now, seed=ctx.seed, admission=ctx.settings.get("admission"), state=ctx.state,
                          admission_context=controller_admission_context(ctx), changes=changes,
-                         daemon_memo=self._daemon_memo, memo=self._memo, groups=self._groups, disrupted=self._disrupted)
+                         daemon_memo=self._daemon_memo, memo=self._memo, groups=self._groups, disrupted=self._disrupted,
+                         pod_limit=pod_limit(ctx.settings))
 
     def _set_disrupted(self, store: Store, ns: str, name: str) -> None:
         times = disrupted_times(store.get("PodDisruptionBudget", ns, name))
@@ -304,6 +308,12 @@ class WorkloadControllers:
 
 
 _GONE = object()
+
+
+def pod_limit(settings: Mapping[str, Any]) -> int | None:
+    """The cluster's limit on pods from its settings (`limits`: {"pods": n}; None: none)."""
+    value = (settings.get("limits") or {}).get("pods")
+    return None if value is None else int(value)
 
 
 def controller_admission_context(ctx: Context) -> NodeSelectionContext | None:

@@ -1,6 +1,8 @@
 """`oc label` and `oc annotate` (kubectl's pkg/cmd/label, pkg/cmd/annotate) on every
 simulated kind: `TYPE NAME...`, `TYPE/NAME`, `-l`, `--all`, `--overwrite`, `--list`,
-`--dry-run`, `-o name|json`."""
+`--dry-run`, `-o name|json`, `--resource-version` (the patch's precondition: the API
+server's Conflict when the object is at another version). Without it the write is a
+patch: the store retries it on a fresh read when the object moved (oc_cli)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,26 @@ from .selectors import parse_selector
 from .taint import check_output, print_obj
 
 LIST = Flag("list", "bool", "", False)
-FLAGS = (OVERWRITE, ALL, SELECTOR, DRY_RUN, OUTPUT, LIST)
+RESOURCE_VERSION = Flag("resource-version", "string", "", "")
+FLAGS = (OVERWRITE, ALL, SELECTOR, DRY_RUN, OUTPUT, LIST, RESOURCE_VERSION)
+
+
+def conflict(r: Resource, name: str) -> OcError:
+    """The API server's 409 for a write whose resourceVersion is not the object's."""
+    return OcError(f'Error from server (Conflict): Operation cannot be fulfilled on {r.resource_string} "{name}": '
+                   "the object has been modified; please apply your changes to the latest version and try again", raw=True)
+
+
+def _chosen(store: Store, resources: Sequence[str], namespace: str, flags) -> list[tuple[Resource, str, str]]:
+    """The targets; with --resource-version (sent in the patch as a precondition) only one."""
+    chosen = targets(store, resources, namespace, flags.all, flags.selector)
+    if flags.resource_version and len(chosen) > 1:
+        raise OcError("--resource-version may only be used with a single resource")
+    return chosen
+
+
+def _precondition_fails(doc: Mapping[str, Any], flags) -> bool:
+    return bool(flags.resource_version) and str(meta(doc).get("resourceVersion") or "") != flags.resource_version
 
 
 def parse_labels(specs: Sequence[str]) -> tuple[dict[str, str], list[str]]:
@@ -146,10 +167,13 @@ def label(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     errors: list[OcError] = []
     out: list[str] = []
     actions: list = []
-    for r, ns, name in targets(store, resources, namespace, flags.all, flags.selector):
+    for r, ns, name in _chosen(store, resources, namespace, flags):
         doc = store.get(r.kind, ns, name)
         if doc is None:
             errors.append(not_found(r, name))
+            continue
+        if _precondition_fails(doc, flags):
+            errors.append(conflict(r, name))
             continue
         current = dict(meta(doc).get("labels") or {})
         if flags.list:
@@ -198,10 +222,13 @@ def annotate(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     errors: list[OcError] = []
     out: list[str] = []
     actions: list = []
-    for r, ns, name in targets(store, resources, namespace, flags.all, flags.selector):
+    for r, ns, name in _chosen(store, resources, namespace, flags):
         doc = store.get(r.kind, ns, name)
         if doc is None:
             errors.append(not_found(r, name))
+            continue
+        if _precondition_fails(doc, flags):
+            errors.append(conflict(r, name))
             continue
         current = dict(meta(doc).get("annotations") or {})
         if flags.list:

@@ -1,4 +1,7 @@
-"""`oc scale` (kubectl pkg/cmd/scale): `deployment.apps/web scaled`."""
+"""`oc scale` (kubectl pkg/cmd/scale): `deployment.apps/web scaled`. `--current-replicas` and
+`--resource-version` are preconditions checked on the object read (ScalePrecondition); the
+write is retried on a fresh read when the object moved meanwhile (oc_cli), as kubectl's
+scaler retries a conflict."""
 
 from __future__ import annotations
 
@@ -43,6 +46,10 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
         current = int((doc.get("spec") or {}).get("replicas", 1) or 0)
         if flags.current_replicas != -1 and flags.current_replicas != current:
             errors.append(OcError(f"Expected replicas to be {flags.current_replicas}, was {current}"))
+            continue
+        version = str(meta(doc).get("resourceVersion") or "")
+        if flags.resource_version and flags.resource_version != version:  # ScalePrecondition.validate
+            errors.append(OcError(f"Expected resource version to be {flags.resource_version}, was {version}"))
             continue
         actions.append(A.SetReplicas(r.kind, ns, name, flags.replicas))
         updated = {**doc, "spec": {**(doc.get("spec") or {}), "replicas": flags.replicas}}
