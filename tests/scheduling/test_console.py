@@ -131,6 +131,19 @@ def test_a_write_is_previewed_first_then_applied(editor_client, cluster):
     assert Node.objects.get(cluster=cluster, name="node1").spec["taints"] == [{"key": "k", "value": "v", "effect": "NoExecute"}]
 
 
+@pytest.mark.parametrize("command, message", [
+    ("oc create -f -", "error: no objects passed to create\n"),
+    ("oc apply -f -", "error: no objects passed to apply\n"),
+    ("oc replace -f -", "error: no objects passed to replace\n"),
+    ("oc create -f pod.yaml", 'error: the path "pod.yaml" does not exist\n'),
+])
+def test_create_apply_replace_without_objects_answer_ocs_error(editor_client, cluster, command, message):
+    """The console has no files and no stdin: oc's own error, never a server error."""
+    for extra in ({}, {"confirm": "1"}):
+        result = run(editor_client, cluster, command, **extra)
+        assert (result["lines"], result["exit_code"]) == ([["stderr", message]], 1)
+
+
 def test_the_console_needs_the_csrf_token(editor, cluster):
     client = Client(enforce_csrf_checks=True)
     client.force_login(editor)

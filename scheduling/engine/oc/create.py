@@ -25,15 +25,22 @@ def source_name(filename: str) -> str:
     return "STDIN" if filename == "-" else filename
 
 
-def _documents(flags, files: Mapping[str, Sequence[Mapping[str, Any]]] | None) -> list[tuple[str, dict]]:
+def _documents(flags, files: Mapping[str, Sequence[Mapping[str, Any]]] | None, verb: str) -> list[tuple[str, dict]]:
+    """The documents of every -f FILE, in order. A file the caller did not read (the
+    console has no files; `-` is stdin, which may be empty) is kubectl's FileVisitor error
+    `the path "X" does not exist`; no object at all is `no objects passed to <verb>`."""
     if not flags.filename:
         raise OcError("must specify one of -f and -k", usage=True)
     docs = []
     for f in flags.filename:
+        if f != "-" and f not in (files or {}):
+            raise OcError(f'the path "{f}" does not exist')
         for doc in (files or {}).get(f, ()):
+            if not isinstance(doc, Mapping):
+                continue
             docs.append((source_name(f), copy.deepcopy(dict(doc))))
     if not docs:
-        raise OcError("no objects passed to " + flags._command)
+        raise OcError("no objects passed to " + verb)
     return docs
 
 
@@ -50,13 +57,12 @@ def _merge(old: Any, new: Any) -> Any:
 
 def _run(store: Store, args: Sequence[str], now: float, files, verb: str) -> OcResult:
     positional, flags = parse_flags(args, FLAGS)
-    flags._values["_command"] = verb
     dry_run = dry_run_strategy(flags.dry_run)
     namespace = flags.namespace or "default"
     out: list[str] = []
     errors: list[OcError] = []
     actions: list = []
-    for source, doc in _documents(flags, files):
+    for source, doc in _documents(flags, files, verb):
         kind = doc.get("kind") or ""
         r = BY_KIND.get(kind)
         name = meta(doc).get("name") or ""
