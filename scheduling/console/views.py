@@ -133,12 +133,14 @@ def _anonymous() -> _Anonymous:
 
 @require_POST
 def console_drain(request: HttpRequest, pk: int):
-    """Resume a drain this console started, at the cluster's current time."""
+    """Resume a drain (or a followed `oc rollout status`) this console started, at the
+    cluster's current time."""
     cluster = get_cluster_for_user(request, pk)
     token = request.POST.get("drain") or ""
     drains = dict(request.session.get(SESSION_KEY) or {})
     entry = drains.get(token)
-    if entry is None or entry["cluster"] != cluster.pk or not can_edit(request.user):
+    # a drain writes (editors only); a followed `oc rollout status` only reads
+    if entry is None or entry["cluster"] != cluster.pk or (not can_edit(request.user) and not entry["pending"].get("watch")):
         return HttpResponse(status=STOP_POLLING)
     cluster.refresh_from_db()
     due = entry["pending"].get("next_due")
