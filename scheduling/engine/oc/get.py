@@ -1,6 +1,8 @@
 """`oc get` (kubectl pkg/cmd/get): tables from the printers the kinds table (engine.api.kinds) names,
-`-o wide|yaml|json|name|jsonpath=...`, `--show-labels`, `-n`, `-A`, `-l`,
-`--field-selector`. Lists come in the API server's order (namespace, then name)."""
+`-o wide|yaml|json|name`, the template formats of engine.oc.formats (`jsonpath=`,
+`jsonpath-as-json=`, `custom-columns=`, `go-template=`), `--sort-by`, `--show-labels`,
+`-L`, `--no-headers`, `--show-kind`, `-n`, `-A`, `-l`, `--field-selector`. Lists come in the
+API server's order (namespace, then name) unless sorted."""
 
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ from scheduling.engine.store import Store
 
 from . import events as ev
 from .core import BY_KIND, OUTPUT, SELECTOR, Flag, OcError, OcResult, Resource, meta, not_found, parse_flags, split_type_names
-from .output import api_document, human_duration, json_text, jsonpath, tabwriter, yaml_text
+from . import formats
+from .output import api_document, human_duration, json_text, tabwriter, yaml_text
 from .printers import generic
 from .selectors import parse_field_selector, parse_selector
 
@@ -24,6 +27,9 @@ FLAGS = (
     Flag("no-headers", "bool", "", False),
     Flag("show-kind", "bool", "", False),
     Flag("label-columns", "strings", "L", ()),
+    Flag("sort-by", "string", "", ""),
+    Flag("ignore-not-found", "bool", "", False),
+    Flag("chunk-size", "int", "", 500),
 )
 ALL_TYPES = ("Pod", "Service", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 OUTPUTS = ("custom-columns", "custom-columns-file", "go-template", "go-template-file", "json", "jsonpath", "jsonpath-as-json",
@@ -82,8 +88,13 @@ def _events(store: Store, positional: Sequence[str], flags, fmt: str, template: 
             else:
                 errors.append(f'Error from server (NotFound): events "{name}" not found\n')
         docs = found
+    if flags.sort_by:
+        order = formats.sort_items([d for _, d in docs], flags.sort_by)
+        by_id = {id(d): (e, d) for e, d in docs}
+        docs = [by_id[id(d)] for d in order]
     result = OcResult(stderr="".join(errors), exit_code=1 if errors else 0)
-    if fmt in ("yaml", "json", "jsonpath"):
+    template_printer = formats.printer(fmt, template, flags.no_headers)
+    if fmt in ("yaml", "json") or template_printer is not None:
         shown = [d for _, d in docs]
         if names and len(names) == 1:
             if not shown:
@@ -91,7 +102,10 @@ def _events(store: Store, positional: Sequence[str], flags, fmt: str, template: 
             obj = shown[0]
         else:
             obj = list_document(shown)
-        result.stdout = yaml_text(obj) if fmt == "yaml" else json_text(obj) if fmt == "json" else jsonpath(template, obj)
+        if template_printer is not None:
+            result.stdout = template_printer(obj)
+        else:
+            result.stdout = yaml_text(obj) if fmt == "yaml" else json_text(obj)
         return result
     if fmt == "name":
         result.stdout = "".join(f"event/{meta(d).get('name')}\n" for _, d in docs)
@@ -127,11 +141,9 @@ def _check_output_format(output: str, fmt: str, template: str) -> None:
     if fmt and fmt not in OUTPUTS:
         raise OcError(f'unable to match a printer suitable for the output format "{output}", allowed formats are: '
                       + ",".join(OUTPUTS))
-    if fmt in ("custom-columns", "custom-columns-file", "go-template", "go-template-file", "template", "templatefile",
-               "jsonpath-file", "jsonpath-as-json"):
-        raise OcError(f"the simulator does not support -o {fmt}")
-    if fmt == "jsonpath" and not template:
-        raise OcError("template format specified but no template given")
+    if fmt in ("custom-columns-file", "go-template-file", "templatefile", "jsonpath-file"):
+        raise OcError(f"the simulator reads no files: give the template itself (-o {fmt.replace('-file', '').replace('file', '')}=...)")
+    formats.printer(fmt, template)  # a template that does not parse is refused before anything is read
 
 
 def _selected_objects(store: Store, pairs, flags, namespace: str, all_ns: bool
@@ -185,6 +197,10 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     all_ns = flags.all_namespaces
     namespace = flags.namespace or "default"
     groups, errors = _selected_objects(store, pairs, flags, namespace, all_ns)
+    if flags.sort_by:
+        _sort_groups(groups, flags.sort_by)
+    if flags.ignore_not_found:
+        errors = [e for e in errors if "(NotFound)" not in e.message]
     named = any(n is not None for _, n in pairs)
     out = _render(groups, fmt, template, flags, now, all_ns, single=len(pairs) == 1 and named)
     stderr_lines: list[str] = []
@@ -202,19 +218,36 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     return result
 
 
+def _sort_groups(groups: list[tuple[Resource, list[dict]]], field: str) -> None:
+    """--sort-by: kubectl sorts what it prints (the items of each kind); a path no object has
+    is an error."""
+    everything = [d for _, ds in groups for d in ds]
+    if everything:
+        expression = formats.relaxed_jsonpath(field)
+        root = formats.jp.parse(expression)
+        if not any(formats.jp.find_results(root, api_document(d))[0] for d in everything):
+            raise OcError(f'couldn\'t find any field with path "{expression}" in the list of objects')
+    for i, (resource, ds) in enumerate(groups):
+        shown = [api_document(d) for d in ds]
+        order = formats.sort_items(shown, field)
+        index = {id(x): d for x, d in zip(shown, ds)}
+        groups[i] = (resource, [index[id(x)] for x in order])
+
+
 def _render(groups: list[tuple[Resource, list[dict]]], fmt: str, template: str, flags, now: float, all_ns: bool,
             single: bool) -> str:
     docs = [d for _, ds in groups for d in ds]
-    if fmt in ("yaml", "json", "jsonpath"):
+    template_printer = formats.printer(fmt, template, flags.no_headers)
+    if fmt in ("yaml", "json") or template_printer is not None:
         shown = [api_document(d) for d in docs]
         if single and not shown:  # the one object named is not found: only the error (kubectl's singleItemImplied)
             return ""
         obj = shown[0] if single and len(shown) == 1 else list_document(shown)
+        if template_printer is not None:
+            return template_printer(obj)
         if fmt == "yaml":
             return yaml_text(obj)
-        if fmt == "json":
-            return json_text(obj)
-        return jsonpath(template, obj)
+        return json_text(obj)
     if fmt == "name":
         return "".join(f"{r.kind_string}/{meta(d).get('name')}\n" for r, ds in groups for d in ds)
     blocks: list[str] = []
