@@ -14,6 +14,8 @@ from scheduling.engine.api.validation import decode_and_validate, invalid_error
 from scheduling.engine.store import Store, time_value
 
 from .core import BY_KIND, DRY_RUN, FILENAME, OUTPUT, OcError, OcResult, dry_run_strategy, finish, meta, parse_flags
+from . import namespaces
+from .session import SESSION
 from .taint import print_obj
 
 FLAGS = (FILENAME, DRY_RUN, OUTPUT, )
@@ -73,7 +75,8 @@ def _run(store: Store, args: Sequence[str], now: float, files, verb: str) -> OcR
         if r.namespaced:
             doc.setdefault("metadata", {}).setdefault("namespace", namespace)
         ns = (meta(doc).get("namespace") or "default") if r.namespaced else ""
-        current = store.get(kind, ns, name)
+        current = (namespaces.get(store, name) if kind == "Namespace" and SESSION in (files or {})  # a running cluster's
+                   else store.get(kind, ns, name))
         # as the API server judges it: a custom resource (the OpenShift kinds) by its CRD's schema
         _, problems = decode_and_validate(doc, r.namespaced)
         if problems:

@@ -14,7 +14,8 @@ from scheduling.engine.store import Store
 
 from . import events as ev
 from .core import BY_KIND, OUTPUT, SELECTOR, Flag, OcError, OcResult, Resource, meta, not_found, parse_flags, split_type_names
-from . import formats
+from . import formats, namespaces
+from .session import SESSION
 from .output import api_document, human_duration, json_text, tabwriter, yaml_text
 from .printers import generic
 from .selectors import parse_field_selector, parse_selector
@@ -146,10 +147,12 @@ def _check_output_format(output: str, fmt: str, template: str) -> None:
     formats.printer(fmt, template)  # a template that does not parse is refused before anything is read
 
 
-def _selected_objects(store: Store, pairs, flags, namespace: str, all_ns: bool
+def _selected_objects(store: Store, pairs, flags, namespace: str, all_ns: bool, live: bool = False
                       ) -> tuple[list[tuple[Resource, list[dict]]], list[OcError]]:
     """The objects each (resource, name) names, filtered by the label and field selectors,
-    grouped by resource in the order asked; a NotFound error per missing name."""
+    grouped by resource in the order asked; a NotFound error per missing name. On a running
+    cluster (`live`) the namespaces include those the API server always has
+    (engine.oc.namespaces)."""
     label_match = parse_selector(flags.selector) if flags.selector else None
     field_matches: dict[str, Callable] = {}
     errors: list[OcError] = []
@@ -157,13 +160,14 @@ def _selected_objects(store: Store, pairs, flags, namespace: str, all_ns: bool
     for resource, name in pairs:
         if name is not None:
             ns = "" if not resource.namespaced else namespace
-            doc = store.get(resource.kind, ns, name)
+            doc = namespaces.get(store, name) if live and resource.kind == "Namespace" else store.get(resource.kind, ns, name)
             if doc is None:
                 errors.append(not_found(resource, name))
                 continue
             docs = [doc]
         else:
-            docs = [d for d in store.list(resource.kind)
+            listed = namespaces.all_namespaces(store) if live and resource.kind == "Namespace" else store.list(resource.kind)
+            docs = [d for d in listed
                     if all_ns or not resource.namespaced or (meta(d).get("namespace") or "default") == namespace]
             docs.sort(key=_sort_key)
         if label_match is not None:
@@ -179,8 +183,9 @@ def _selected_objects(store: Store, pairs, flags, namespace: str, all_ns: bool
     return groups, errors
 
 
-def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
+def run(store: Store, args: Sequence[str], now: float = 0.0, *, files=None) -> OcResult:
     positional, flags = parse_flags(args, FLAGS)
+    live = SESSION in (files or {})
     output = flags.output
     fmt, _, template = output.partition("=")
     _check_output_format(output, fmt, template)
@@ -196,7 +201,7 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
         pairs = split_type_names(positional)
     all_ns = flags.all_namespaces
     namespace = flags.namespace or "default"
-    groups, errors = _selected_objects(store, pairs, flags, namespace, all_ns)
+    groups, errors = _selected_objects(store, pairs, flags, namespace, all_ns, live)
     if flags.sort_by:
         _sort_groups(groups, flags.sort_by)
     if flags.ignore_not_found:
@@ -275,6 +280,7 @@ def _render(groups: list[tuple[Resource, list[dict]]], fmt: str, template: str, 
     return "\n".join(blocks)
 
 
+run.uses_files = True
 run.help_text = """Display one or many resources.
 
  Prints a table of the most important information about the specified resources. You can filter the list using a label selector and the --selector flag. If the desired resource type is namespaced you will only see results in the current namespace if you don't specify any namespace.
