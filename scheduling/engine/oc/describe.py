@@ -1,4 +1,5 @@
-"""`oc describe node|pod` (kubectl pkg/describe: describePod, describeNode, DescribeEvents)
+"""`oc describe node|pod` (and, through engine.oc.describe_kinds, namespace, deployment,
+priorityclass) (kubectl pkg/describe: describePod, describeNode, DescribeEvents)
 with the Events section (`Warning  FailedScheduling  2m49s (x5 over 4m12s)
 default-scheduler  0/3 nodes are available: ...`). Events come from `store.events`:
 engine RecordEvents, or objects that also carry `count`, `first_time`, `last_time`
@@ -69,7 +70,9 @@ def toleration_text(t: Mapping[str, Any]) -> str:
     if t.get("effect"):
         text += f":{t['effect']}"
     if t.get("operator") == "Exists" and not t.get("value"):
-        text += " op=Exists" if t.get("key") else "op=Exists"
+        # `- operator: Exists` alone tolerates everything: "op=Exists"; with a key or an effect
+        # (":NoSchedule op=Exists") the word is set apart
+        text += " op=Exists" if t.get("key") or t.get("effect") else "op=Exists"
     if t.get("tolerationSeconds") is not None:
         text += f" for {t['tolerationSeconds']}s"
     return text
@@ -229,7 +232,7 @@ def describe_pod(store: Store, pod: Mapping[str, Any], now: float) -> str:
     _volumes(w, spec.get("volumes") or [])
     w.write(0, f"QoS Class:\t{_qos(pod)}\n")
     _map_lines(w, "Node-Selectors", spec.get("nodeSelector"))
-    _list_lines(w, "Tolerations", [toleration_text(t) for t in spec.get("tolerations") or ()])
+    _list_lines(w, "Tolerations", [toleration_text(t) for t in sorted(spec.get("tolerations") or (), key=lambda t: t.get("key") or "")])
     _events(w, store, "Pod", m.get("namespace") or "default", m.get("name") or "", now)
     return w.render()
 
@@ -356,7 +359,11 @@ def describe_node(store: Store, node: Mapping[str, Any], now: float) -> str:
     return w.render()
 
 
-def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
+def run(store: Store, args: Sequence[str], now: float = 0.0, *, files=None) -> OcResult:
+    from . import namespaces
+    from .describe_kinds import DESCRIBERS  # the other kinds' describers (they build on this module)
+    from .session import SESSION
+    live = SESSION in (files or {})  # a running cluster: its namespaces include the system ones
     positional, flags = parse_flags(args, FLAGS)
     if not positional:
         # a plain fmt.Errorf in kubectl's describe (no usage line), its message ending in a newline
@@ -371,23 +378,25 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     out: list[str] = []
     errors: list[OcError] = []
     for r, name in pairs:
-        if r.kind not in DESCRIBABLE:
-            raise OcError(f"the simulator describes nodes and pods only, not {r.plural}")
+        if r.kind not in DESCRIBABLE and r.kind not in DESCRIBERS:
+            raise OcError(f"the simulator does not describe {r.plural} yet")
         ns = namespace if r.namespaced else ""
         if name is None:
             match = parse_selector(flags.selector) if flags.selector else (lambda labels: True)
-            docs = sorted((d for d in store.list(r.kind) if (not r.namespaced or (meta(d).get("namespace") or "default") == ns)
+            listed = namespaces.all_namespaces(store) if live and r.kind == "Namespace" else store.list(r.kind)
+            docs = sorted((d for d in listed if (not r.namespaced or (meta(d).get("namespace") or "default") == ns)
                            and match(meta(d).get("labels") or {})), key=lambda d: meta(d).get("name") or "")
             if not docs:
                 return OcResult(stderr=f"No resources found in {ns} namespace.\n" if r.namespaced else "No resources found\n")
         else:
-            doc = store.get(r.kind, ns, name)
+            doc = namespaces.get(store, name) if live and r.kind == "Namespace" else store.get(r.kind, ns, name)
             if doc is None:
                 errors.append(not_found(r, name))
                 continue
             docs = [doc]
         for doc in docs:
-            out.append(describe_pod(store, doc, now) if r.kind == "Pod" else describe_node(store, doc, now))
+            describer = {"Pod": describe_pod, "Node": describe_node}.get(r.kind) or DESCRIBERS[r.kind]
+            out.append(describer(store, doc, now))
     # several objects: separated by a blank line, as kubectl separates them
     result = OcResult("\n\n".join(o.rstrip("\n") for o in out) + "\n" if out else "")
     if errors:
@@ -396,6 +405,7 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     return result
 
 
+run.uses_files = True
 run.help_text = """Show details of a specific resource or group of resources.
 
 Examples:

@@ -230,3 +230,58 @@ def test_a_running_cluster_has_the_system_namespaces():
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}]})
     assert (created.stderr, created.exit_code) == (
         'Error from server (AlreadyExists): error when creating "ns.yaml": namespaces "default" already exists\n', 1)
+
+
+def test_describe_pod_tolerations():
+    """describe_test.go TestDescribePodTolerations: every form of toleration, sorted by key."""
+    doc = pod_doc("bar", namespace="foo", tolerations=[
+        {"operator": "Exists"}, {"effect": "NoSchedule", "operator": "Exists"}, {"key": "key0", "operator": "Exists"},
+        {"key": "key1", "value": "value1"}, {"key": "key2", "operator": "Equal", "value": "value2", "effect": "NoSchedule"},
+        {"key": "key3", "value": "value3", "effect": "NoExecute", "tolerationSeconds": 300},
+        {"key": "key4", "effect": "NoExecute", "tolerationSeconds": 60}])
+    out = oc.run(Store([doc]), "oc describe pod bar -n foo", NOW).stdout
+    for line in ("  op=Exists\n", ":NoSchedule op=Exists\n", "key0 op=Exists\n", "key1=value1\n", "key2=value2:NoSchedule\n",
+                 "key3=value3:NoExecute for 300s\n", "key4:NoExecute for 60s\n", "Tolerations:"):
+        assert line in out
+    assert "NoScheduleop=Exists" not in out
+
+
+# --- describe_test.go: TestDescribeDeployment, TestDescribeNamespace, TestDescribePriorityClass ---------------------
+
+
+def test_describe_deployment_with_two_mounted_volumes():
+    labels = {"k8s-app": "bar"}
+    template = {"metadata": {"name": "bar", "namespace": "foo", "labels": labels}, "spec": {
+        "containers": [{"image": "mytest-image:latest", "volumeMounts": [
+            {"name": "vol-foo", "mountPath": "/tmp/vol-foo"}, {"name": "vol-bar", "mountPath": "/tmp/vol-bar"}]}],
+        "volumes": [{"name": "vol-foo", "emptyDir": {}}, {"name": "vol-bar", "emptyDir": {}}]}}
+    created = "2021-01-01T00:00:00Z"
+    deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {
+        "name": "bar", "namespace": "foo", "labels": labels, "uid": "00000000-0000-0000-0000-000000000001",
+        "creationTimestamp": created}, "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": template}}
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {
+        "name": "bar-001", "namespace": "foo", "labels": labels,
+        "ownerReferences": [{"kind": "Deployment", "controller": True, "uid": "00000000-0000-0000-0000-000000000001"}]},
+        "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": template}, "status": {"replicas": 1}}
+    out = oc.run(Store([deploy, rs]), "oc describe deployment bar -n foo", NOW).stdout
+    for expected in ("Name:               bar\nNamespace:          foo", "CreationTimestamp:  Fri, 01 Jan 2021 00:00:00 +0000",
+                     "Labels:             k8s-app=bar", "Selector:           k8s-app=bar",
+                     "Replicas:           1 desired | 0 updated | 0 total | 0 available | 0 unavailable",
+                     "Image:        mytest-image:latest",
+                     "Mounts:\n      /tmp/vol-bar from vol-bar (rw)\n      /tmp/vol-foo from vol-foo (rw)",
+                     "OldReplicaSets:    <none>", "NewReplicaSet:     bar-001 (1/1 replicas created)", "Events:            <none>",
+                     "Node-Selectors:  <none>", "Tolerations:     <none>"):
+        assert expected in out, expected
+
+
+def test_describe_namespace_and_priority_class():
+    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "example"}, "status": {"phase": "Active"}}
+    out = oc.run(Store([ns]), "oc describe ns example", NOW).stdout
+    assert out == ("Name:         example\nLabels:       <none>\nAnnotations:  <none>\nStatus:       Active\n\n"
+                   "No resource quota.\n\nNo LimitRange resource.\n")
+    pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "bar"}, "value": 10,
+          "globalDefault": False, "preemptionPolicy": "PreemptLowerPriority", "description": "test1"}
+    out = oc.run(Store([pc]), "oc describe priorityclass bar", NOW).stdout
+    lines = [line.split(None, 1) for line in out.splitlines()]
+    assert lines[:5] == [["Name:", "bar"], ["Value:", "10"], ["GlobalDefault:", "false"],
+                         ["PreemptionPolicy:", "PreemptLowerPriority"], ["Description:", "test1"]]
