@@ -164,6 +164,30 @@ def test_completion_lists_commands_kinds_and_names(client, cluster):
     assert data["names"]["no"] == ["node1", "node2"] and data["names"]["pods"] == ["web"]
 
 
+def test_completion_knows_subcommands_flags_and_the_system_namespaces(client, cluster):
+    data = client.get(reverse("console-complete", args=[cluster.pk])).json()
+    assert {"explain", "rollout", "whoami", "version", "logs", "config"} <= set(data["commands"])
+    assert data["sub"]["rollout"] == ["history", "pause", "restart", "resume", "status", "undo"]
+    assert data["sub"]["config"] == ["current-context", "view"] and "top" in data["sub"]["adm"]
+    assert {"--sort-by", "--show-labels", "-L", "--no-headers", "--show-kind", "-o", "-A", "--field-selector"} <= set(
+        data["flags"]["get"])
+    assert {"--watch", "--timeout", "--revision"} <= set(data["flags"]["rollout status"])
+    assert "--to-revision" in data["flags"]["rollout undo"] and "--recursive" in data["flags"]["explain"]
+    assert "jsonpath=" in data["values"]["--output"] and "custom-columns=" in data["values"]["--output"]
+    assert {"default", "kube-system", "kube-public", "kube-node-lease"} <= set(data["names"]["ns"])
+
+
+def test_new_commands_answer_in_the_console(client, cluster):
+    assert run(client, cluster, "oc whoami") == {"lines": [["stderr", 'Error from server (Forbidden): users.user.openshift.io "~" is '
+                                                 'forbidden: User "system:anonymous" cannot get resource "users" in API group '
+                                                 '"user.openshift.io" at the cluster scope\n']], "exit_code": 1}
+    result = run(client, cluster, "oc get ns -o jsonpath={.items[*].metadata.name}")
+    assert result["lines"][0][1].split() == ["default", "kube-node-lease", "kube-public", "kube-system"]
+    assert run(client, cluster, "oc adm top nodes") == {"lines": [["stderr", "error: Metrics API not available\n"]], "exit_code": 1}
+    explained = run(client, cluster, "oc explain pod.spec.tolerations")
+    assert explained["exit_code"] == 0 and explained["lines"][0][1].startswith("KIND:       Pod\nVERSION:    v1\n")
+
+
 def test_a_drain_is_followed_as_the_clock_runs(editor_client, db):
     cluster = services.import_new_cluster("drain", DRAIN.replace("nodeSelector: {pool: a}, ", ""), "drain.yaml")
     reconcile.reconcile(cluster.pk, force=True)
@@ -217,3 +241,31 @@ async def test_a_viewers_console_command_over_the_websocket_is_refused(viewer):
 @pytest.mark.django_db(transaction=True)
 async def test_an_editors_console_command_over_the_websocket_changes_nothing(editor):
     await _socket_command_changes_nothing(editor, "changes are made through the page's forms, not the socket", "socket-e")
+
+
+DEPLOYMENT = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: shop, namespace: default, creationTimestamp: 0}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: shop}}
+  template:
+    metadata: {labels: {app: shop}}
+    spec: {containers: [{name: c, image: "shop:1", resources: {requests: {cpu: 100m}}}]}
+"""
+
+
+def test_a_rollout_restart_is_previewed_then_applied_and_the_controllers_roll_it_out(editor_client, db):
+    cluster = services.import_new_cluster("roll", CLUSTER + "---" + DEPLOYMENT, "cluster.yaml")
+    reconcile.reconcile(cluster.pk, force=True)
+    result = run(editor_client, cluster, "oc rollout restart deployment/shop")
+    assert result["lines"] == [["stdout", "deployment.apps/shop restarted (server dry run)\n"]]
+    assert result["confirm"] == "oc rollout restart deployment/shop" and "preview" in result
+    result = run(editor_client, cluster, result["confirm"], confirm="1")
+    assert result == {"lines": [["stdout", "deployment.apps/shop restarted\n"]], "exit_code": 0}
+    reconcile.reconcile(cluster.pk, force=True)  # what the worker does after a write
+    history = run(editor_client, cluster, "oc rollout history deployment/shop")["lines"][0][1]
+    assert history == "deployment.apps/shop \nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n\n"
+    status = run(editor_client, cluster, "oc rollout status deployment/shop --watch=false")
+    assert status["lines"][0][1].startswith(('deployment "shop" successfully rolled out', 'Waiting for deployment "shop"'))

@@ -27,6 +27,11 @@ REVISION = "deployment.kubernetes.io/revision"
 CHANGE_CAUSE = "kubernetes.io/change-cause"
 POD_TEMPLATE_HASH = "pod-template-hash"
 RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
+STATUS_FLAGS = (Flag("watch", "bool", "w", True), Flag("revision", "int", "", 0), Flag("timeout", "duration", "", 0.0),
+                Flag("filename", "strings", "f", ()))
+HISTORY_FLAGS = (Flag("revision", "int", "", 0), OUTPUT)
+WRITE_FLAGS = (DRY_RUN, OUTPUT, Flag("selector", "string", "l", ""))
+UNDO_FLAGS = (*WRITE_FLAGS, Flag("to-revision", "int", "", 0))
 WATCH_STEP = 5.0  # simulated seconds between two looks of a followed `rollout status`
 
 
@@ -108,8 +113,7 @@ def deployment_status(deploy: Mapping[str, Any]) -> tuple[str, bool]:
 
 
 def status(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
-    positional, flags = parse_flags(args, (Flag("watch", "bool", "w", True), Flag("revision", "int", "", 0),
-                                           Flag("timeout", "duration", "", 0.0), Flag("filename", "strings", "f", ())))
+    positional, flags = parse_flags(args, STATUS_FLAGS)
     if flags.revision < 0:
         raise OcError(f"revision must be a positive integer: {flags.revision}")
     _, deploy = _target(store, positional, flags, "status")
@@ -148,7 +152,7 @@ def resume_status(store: Store, pending: Mapping[str, Any], now: float) -> OcRes
 
 
 def history(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
-    positional, flags = parse_flags(args, (Flag("revision", "int", "", 0), OUTPUT))
+    positional, flags = parse_flags(args, HISTORY_FLAGS)
     r, deploy = _target(store, positional, flags, "history")
     info: dict[int, dict] = {}
     for rs in _owned_replica_sets(store, deploy):
@@ -226,7 +230,7 @@ def _resource_string(r: Resource) -> str:
 
 
 def restart(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
-    positional, flags = parse_flags(args, (DRY_RUN, OUTPUT, Flag("selector", "string", "l", "")))
+    positional, flags = parse_flags(args, WRITE_FLAGS)
     dry_run = dry_run_strategy(flags.dry_run)
     r, deploy = _target(store, positional, flags, "restart")
     if (deploy.get("spec") or {}).get("paused"):
@@ -244,7 +248,7 @@ def restart(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
 
 
 def _pause_or_resume(store: Store, args: Sequence[str], pause: bool) -> OcResult:
-    positional, flags = parse_flags(args, (DRY_RUN, OUTPUT, Flag("selector", "string", "l", "")))
+    positional, flags = parse_flags(args, WRITE_FLAGS)
     dry_run = dry_run_strategy(flags.dry_run)
     r, deploy = _target(store, positional, flags, "pause" if pause else "resume")
     paused = bool((deploy.get("spec") or {}).get("paused"))
@@ -268,7 +272,7 @@ def resume(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
 
 
 def undo(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
-    positional, flags = parse_flags(args, (DRY_RUN, OUTPUT, Flag("to-revision", "int", "", 0), Flag("selector", "string", "l", "")))
+    positional, flags = parse_flags(args, UNDO_FLAGS)
     dry_run = dry_run_strategy(flags.dry_run)
     r, deploy = _target(store, positional, flags, "undo")
     to = flags.to_revision
@@ -310,7 +314,9 @@ def undo(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     return _write(r, deploy, doc, "rolled back", dry_run)
 
 
-for _f, _help in ((status, "Show the status of the rollout."), (history, "View previous rollout revisions and configurations."),
-                  (restart, "Restart a resource."), (pause, "Mark the provided resource as paused."),
-                  (resume, "Resume a paused resource."), (undo, "Undo a previous rollout.")):
+for _f, _help, _flags in ((status, "Show the status of the rollout.", STATUS_FLAGS),
+                          (history, "View previous rollout revisions and configurations.", HISTORY_FLAGS),
+                          (restart, "Restart a resource.", WRITE_FLAGS), (pause, "Mark the provided resource as paused.", WRITE_FLAGS),
+                          (resume, "Resume a paused resource.", WRITE_FLAGS), (undo, "Undo a previous rollout.", UNDO_FLAGS)):
     _f.short = _help
+    _f.flags = _flags  # what the console completes

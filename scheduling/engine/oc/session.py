@@ -33,6 +33,19 @@ KUSTOMIZE_VERSION = "v5.0.4-0.20230601165947-6ce0bf390ce3"
 DEFAULT_CLIENT_VERSION = "4.16.0"
 
 
+WHOAMI_FLAGS = (Flag("show-context", "bool", "c", False), Flag("show-server", "bool", "", False),
+                Flag("show-console", "bool", "", False), Flag("show-token", "bool", "t", False), Flag("output", "string", "o", ""))
+VERSION_FLAGS = (Flag("client", "bool", "", False), Flag("short", "bool", "", False), Flag("output", "string", "o", ""))
+CONFIG_VIEW_FLAGS = (Flag("output", "string", "o", "yaml"), Flag("minify", "bool", "", False), Flag("raw", "bool", "", False),
+                     Flag("flatten", "bool", "", False))
+LOGS_FLAGS = (Flag("container", "string", "c", ""), Flag("follow", "bool", "f", False), Flag("previous", "bool", "p", False),
+              Flag("tail", "int", "", -1), Flag("all-containers", "bool", "", False), Flag("timestamps", "bool", "", False),
+              Flag("since", "duration", "", 0.0))
+TOP_FLAGS = (Flag("selector", "string", "l", ""), Flag("all-namespaces", "bool", "A", False), Flag("containers", "bool", "", False),
+             Flag("sort-by", "string", "", ""), Flag("no-headers", "bool", "", False),
+             Flag("use-protocol-buffers", "bool", "", True), Flag("show-capacity", "bool", "", False))
+
+
 def session(files: Mapping[str, Sequence[Mapping[str, Any]]] | None) -> dict:
     given = ((files or {}).get(SESSION) or [{}])[0]
     return {"user": given.get("user") or ADMIN, "cluster": given.get("cluster") or "cluster"}
@@ -44,9 +57,7 @@ def session(files: Mapping[str, Sequence[Mapping[str, Any]]] | None) -> dict:
 def whoami(store: Store, args: Sequence[str], now: float = 0.0, *, files=None) -> OcResult:
     """openshift/oc pkg/cli/whoami: the user's name (users/~); `--show-context`,
     `--show-server`, `--show-console`. An anonymous user is refused by the API server."""
-    positional, flags = parse_flags(args, (Flag("show-context", "bool", "c", False), Flag("show-server", "bool", "", False),
-                                           Flag("show-console", "bool", "", False), Flag("show-token", "bool", "t", False),
-                                           Flag("output", "string", "o", "")))
+    positional, flags = parse_flags(args, WHOAMI_FLAGS)
     if positional:
         raise OcError("no arguments should be provided", usage=True)
     s = session(files)
@@ -103,8 +114,7 @@ def kubernetes_version(store: Store) -> str:
 def version(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     """openshift/oc pkg/cli/version: `Client Version`, `Kustomize Version`, `Server Version`
     (the release, when the cluster has one), `Kubernetes Version`; `--client`; `-o json|yaml`."""
-    positional, flags = parse_flags(args, (Flag("client", "bool", "", False), Flag("short", "bool", "", False),
-                                           Flag("output", "string", "o", "")))
+    positional, flags = parse_flags(args, VERSION_FLAGS)
     if flags.output not in ("", "json", "yaml"):
         raise OcError("--output must be 'yaml' or 'json'")
     release = release_version(store)
@@ -154,8 +164,7 @@ def kubeconfig(cluster: str, user: str) -> dict:
 
 def config_view(store: Store, args: Sequence[str], now: float = 0.0, *, files=None) -> OcResult:
     """kubectl config view: the kubeconfig, secrets left out (`--raw` has none to show here)."""
-    _, flags = parse_flags(args, (Flag("output", "string", "o", "yaml"), Flag("minify", "bool", "", False),
-                                  Flag("raw", "bool", "", False), Flag("flatten", "bool", "", False)))
+    _, flags = parse_flags(args, CONFIG_VIEW_FLAGS)
     s = session(files)
     config = kubeconfig(s["cluster"], s["user"])
     if flags.output == "json":
@@ -195,10 +204,7 @@ def logs(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     not found, `container X is not valid for pod Y`, a waiting container's BadRequest, an
     unscheduled pod's empty stream (LogLocation has no node to ask). A simulated container
     that runs writes no log lines: that is said on stderr, as a note, exit status 0."""
-    positional, flags = parse_flags(args, (Flag("container", "string", "c", ""), Flag("follow", "bool", "f", False),
-                                           Flag("previous", "bool", "p", False), Flag("tail", "int", "", -1),
-                                           Flag("all-containers", "bool", "", False), Flag("timestamps", "bool", "", False),
-                                           Flag("since", "duration", "", 0.0)))
+    positional, flags = parse_flags(args, LOGS_FLAGS)
     if not positional:
         raise OcError("expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument "
                       "for the logs command", usage=True)
@@ -282,10 +288,7 @@ def workload_selector(owner: Mapping[str, Any]):
 def top(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     """`oc adm top node|pod`: the simulated cluster runs no metrics server, so kubectl's
     `Metrics API not available` (pkg/cmd/top/top_node.go, top_pod.go: metricsAPIAvailable)."""
-    positional, _ = parse_flags(args, (Flag("selector", "string", "l", ""), Flag("all-namespaces", "bool", "A", False),
-                                       Flag("containers", "bool", "", False), Flag("sort-by", "string", "", ""),
-                                       Flag("no-headers", "bool", "", False), Flag("use-protocol-buffers", "bool", "", True),
-                                       Flag("show-capacity", "bool", "", False)))
+    positional, _ = parse_flags(args, TOP_FLAGS)
     return OcResult(stderr="error: Metrics API not available\n", exit_code=1)
 
 
@@ -314,3 +317,8 @@ Available Commands:
 Use "oc <command> --help" for more information about a given command.
 Use "oc options" for a list of global command-line options (applies to all commands).
 """
+
+
+for _f, _flags in ((whoami, WHOAMI_FLAGS), (version, VERSION_FLAGS), (config_view, CONFIG_VIEW_FLAGS), (logs, LOGS_FLAGS),
+                   (top, TOP_FLAGS)):
+    _f.flags = _flags  # what the console completes
