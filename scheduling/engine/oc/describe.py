@@ -13,10 +13,14 @@ from typing import Any, Iterable, Mapping, Sequence
 from scheduling.engine.api.quantity import QuantityError, format_quantity, parse_quantity
 from scheduling.engine.store import Store
 
+from scheduling.engine.api.kinds import resolve
+
+from . import namespaces
 from .core import SELECTOR, OcError, OcResult, meta, not_found, parse_flags, resource_or_error
 from .output import age, go_tabwriter, human_duration, rfc1123z, seconds
 from .printers import node_roles
 from .selectors import parse_selector
+from .session import SESSION
 
 FLAGS = (SELECTOR, )
 DESCRIBABLE = ("Node", "Pod")
@@ -359,10 +363,15 @@ def describe_node(store: Store, node: Mapping[str, Any], now: float) -> str:
     return w.render()
 
 
+# The other kinds' describers, as dotted paths (they build on this module's helpers).
+DESCRIBERS = {
+    "Namespace": "scheduling.engine.oc.describe_kinds:describe_namespace",
+    "Deployment": "scheduling.engine.oc.describe_kinds:describe_deployment",
+    "PriorityClass": "scheduling.engine.oc.describe_kinds:describe_priority_class",
+}
+
+
 def run(store: Store, args: Sequence[str], now: float = 0.0, *, files=None) -> OcResult:
-    from . import namespaces
-    from .describe_kinds import DESCRIBERS  # the other kinds' describers (they build on this module)
-    from .session import SESSION
     live = SESSION in (files or {})  # a running cluster: its namespaces include the system ones
     positional, flags = parse_flags(args, FLAGS)
     if not positional:
@@ -395,7 +404,7 @@ def run(store: Store, args: Sequence[str], now: float = 0.0, *, files=None) -> O
                 continue
             docs = [doc]
         for doc in docs:
-            describer = {"Pod": describe_pod, "Node": describe_node}.get(r.kind) or DESCRIBERS[r.kind]
+            describer = {"Pod": describe_pod, "Node": describe_node}.get(r.kind) or resolve(DESCRIBERS[r.kind])
             out.append(describer(store, doc, now))
     # several objects: separated by a blank line, as kubectl separates them
     result = OcResult("\n\n".join(o.rstrip("\n") for o in out) + "\n" if out else "")
@@ -404,6 +413,11 @@ def run(store: Store, args: Sequence[str], now: float = 0.0, *, files=None) -> O
         result.exit_code = 1
     return result
 
+
+# for the describers of engine.oc.describe_kinds
+PrefixWriter = _W
+describe_events = _events
+map_lines = _map_lines
 
 run.uses_files = True
 run.help_text = """Show details of a specific resource or group of resources.

@@ -1,16 +1,16 @@
 """`oc describe` for the Kubernetes kinds besides nodes and pods (kubectl pkg/describe:
 describeNamespace, describeDeployment with DescribePodTemplate and
-printReplicaSetsByLabels, describePriorityClass). DESCRIBERS maps a kind to its describer
-`(store, doc, now) -> text`; engine.oc.describe dispatches to it."""
+printReplicaSetsByLabels, describePriorityClass). Each describer is
+`(store, doc, now) -> text`; engine.oc.describe.DESCRIBERS names them."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from scheduling.engine.api import selectors
 from scheduling.engine.store import Store
 
-from .describe import _W, _events, _map_lines, toleration_text
+from .describe import PrefixWriter as _W, describe_events as _events, map_lines as _map_lines, toleration_text
 from .output import rfc1123z
 
 Doc = Mapping[str, Any]
@@ -212,10 +212,3 @@ def describe_priority_class(store: Store, pc: Doc, now: float) -> str:
     w.write(0, f"Annotations:\t{annotations}\n")
     _events(w, store, "PriorityClass", "", m.get("name") or "", now)
     return w.render()
-
-
-DESCRIBERS: dict[str, Callable[[Store, Doc, float], str]] = {
-    "Namespace": describe_namespace,
-    "Deployment": describe_deployment,
-    "PriorityClass": describe_priority_class,
-}

@@ -14,6 +14,7 @@ object named (kubectl's singleItemImplied)."""
 from __future__ import annotations
 
 import functools
+import json
 import re
 from typing import Any, Callable, Mapping, Sequence
 
@@ -53,7 +54,6 @@ def _jsonpath_printer(template: str, as_json: bool) -> Printer:
         except jp.JSONPathError as exc:
             raise OcError(jp.printer_error_execute(template, exc, obj)) from None
         if as_json:
-            import json
             flat = [v for r in results for v in r]
             return json.dumps(flat, indent=4, sort_keys=True, ensure_ascii=False) + "\n"
         return "".join(jp.print_results(r) for r in results)
@@ -176,9 +176,9 @@ def sort_items(items: Sequence[Mapping[str, Any]], field: str) -> list:
             results = jp.find_results(root, item)
         except jp.JSONPathError as exc:
             raise OcError(f"couldn't find any field with path \"{expression}\" in the list of objects: {exc}") from None
-        keyed.append((results[0][0] if results and results[0] else jp._MISSING, item))
-    missing = [item for value, item in keyed if value is jp._MISSING]
-    present = [(value, item) for value, item in keyed if value is not jp._MISSING]
+        keyed.append((results[0][0] if results and results[0] else jp.MISSING, item))
+    missing = [item for value, item in keyed if value is jp.MISSING]
+    present = [(value, item) for value, item in keyed if value is not jp.MISSING]
 
     def compare(x, y) -> int:
         if _less(x[0], y[0]):

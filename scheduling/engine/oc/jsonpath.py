@@ -307,7 +307,7 @@ def parse(template: str) -> Node:
 # --- evaluation (jsonpath.go) ------------------------------------------------------------------------------------
 
 
-_MISSING = object()
+MISSING = object()  # no value (a sort key an object lacks)
 
 
 class _Executor:
