@@ -39,6 +39,12 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("create",): "scheduling.engine.oc.create:create",
     ("apply",): "scheduling.engine.oc.create:apply",
     ("replace",): "scheduling.engine.oc.create:replace",
+    ("create", "namespace"): "scheduling.engine.oc.create_kinds:namespace",
+    ("create", "ns"): "scheduling.engine.oc.create_kinds:namespace",
+    ("create", "deployment"): "scheduling.engine.oc.create_kinds:deployment",
+    ("create", "deploy"): "scheduling.engine.oc.create_kinds:deployment",
+    ("create", "priorityclass"): "scheduling.engine.oc.create_kinds:priority_class",
+    ("create", "pc"): "scheduling.engine.oc.create_kinds:priority_class",
     ("explain",): "scheduling.engine.oc.explain:run",
     ("whoami",): "scheduling.engine.oc.session:whoami",
     ("version",): "scheduling.engine.oc.session:version",
@@ -72,7 +78,8 @@ KUBECTL_NAMES = {"taint": ("adm", "taint"), "cordon": ("adm", "cordon"), "uncord
 # running them); READ_ONLY ones never do. Other `adm` commands count as writes unless listed.
 MUTATING = frozenset({("label",), ("annotate",), ("scale",), ("delete",), ("create",), ("apply",), ("replace",), ("adm", "taint"),
                       ("adm", "cordon"), ("adm", "uncordon"), ("adm", "drain"), ("adm", "upgrade"), ("adm", "upgrade", "channel"),
-                      ("adm", "upgrade", "rollback"), ("rollout", "restart"), ("rollout", "pause"), ("rollout", "resume"),
+                      ("adm", "upgrade", "rollback"), ("create", "namespace"), ("create", "ns"), ("create", "deployment"),
+                      ("create", "deploy"), ("create", "priorityclass"), ("create", "pc"), ("rollout", "restart"), ("rollout", "pause"), ("rollout", "resume"),
                       ("rollout", "undo")})
 
 

@@ -287,3 +287,28 @@ def test_rollout_restart_pause_resume():
     resumed = oc.run(paused, "oc rollout resume deploy/web", 600)
     assert resumed.stdout == "deployment.apps/web resumed\n" and "paused" not in resumed.actions[0].doc["spec"]
     assert run(paused, "oc rollout undo deploy/web")[1:] == ("error: no rollout history found for deployment \"web\"\n", 1)
+
+
+# --- oc create namespace|deployment|priorityclass ---------------------------------------------------------------
+
+
+def test_create_namespace_deployment_priorityclass():
+    store = Store([])
+    result = oc.run(store, "oc create namespace team-a", 600)
+    assert (result.stdout, result.exit_code) == ("namespace/team-a created\n", 0)
+    assert result.actions[0].doc["metadata"]["name"] == "team-a"
+    result = oc.run(store, "oc create deployment web --image=quay.io/org/nginx:1.25 --replicas=3 -n shop", 600)
+    assert result.stdout == "deployment.apps/web created\n"
+    doc = result.actions[0].doc
+    assert (doc["metadata"]["namespace"], doc["spec"]["replicas"], doc["spec"]["selector"]) == (
+        "shop", 3, {"matchLabels": {"app": "web"}})
+    assert [(c["name"], c["image"]) for c in doc["spec"]["template"]["spec"]["containers"]] == [("nginx", "quay.io/org/nginx:1.25")]
+    result = oc.run(store, "oc create priorityclass high --value=1000 --description=important --dry-run=server", 600)
+    assert (result.stdout, result.actions, result.would[0].doc["value"]) == (
+        "priorityclass.scheduling.k8s.io/high created (server dry run)\n", [], 1000)
+    assert run(store, "oc create deployment web") == ("", 'error: required flag(s) "image" not set\n', 1)
+    taken = Store([{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1}])
+    assert run(taken, "oc create pc high --value=5") == (
+        "", 'Error from server (AlreadyExists): priorityclasses.scheduling.k8s.io "high" already exists\n', 1)
+    assert run(Store([]), "oc create ns default", {SESSION: [{"cluster": "demo"}]}) == (
+        "", 'Error from server (AlreadyExists): namespaces "default" already exists\n', 1)
