@@ -255,15 +255,47 @@ def _pct(part: Fraction, whole: Fraction) -> int:
     return int(part * 100 / whole) if whole else 0
 
 
+def _aggregate(pod: Mapping[str, Any], field: str) -> dict[str, Fraction]:
+    """resourcehelper's AggregateContainerRequests / Limits: the containers' sum, plus the
+    sidecars (restartable init containers) beside them, at least as much as any init
+    container needs while it runs (with the sidecars started before it), plus the pod's
+    overhead."""
+    spec = pod.get("spec") or {}
+
+    def of(c: Mapping[str, Any]) -> dict[str, Fraction]:
+        return {k: _q(v) for k, v in ((c.get("resources") or {}).get(field) or {}).items()}
+
+    def add(into: dict[str, Fraction], more: Mapping[str, Fraction]) -> None:
+        for k, v in more.items():
+            into[k] = into.get(k, Fraction(0)) + v
+
+    total: dict[str, Fraction] = {}
+    for c in spec.get("containers") or []:
+        add(total, of(c))
+    sidecars: dict[str, Fraction] = {}
+    init_max: dict[str, Fraction] = {}
+    for c in spec.get("initContainers") or []:
+        needed = of(c)
+        if c.get("restartPolicy") == "Always":
+            add(total, needed)
+            add(sidecars, needed)
+            needed = dict(sidecars)
+        else:
+            needed = dict(needed)
+            add(needed, sidecars)
+        for k, v in needed.items():
+            init_max[k] = max(init_max.get(k, Fraction(0)), v)
+    for k, v in init_max.items():
+        total[k] = max(total.get(k, Fraction(0)), v)
+    add(total, {k: _q(v) for k, v in (spec.get("overhead") or {}).items()})
+    return total
+
+
 def _pod_totals(pod: Mapping[str, Any]) -> tuple[dict[str, Fraction], dict[str, Fraction]]:
-    requests: dict[str, Fraction] = {}
-    limits: dict[str, Fraction] = {}
-    for c in (pod.get("spec") or {}).get("containers") or []:
-        res = c.get("resources") or {}
-        for k, v in (res.get("requests") or {}).items():
-            requests[k] = requests.get(k, Fraction(0)) + _q(v)
-        for k, v in (res.get("limits") or {}).items():
-            limits[k] = limits.get(k, Fraction(0)) + _q(v)
+    """resourcehelper.PodRequestsAndLimits (sidecar and init containers counted as the
+    scheduler counts them)."""
+    requests = _aggregate(pod, "requests")
+    limits = _aggregate(pod, "limits")
     for k, v in limits.items():
         requests.setdefault(k, v)  # requests default to limits
     return requests, limits

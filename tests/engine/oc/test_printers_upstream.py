@@ -285,3 +285,17 @@ def test_describe_namespace_and_priority_class():
     lines = [line.split(None, 1) for line in out.splitlines()]
     assert lines[:5] == [["Name:", "bar"], ["Value:", "10"], ["GlobalDefault:", "false"],
                          ["PreemptionPolicy:", "PreemptLowerPriority"], ["Description:", "test1"]]
+
+
+def test_describe_node_counts_sidecar_and_init_container_requests():
+    """resourcehelper.PodRequestsAndLimits, as describe node's Allocated resources sums it: a
+    sidecar's requests add to the containers'; a plain init container counts only when it
+    needs more than they do."""
+    node = node_doc("n1", cpu="4")
+    p = pod_doc("p", node="n1", phase="Running")
+    p["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "500m"}}
+    p["spec"]["initContainers"] = [{"name": "proxy", "image": "i", "restartPolicy": "Always", "resources": {"requests": {"cpu": "250m"}}},
+                                   {"name": "setup", "image": "i", "resources": {"requests": {"cpu": "2"}}}]
+    out = oc.run(Store([node, p]), "oc describe node n1", NOW).stdout
+    # max(500m + 250m, 2 + 250m) = 2250m of 4 cores
+    assert "  cpu                2250m (56%)" in out
