@@ -486,6 +486,11 @@ def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: fl
         emit("stderr", f"{exc}\n")
         return OcResult(stderr=f"{exc}\n", exit_code=1)
     _emit_result(result, emit)
+    if wait and result.pending is not None and result.pending.get("watch") and user is not None and not can_edit(user):
+        # following a rollout moves the cluster's clock: a user who may only read sees the status once
+        emit("stderr", "error: following the rollout moves the cluster's clock, which this user may not do; "
+                       "give --watch=false\n")
+        return OcResult(stdout=result.stdout, stderr=result.stderr, exit_code=1)
     steps = 0
     while wait and result.pending is not None and steps < MAX_DRAIN_STEPS:
         steps += 1

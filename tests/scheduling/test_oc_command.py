@@ -10,7 +10,7 @@ import pytest
 
 from scheduling.store import services
 from scheduling.management.commands.oc import Command
-from scheduling.models import Cluster, Node, Pod
+from scheduling.models import Cluster, Deployment, Node, Pod
 
 CLUSTER = """
 apiVersion: v1
@@ -337,3 +337,25 @@ def test_apply_of_a_custom_resource_past_its_crd_schema_is_refused_as_oc_prints_
             "", 'The MachineSet "ms" is invalid: spec.replicas: Invalid value: "string": '
                 'spec.replicas in body must be of type integer: "string"\n', 1)
     assert not MachineSet.objects.exists()
+
+
+def test_rollout_status_follows_a_rollout_on_the_clusters_clock_until_its_timeout(cluster, viewer):
+    """A deployment whose pods no node can take never rolls out: `oc rollout status` follows it
+    as the clock runs and gives up at --timeout with kubectl's message; --watch=false looks once."""
+    assert oc("--cluster", "demo", "create", "deployment", "big", "--image=busybox", "--replicas=1")[2] == 0
+    assert Deployment.objects.filter(cluster=cluster, name="big").exists()
+    out, err, code = oc("--cluster", "demo", "apply", "-f", "-", stdin=(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big, namespace: default}\n"
+        "spec: {replicas: 1, selector: {matchLabels: {app: big}}, template: {metadata: {labels: {app: big}}, spec: "
+        "{containers: [{name: busybox, image: busybox, resources: {requests: {cpu: '64'}}}]}}}\n"))
+    assert (err, code) == ("", 0)
+    before = Cluster.objects.get(pk=cluster.pk).now
+    out, err, code = oc("--cluster", "demo", "rollout", "status", "deployment/big", "--timeout=20s")
+    assert out.startswith('Waiting for deployment "big" rollout to finish: ')
+    assert (err, code) == ("error: timed out waiting for the condition\n", 1)
+    assert Cluster.objects.get(pk=cluster.pk).now >= before + 20
+    out, err, code = oc("--cluster", "demo", "rollout", "status", "deployment/big", "--watch=false")
+    assert (out.startswith('Waiting for deployment "big"'), err, code) == (True, "", 0)
+    # following moves the clock: a user who may only read sees the status once
+    out, err, code = oc("--cluster", "demo", "--as", viewer.username, "rollout", "status", "deployment/big")
+    assert code == 1 and "--watch=false" in err
