@@ -6,8 +6,9 @@ template by template: "output", "fieldList", "fieldDetail", "description", "type
 The field documentation is the upstream OpenAPI v3 document of Kubernetes v1.27.0 (kubectl's
 testdata/openapi/v3 api/v1 and apis/apps/v1), cut to the schemas the simulated core and apps
 kinds reach and to the keys the template reads: data/openapi-v3-subset.json. A simulated kind
-outside it (the OpenShift custom resources, PodDisruptionBudget, StorageClass, PriorityClass)
-gets kubectl's answer for a GVR its OpenAPI document lacks."""
+outside it (the OpenShift custom resources, PodDisruptionBudget, StorageClass) gets kubectl's
+answer for a GVR its OpenAPI document lacks. PriorityClass (scheduling.k8s.io/v1) comes from
+kubernetes' api/openapi-spec/v3."""
 
 from __future__ import annotations
 
@@ -233,12 +234,18 @@ def explain(word: str, recursive: bool = False, api_version: str = "") -> str:
     """The text of `oc explain WORD`; OcError with kubectl's message."""
     resource_word, *path = word.split(".") if "." in word else (word,)
     resource = resource_or_error(resource_word)
-    preferred = KINDS[resource.kind].api_versions[0] if resource.kind in KINDS else resource.api_versions[0]
-    if api_version:
-        preferred = api_version
-    group, _, version = preferred.rpartition("/")
-    schema = _kind_schema(group, version, resource.kind)
-    if schema is None:
+    # the server's preferred version: the first of the kind's versions the OpenAPI document describes
+    versions = [api_version] if api_version else list(KINDS[resource.kind].api_versions if resource.kind in KINDS
+                                                      else resource.api_versions)
+    schema = None
+    for candidate in versions:
+        group, _, version = candidate.rpartition("/")
+        schema = _kind_schema(group, version, resource.kind)
+        if schema is not None:
+            break
+    if schema is None:  # named in the GA version, as today's servers prefer it
+        shown = next((v for v in versions if v == "v1" or v.endswith("/v1")), versions[0])
+        group, _, version = shown.rpartition("/")
         gv = f"{group}/{version}" if group else f"/{version}"
         raise OcError(f"GVR ({gv}, Resource={resource.plural}) not found in OpenAPI schema")
     head = (f"GROUP:      {group}\n" if group else "") + f"KIND:       {resource.kind}\nVERSION:    {version}\n\n"

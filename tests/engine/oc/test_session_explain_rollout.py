@@ -170,7 +170,14 @@ def test_explain_a_field_through_a_list_and_a_scalar():
     assert "FIELD: name <string>\n" in stdout and "FIELDS:" not in stdout
 
 
+def test_explain_priority_class_at_its_served_version():
+    stdout, _, code = run(Store([]), "oc explain priorityclass.value")
+    assert code == 0 and stdout.startswith("GROUP:      scheduling.k8s.io\nKIND:       PriorityClass\nVERSION:    v1\n\n"
+                                           "FIELD: value <integer>\n")
+
+
 @pytest.mark.parametrize("command, stderr", [
+    ("oc explain pdb", "error: GVR (policy/v1, Resource=poddisruptionbudgets) not found in OpenAPI schema\n"),
     ("oc explain pod.spec.nope", 'error: field "nope" does not exist\n'),
     # the template names the LAST element of the path, whichever one is missing
     ("oc explain pod.nope.deeper", 'error: field "deeper" does not exist\n'),
