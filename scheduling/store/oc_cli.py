@@ -23,6 +23,7 @@ Times: stored clusters count simulated seconds; second 0 is engine.oc.output.EPO
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Sequence
@@ -34,7 +35,7 @@ from scheduling.engine import actions as A
 from scheduling.engine.api.defaults import KINDS
 from scheduling.engine.api.validation import decode_only, excerpt, invalid_object_message
 from scheduling.engine.api.validation.field import as_str
-from scheduling.engine.oc import commands, drain, rollout, session
+from scheduling.engine.oc import commands, drain, get, rollout, session
 from scheduling.engine.oc.session import ADMIN
 from scheduling.engine.oc.core import BY_KIND, OcResult, find_resource
 from scheduling.engine.oc.create import source_name
@@ -486,6 +487,8 @@ def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: fl
         emit("stderr", f"{exc}\n")
         return OcResult(stderr=f"{exc}\n", exit_code=1)
     _emit_result(result, emit)
+    if wait and result.pending is not None and result.pending.get("watch") == "get":
+        return follow_get(cluster, result, emit)
     if wait and result.pending is not None and result.pending.get("watch") and user is not None and not can_edit(user):
         # following a rollout moves the cluster's clock: a user who may only read sees the status once
         emit("stderr", "error: following the rollout moves the cluster's clock, which this user may not do; "
@@ -501,6 +504,25 @@ def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: fl
                        f"{MAX_DRAIN_STEPS} steps; give --timeout to bound it\n")
         result.exit_code = 1
     return result
+
+
+def follow_get(cluster: Cluster, result: OcResult, emit: Emit, poll: float = 1.0, stop: Callable[[], bool] | None = None) -> OcResult:
+    """`oc get -w` on the command line: kubectl's watch follows until interrupted (Ctrl-C); here
+    it looks at the stored cluster every `poll` wall seconds and prints what changed once the
+    cluster's clock (run by the beat) has passed the next look. Nothing moves the clock."""
+    pending = result.pending
+    try:
+        while pending is not None and not (stop is not None and stop()):
+            time.sleep(poll)
+            cluster.refresh_from_db()
+            if cluster.now + 1e-9 < pending["next_due"]:
+                continue
+            _, step = _run_stored(cluster, lambda store: _resume(store, pending, cluster.now), emit)
+            _emit_result(step, emit)
+            pending = step.pending
+    except KeyboardInterrupt:
+        pass
+    return OcResult()
 
 
 def continue_drain(cluster: Cluster, pending: Mapping[str, Any], emit: Emit) -> OcResult:
@@ -530,9 +552,12 @@ def resume_drain(cluster: Cluster, pending: Mapping[str, Any], emit: Emit) -> Oc
 
 
 def _resume(store: Store, pending: Mapping[str, Any], now: float) -> OcResult:
-    """The next pass of a command that goes on: a followed `oc rollout status`, else a drain."""
+    """The next pass of a command that goes on: a followed `oc rollout status`, `oc get -w`,
+    else a drain."""
     if pending.get("watch") == "rollout-status":
         return rollout.resume_status(store, pending, now)
+    if pending.get("watch") == "get":
+        return get.resume_watch(store, pending, now)
     return drain.resume(store, pending, now)
 
 
@@ -541,6 +566,8 @@ def run_on_snapshot(store: Store, argv: Sequence[str], emit: Emit, *, now: float
     """Run one command against snapshot objects: print, change nothing on disk."""
     result = commands.run(store, argv, now, files=files)
     _emit_result(result, emit)
+    if result.pending is not None and result.pending.get("watch") == "get":
+        return result  # nothing changes in a snapshot: the watch has nothing more to print
     if result.pending is not None and result.pending.get("watch"):
         emit("stderr", "error: nothing changes in a snapshot (no controllers run), so this rollout would be watched forever; "
                        "give --watch=false\n")

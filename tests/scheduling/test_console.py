@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from scheduling.store import clock, reconcile, services
-from scheduling.models import Node, Pod
+from scheduling.models import Cluster, Node, Pod
 from tests.scheduling.test_oc_command import CLUSTER, DRAIN
 
 
@@ -269,3 +269,20 @@ def test_a_rollout_restart_is_previewed_then_applied_and_the_controllers_roll_it
     assert history == "deployment.apps/shop \nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n\n"
     status = run(editor_client, cluster, "oc rollout status deployment/shop --watch=false")
     assert status["lines"][0][1].startswith(('deployment "shop" successfully rolled out', 'Waiting for deployment "shop"'))
+
+
+def test_get_watch_follows_the_changes_as_the_clock_runs(client, editor_client, cluster):
+    """`oc get pods -w`: the table, then a row for each change once the clock has moved;
+    anyone may follow (it reads), and nothing moves the clock but the clock itself."""
+    clock.step(cluster, 600)
+    first = run(client, cluster, "oc get pods -w")
+    assert first["lines"] == [["stdout", "NAME   READY   STATUS    RESTARTS   AGE\nweb    1/1     Running   0          5m\n"]]
+    assert Cluster.objects.get(pk=cluster.pk).now == 600
+    assert first["done"] is False
+    url = reverse("console-drain", args=[cluster.pk])
+    assert answer(client.post(url, {"drain": first["drain"]}, HTTP_HX_REQUEST="true"))["lines"] == []
+    assert run(editor_client, cluster, "oc delete pod web --grace-period=0 --force", confirm="1")["exit_code"] == 0
+    clock.step(cluster, 5)
+    poll = answer(client.post(url, {"drain": first["drain"]}, HTTP_HX_REQUEST="true"))
+    assert poll["lines"] == [["stdout", "web    1/1     Running   0          5m5s\n"]]  # its last row: it went
+    assert poll["done"] is False

@@ -359,3 +359,27 @@ def test_rollout_status_follows_a_rollout_on_the_clusters_clock_until_its_timeou
     # following moves the clock: a user who may only read sees the status once
     out, err, code = oc("--cluster", "demo", "--as", viewer.username, "rollout", "status", "deployment/big")
     assert code == 1 and "--watch=false" in err
+
+
+def test_get_watch_on_the_command_line_follows_the_clock_without_moving_it(cluster):
+    """`manage.py oc --cluster NAME get pods -w` prints the table, then each change once the
+    cluster's clock (moved by the beat, here by the test) passes the next look; kubectl's
+    watch ends on Ctrl-C, here when `stop` says so."""
+    from scheduling.store import clock, oc_cli
+    printed = []
+    emit = lambda stream, text: printed.append((stream, text))  # noqa: E731
+    result = oc_cli.run_on_cluster(cluster, ["oc", "get", "pods", "-w"], emit, wait=False)
+    assert result.pending is not None and printed[0][1].startswith("NAME   READY")
+    looks = []
+
+    def stop() -> bool:
+        looks.append(1)
+        if len(looks) == 2:
+            oc_cli.run_on_cluster(cluster, ["oc", "delete", "pod", "web", "--grace-period=0", "--force"], lambda *a: None)
+            clock.step(cluster, 5)
+        return len(looks) > 3
+
+    now = Cluster.objects.get(pk=cluster.pk).now
+    oc_cli.follow_get(cluster, result, emit, poll=0, stop=stop)
+    assert printed[-1][1].startswith("web    1/1     Running")  # its last row: it went
+    assert Cluster.objects.get(pk=cluster.pk).now == now + 5  # only the test moved it

@@ -7,7 +7,7 @@ The field documentation is the upstream OpenAPI v3 document of Kubernetes v1.27.
 testdata/openapi/v3 api/v1 and apis/apps/v1), cut to the schemas the simulated core and apps
 kinds reach and to the keys the template reads: data/openapi-v3-subset.json. A simulated kind
 outside it (the OpenShift custom resources, PodDisruptionBudget, StorageClass) gets kubectl's
-answer for a GVR its OpenAPI document lacks. PriorityClass (scheduling.k8s.io/v1) comes from
+answer for a GVR its OpenAPI document lacks. PriorityClass (group scheduling.k8s.io, v1) comes from
 kubernetes' api/openapi-spec/v3."""
 
 from __future__ import annotations

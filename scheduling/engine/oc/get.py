@@ -6,6 +6,7 @@ API server's order (namespace, then name) unless sorted."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable, Mapping, Sequence
 
 from scheduling.engine.api.defaults import KINDS
@@ -31,7 +32,10 @@ FLAGS = (
     Flag("sort-by", "string", "", ""),
     Flag("ignore-not-found", "bool", "", False),
     Flag("chunk-size", "int", "", 500),
+    Flag("watch", "bool", "w", False),
+    Flag("watch-only", "bool", "", False),
 )
+WATCH_STEP = 1.0  # simulated seconds between two looks of `oc get -w`
 ALL_TYPES = ("Pod", "Service", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 OUTPUTS = ("custom-columns", "custom-columns-file", "go-template", "go-template-file", "json", "jsonpath", "jsonpath-as-json",
            "jsonpath-file", "name", "template", "templatefile", "wide", "yaml")
@@ -207,7 +211,15 @@ def run(store: Store, args: Sequence[str], now: float = 0.0, *, files=None) -> O
     if flags.ignore_not_found:
         errors = [e for e in errors if "(NotFound)" not in e.message]
     named = any(n is not None for _, n in pairs)
-    out = _render(groups, fmt, template, flags, now, all_ns, single=len(pairs) == 1 and named)
+    watching = flags.watch or flags.watch_only
+    if watching:
+        kinds = {r.kind for r, _ in pairs}
+        if len(kinds) > 1:
+            raise OcError(f"watch is only supported on individual resources and resource collections, but {len(kinds)} "
+                          "resources were found")
+        if fmt not in ("", "wide"):
+            raise OcError(f"the simulator follows tables only: -w with -o {fmt} is not supported")
+    out = "" if flags.watch_only else _render(groups, fmt, template, flags, now, all_ns, single=len(pairs) == 1 and named)
     stderr_lines: list[str] = []
     total = sum(len(docs) for _, docs in groups)
     if total == 0 and not errors and fmt in ("", "wide"):
@@ -216,11 +228,67 @@ def run(store: Store, args: Sequence[str], now: float = 0.0, *, files=None) -> O
             stderr_lines.append(f"No resources found in {namespace} namespace.\n")
         else:
             stderr_lines.append("No resources found\n")
+    if watching:
+        stderr_lines = []  # kubectl waits for objects instead of saying there are none
     result = OcResult(out, "".join(stderr_lines))
     if errors:
         result.stderr += "".join(e.message + "\n" for e in errors)
         result.exit_code = 1
+    if watching and not errors:
+        headers, rows = _watch_rows(groups, fmt == "wide", now, all_ns)
+        result.pending = {"watch": "get", "headers": headers, "rows": rows, "next_due": now + WATCH_STEP,
+                          "args": list(args), "live": live, "printed": bool(out) or flags.watch_only}
     return result
+
+
+def _fingerprint(doc: Mapping[str, Any]) -> str:
+    return json.dumps(doc, sort_keys=True, default=str)
+
+
+def _watch_rows(groups, wide: bool, now: float, all_ns: bool) -> tuple[list[str], dict[str, list]]:
+    """The table's headers and, per object, [fingerprint, row] (what `-w` compares)."""
+    headers: list[str] = []
+    rows: dict[str, list] = {}
+    for resource, docs in groups:
+        h, table = printer_for(resource.kind)(docs, now, wide)
+        headers = (["NAMESPACE"] if all_ns and resource.namespaced else []) + h
+        for doc, row in zip(docs, table):
+            if all_ns and resource.namespaced:
+                row = [meta(doc).get("namespace") or "default", *row]
+            key = f"{resource.kind}/{meta(doc).get('namespace') or ''}/{meta(doc).get('name') or ''}"
+            rows[key] = [_fingerprint(doc), row]
+    return headers, rows
+
+
+def resume_watch(store: Store, pending: Mapping[str, Any], now: float) -> OcResult:
+    """One more look of `oc get -w`: a row for each object that changed, appeared or went
+    (its last row), laid out under the first table's header as kubectl's watch prints them."""
+    positional, flags = parse_flags(pending["args"], FLAGS)
+    pairs = split_type_names(positional) if positional != ["all"] else [(BY_KIND[k], None) for k in ALL_TYPES]
+    groups, _ = _selected_objects(store, pairs, flags, flags.namespace or "default", flags.all_namespaces,
+                                  bool(pending.get("live")))
+    if flags.sort_by:
+        _sort_groups(groups, flags.sort_by)
+    headers, rows = _watch_rows(groups, flags.output == "wide", now, flags.all_namespaces)
+    headers = headers or list(pending.get("headers") or [])
+    before: dict[str, list] = dict(pending.get("rows") or {})
+    changed = [row for key, (mark, row) in rows.items() if key not in before or before[key][0] != mark]
+    for key, (mark, _) in before.items():
+        if key not in rows:  # it went: its last state, printed now (kubectl's DELETED event)
+            doc = json.loads(mark)
+            row = printer_for(key.partition("/")[0])([doc], now, flags.output == "wide")[1][0]
+            if flags.all_namespaces and BY_KIND[key.partition("/")[0]].namespaced:
+                row = [meta(doc).get("namespace") or "default", *row]
+            changed.append(row)
+    out = ""
+    printed = bool(pending.get("printed"))
+    for row in changed:
+        table = tabwriter([headers, row])
+        lines = table.splitlines(keepends=True)
+        out += table if not printed and not flags.no_headers else lines[-1]
+        printed = True
+    return OcResult(stdout=out, pending={**pending, "headers": headers, "rows": rows, "next_due": now + WATCH_STEP,
+                                         "printed": printed})
 
 
 def _sort_groups(groups: list[tuple[Resource, list[dict]]], field: str) -> None:

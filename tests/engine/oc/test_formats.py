@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from scheduling.engine import oc
-from scheduling.engine.oc import formats, gotemplate
+from scheduling.engine.oc import formats, get, gotemplate
 from scheduling.engine.oc import jsonpath as jp
 from scheduling.engine.oc.core import OcError
 from scheduling.engine.store import Store
@@ -338,3 +338,20 @@ def test_a_failing_jsonpath_shows_kubectls_debugging_text():
                                     "array index out of bounds: index 3, length 1. Printing more information for debugging "
                                     "the template:\n\ttemplate was:\n\t\t{.spec.containers[3]}\n\tobject given to jsonpath "
                                     'engine was:\n\t\tmap[string]interface {}{"apiVersion":"v1"')
+
+
+def test_get_watch_prints_the_table_then_the_changes():
+    store = _pods()
+    result = oc.run(store, "oc get pods -w", 600)
+    assert result.stdout.startswith("NAME    READY   STATUS    RESTARTS   AGE\na-pod") and result.pending["watch"] == "get"
+    quiet = get.resume_watch(store, result.pending, 601)
+    assert quiet.stdout == "" and quiet.pending["next_due"] == 602
+    store.get("Pod", "default", "a-pod")["status"]["phase"] = "Running"
+    store.put(pod_doc("d-pod", node="node1", phase="Pending"))
+    changed = get.resume_watch(store, quiet.pending, 602)
+    lines = changed.stdout.splitlines()
+    assert [line.split()[:3] for line in lines] == [["a-pod", "1/1", "Running"], ["d-pod", "0/1", "Pending"]]
+    only = oc.run(Store([]), "oc get pods --watch-only", 600)
+    assert (only.stdout, only.stderr, only.pending is not None) == ("", "", True)
+    assert oc.run(store, "oc get pods,nodes -w", 600).stderr == (
+        "error: watch is only supported on individual resources and resource collections, but 2 resources were found\n")
