@@ -69,8 +69,11 @@ def _create(store: Store, doc: dict, flags, now: float, files) -> OcResult:
 def namespace(store: Store, args: Sequence[str], now: float = 0.0, *, files=None) -> OcResult:
     positional, flags = parse_flags(args, NAMESPACE_FLAGS)
     name = _name(positional)
-    return _create(store, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}, "spec": {}, "status": {}},
-                   flags, now, files)
+    doc = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}, "spec": {}, "status": {}}
+    if dry_run_strategy(flags.dry_run) != "client":
+        # the API server labels every namespace with its name (kubernetes.io/metadata.name, 1.21+)
+        doc["metadata"]["labels"] = {"kubernetes.io/metadata.name": name}
+    return _create(store, doc, flags, now, files)
 
 
 def _container_name(image: str) -> str:
