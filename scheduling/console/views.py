@@ -13,8 +13,10 @@
   console/drain every second; each post resumes the drain at the cluster's current time
   (engine.oc.drain.resume) and answers the output it made, so the console shows the drain
   progressing as the clock runs; the last one empties #oc-drain, which stops the polling.
-* GET clusters/<pk>/console/complete: what Tab completes (commands, kinds, object names),
-  as JSON data.
+* GET clusters/<pk>/console/complete: what Tab completes, as JSON data: the commands and
+  their subcommands (`rollout status`, `adm top node`), each command's flags and the values
+  of --output and --dry-run, the kinds, the object names of each kind (with the namespaces
+  a running cluster always has).
 
 The console has no websocket path: everything it changes goes through these POSTs and
 the services, whose writes are pushed to every open page as any other change.
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import secrets
 import shlex
+import sys
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -33,7 +36,8 @@ from django.views.decorators.http import require_GET, require_POST
 from scheduling.store import oc_cli
 from scheduling.pages import previews
 from scheduling.engine.oc import commands
-from scheduling.engine.oc.core import RESOURCES
+from scheduling.engine.oc.core import GLOBAL_FLAGS, RESOURCES
+from scheduling.engine.oc.namespaces import SYSTEM_NAMESPACES
 from scheduling.models import KIND_MODELS, Cluster
 from scheduling.store.permissions import can_edit, get_cluster_for_user
 
@@ -133,12 +137,14 @@ def _anonymous() -> _Anonymous:
 
 @require_POST
 def console_drain(request: HttpRequest, pk: int):
-    """Resume a drain this console started, at the cluster's current time."""
+    """Resume a drain (or a followed `oc rollout status`) this console started, at the
+    cluster's current time."""
     cluster = get_cluster_for_user(request, pk)
     token = request.POST.get("drain") or ""
     drains = dict(request.session.get(SESSION_KEY) or {})
     entry = drains.get(token)
-    if entry is None or entry["cluster"] != cluster.pk or not can_edit(request.user):
+    # a drain writes (editors only); a followed `oc rollout status` only reads
+    if entry is None or entry["cluster"] != cluster.pk or (not can_edit(request.user) and not entry["pending"].get("watch")):
         return HttpResponse(status=STOP_POLLING)
     cluster.refresh_from_db()
     due = entry["pending"].get("next_due")
@@ -156,6 +162,26 @@ def console_drain(request: HttpRequest, pk: int):
                    waiting=cluster.paused and not done)
 
 
+def _flag_words(path: tuple[str, ...]) -> list[str]:
+    """The flags of a command as typed (`--output`, `-o`), from the command function's
+    `flags` or its module's FLAGS, with the global -n and -h."""
+    try:
+        function = commands.load(commands.COMMANDS[path])
+    except (ImportError, AttributeError):
+        return []
+    specs = getattr(function, "flags", None) or getattr(sys.modules.get(function.__module__), "FLAGS", ()) or ()
+    specs = (*specs, *GLOBAL_FLAGS)
+    words = {f"--{f.name}" for f in specs} | {f"-{f.short}" for f in specs if f.short}
+    return sorted(words)
+
+
+# the values some flags take, as oc documents them
+FLAG_VALUES = {
+    "--output": ["json", "yaml", "wide", "name", "jsonpath=", "jsonpath-as-json=", "custom-columns=", "go-template="],
+    "--dry-run": ["none", "client", "server"],
+}
+
+
 @require_GET
 def console_complete(request: HttpRequest, pk: int):
     cluster = get_cluster_for_user(request, pk)
@@ -165,13 +191,25 @@ def console_complete(request: HttpRequest, pk: int):
         if model is None:
             continue
         values = sorted(set(model.objects.filter(cluster=cluster).values_list("name", flat=True)))[:500]
+        if r.kind == "Namespace":  # a running cluster also has the system namespaces (engine.oc.namespaces)
+            used = set(KIND_MODELS["Pod"].objects.filter(cluster=cluster).values_list("namespace", flat=True))
+            values = sorted(set(values) | set(SYSTEM_NAMESPACES) | {n for n in used if n})[:500]
         for word in r.names():
             names[word] = values
     paths = sorted(commands.COMMANDS)
+    sub: dict[str, list[str]] = {}
+    for p in paths:
+        for i in range(1, len(p)):
+            sub.setdefault(" ".join(p[:i]), [])
+            if p[i] not in sub[" ".join(p[:i])]:
+                sub[" ".join(p[:i])].append(p[i])
     return JsonResponse({
         "commands": sorted({p[0] for p in paths}),
         "adm": sorted({p[1] for p in paths if p[0] == "adm" and len(p) > 1}),
-        "kinds": sorted({w for r in RESOURCES for w in r.names()} | {"events", "ev"}),
+        "sub": {k: sorted(v) for k, v in sub.items()},
+        "flags": {" ".join(p): _flag_words(p) for p in paths},
+        "values": FLAG_VALUES,
+        "kinds": sorted({w for r in RESOURCES for w in r.names()} | {"events", "ev", "all"}),
         "names": names,
     })
 

@@ -23,6 +23,7 @@ Times: stored clusters count simulated seconds; second 0 is engine.oc.output.EPO
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Sequence
@@ -34,7 +35,8 @@ from scheduling.engine import actions as A
 from scheduling.engine.api.defaults import KINDS
 from scheduling.engine.api.validation import decode_only, excerpt, invalid_object_message
 from scheduling.engine.api.validation.field import as_str
-from scheduling.engine.oc import commands, drain
+from scheduling.engine.oc import commands, drain, get, rollout, session
+from scheduling.engine.oc.session import ADMIN
 from scheduling.engine.oc.core import BY_KIND, OcResult, find_resource
 from scheduling.engine.oc.create import source_name
 from scheduling.engine.oc.output import EPOCH, parse_time, seconds
@@ -474,7 +476,9 @@ def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: fl
     if user is None or can_edit(user):
         services.at_clock(cluster.pk)
     cluster.refresh_from_db()
-    facts = {**(files or {}), SETTINGS_FACTS: [dict(cluster.facts or {})]}
+    facts = {**(files or {}), SETTINGS_FACTS: [dict(cluster.facts or {})],
+             session.SESSION: [{"user": ADMIN if user is None else (user.get_username() or "system:anonymous"),
+                                "cluster": cluster.name}]}
     if user is not None and is_mutating(argv) and not can_edit(user):
         if getattr(_function(argv), "refused", None) is not None:
             # oc reads the ClusterVersion and checks its flags first: only a patch is refused
@@ -516,15 +520,42 @@ def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: fl
             return OcResult(stderr=f"{exc}\n", exit_code=1)
         break
     _emit_result(result, emit)
+    if wait and result.pending is not None and result.pending.get("watch") == "get":
+        return follow_get(cluster, result, emit)
+    if wait and result.pending is not None and result.pending.get("watch") and user is not None and not can_edit(user):
+        # following a rollout moves the cluster's clock: a user who may only read sees the status once
+        emit("stderr", "error: following the rollout moves the cluster's clock, which this user may not do; "
+                       "give --watch=false\n")
+        return OcResult(stdout=result.stdout, stderr=result.stderr, exit_code=1)
     steps = 0
     while wait and result.pending is not None and steps < MAX_DRAIN_STEPS:
         steps += 1
         result = continue_drain(cluster, result.pending, emit)
     if result.pending is not None and wait:
-        emit("stderr", "error: the drain is still waiting after the simulator's limit of "
+        what = "rollout status" if result.pending.get("watch") else "drain"
+        emit("stderr", f"error: the {what} is still waiting after the simulator's limit of "
                        f"{MAX_DRAIN_STEPS} steps; give --timeout to bound it\n")
         result.exit_code = 1
     return result
+
+
+def follow_get(cluster: Cluster, result: OcResult, emit: Emit, poll: float = 1.0, stop: Callable[[], bool] | None = None) -> OcResult:
+    """`oc get -w` on the command line: kubectl's watch follows until interrupted (Ctrl-C); here
+    it looks at the stored cluster every `poll` wall seconds and prints what changed once the
+    cluster's clock (run by the beat) has passed the next look. Nothing moves the clock."""
+    pending = result.pending
+    try:
+        while pending is not None and not (stop is not None and stop()):
+            time.sleep(poll)
+            cluster.refresh_from_db()
+            if cluster.now + 1e-9 < pending["next_due"]:
+                continue
+            _, step = _run_stored(cluster, lambda store: _resume(store, pending, cluster.now), emit)
+            _emit_result(step, emit)
+            pending = step.pending
+    except KeyboardInterrupt:
+        pass
+    return OcResult()
 
 
 def continue_drain(cluster: Cluster, pending: Mapping[str, Any], emit: Emit) -> OcResult:
@@ -542,7 +573,7 @@ def resume_drain(cluster: Cluster, pending: Mapping[str, Any], emit: Emit) -> Oc
     """Resume a pending drain at the cluster's current time (the console polls this as
     the clock runs)."""
     cluster.refresh_from_db()
-    store, result = _run_stored(cluster, lambda store: drain.resume(store, pending, cluster.now), emit)
+    store, result = _run_stored(cluster, lambda store: _resume(store, pending, cluster.now), emit)
     try:
         if result.actions:
             write_actions(cluster, store, result.actions)
@@ -553,11 +584,28 @@ def resume_drain(cluster: Cluster, pending: Mapping[str, Any], emit: Emit) -> Oc
     return result
 
 
+def _resume(store: Store, pending: Mapping[str, Any], now: float) -> OcResult:
+    """The next pass of a command that goes on: a followed `oc rollout status`, `oc get -w`,
+    else a drain."""
+    if pending.get("watch") == "rollout-status":
+        return rollout.resume_status(store, pending, now)
+    if pending.get("watch") == "get":
+        return get.resume_watch(store, pending, now)
+    return drain.resume(store, pending, now)
+
+
 def run_on_snapshot(store: Store, argv: Sequence[str], emit: Emit, *, now: float,
                     files: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> OcResult:
     """Run one command against snapshot objects: print, change nothing on disk."""
     result = commands.run(store, argv, now, files=files)
     _emit_result(result, emit)
+    if result.pending is not None and result.pending.get("watch") == "get":
+        return result  # nothing changes in a snapshot: the watch has nothing more to print
+    if result.pending is not None and result.pending.get("watch"):
+        emit("stderr", "error: nothing changes in a snapshot (no controllers run), so this rollout would be watched forever; "
+                       "give --watch=false\n")
+        result.exit_code = 1
+        return result
     scratch = store.copy()
     scratch.apply_all(result.actions)
     steps = 0

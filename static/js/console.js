@@ -2,8 +2,9 @@
 // form: the server answers the command's output as a partial appended to #oc-output, with
 // the what-if preview (#oc-preview, its Apply form), the drain follower (#oc-drain, polled
 // by htmx) and the waiting note swapped out of band. What stays here is what only the
-// browser knows: the history (localStorage, ↑/↓), Tab completion of commands, kinds and
-// object names (a JSON list from console/complete), and keeping the output scrolled.
+// browser knows: the history (localStorage, ↑/↓), Tab completion of commands and their
+// subcommands, flags and --output values, kinds, namespaces and object names (JSON from
+// console/complete), and keeping the output scrolled.
 (function () {
   "use strict";
 
@@ -42,10 +43,26 @@
 
     function words() { return input.value.split(/\s+/); }
 
+    // What Tab offers for the word being typed: the commands, then the subcommands
+    // (`rollout status`, `adm top node`), a flag of the command (and the values of
+    // --output / -o and --dry-run), the namespaces after -n, the kinds, then the names of
+    // the kind given (also as `kind/name`).
     function candidates(done) {
       var w = words();
       var last = w[w.length - 1];
-      var before = w.slice(0, -1).filter(function (x) { return x && x.charAt(0) !== "-"; });
+      var typed = w.slice(0, -1);
+      var before = [];
+      for (var i = 0; i < typed.length; i++) {
+        var x = typed[i];
+        if (!x) { continue; }
+        if (x.charAt(0) === "-") {
+          if ((x === "-n" || x === "--namespace" || x === "-o" || x === "--output" || x === "-l" || x === "-c") &&
+              i + 1 < typed.length) { i += 1; }
+          continue;
+        }
+        before.push(x);
+      }
+      var previous = typed[typed.length - 1] || "";
       if (before[0] !== "oc" && before[0] !== "kubectl") {
         if (before.length === 0) { return done(["oc"].filter(function (c) { return c.indexOf(last) === 0; })); }
       }
@@ -53,17 +70,36 @@
         .then(function (r) { return r.json(); }).then(function (data) { completion = data; return data; });
       load.then(function (data) {
         var rest = before.slice(1);
+        var sub = data.sub || {};
+        var depth = 0;
+        while (depth < rest.length && sub[rest.slice(0, depth + 1).join(" ")] && depth + 1 < rest.length &&
+               (sub[rest.slice(0, depth + 1).join(" ")] || []).indexOf(rest[depth + 1]) >= 0) { depth += 1; }
+        var path = rest.slice(0, depth + 1).join(" ");
+        var args = rest.slice(depth + 1);
         var pool = [];
-        if (rest.length === 0) { pool = data.commands; }
-        else if (rest[0] === "adm" && rest.length === 1) { pool = data.adm; }
-        else {
-          var args = rest[0] === "adm" ? rest.slice(2) : rest.slice(1);
-          if (rest[0] === "adm" && (rest[1] === "cordon" || rest[1] === "uncordon" || rest[1] === "drain")) {
-            pool = data.names.nodes || [];
-          } else if (args.length === 0) { pool = data.kinds; }
-          else { pool = data.names[args[0].toLowerCase()] || []; }
-        }
-        done(pool.filter(function (c) { return c.indexOf(last) === 0; }));
+        var prefix = "";
+        if (previous === "-n" || previous === "--namespace") { pool = data.names.namespaces || []; }
+        else if (previous === "-o" || previous === "--output") { pool = (data.values || {})["--output"] || []; }
+        else if (last.indexOf("--output=") === 0 || last.indexOf("--dry-run=") === 0) {
+          var flag = last.slice(0, last.indexOf("=") + 1);
+          prefix = flag;
+          pool = (data.values || {})[flag.slice(0, -1)] || [];
+          last = last.slice(flag.length);
+        } else if (last.charAt(0) === "-") { pool = (data.flags || {})[path] || []; }
+        else if (rest.length === 0) { pool = data.commands; }
+        else if (sub[path] && args.length === 0 && rest.length === depth + 1) { pool = sub[path]; }
+        else if (path === "adm cordon" || path === "adm uncordon" || path === "adm drain" || path === "adm taint" ||
+                 path === "adm top node" || path === "adm top nodes") {
+          pool = data.names.nodes || [];
+        } else if (path === "logs" || path === "adm top pod" || path === "adm top pods") { pool = data.names.pods || []; }
+        else if (last.indexOf("/") > 0) {
+          var kind = last.slice(0, last.indexOf("/"));
+          prefix = kind + "/";
+          pool = data.names[kind.toLowerCase()] || [];
+          last = last.slice(prefix.length);
+        } else if (args.length === 0) { pool = data.kinds; }
+        else { pool = data.names[args[0].split(",")[0].toLowerCase()] || []; }
+        done(pool.filter(function (c) { return c.indexOf(last) === 0; }).map(function (c) { return prefix + c; }));
       });
     }
 

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from scheduling.store import clock, reconcile, services
-from scheduling.models import Node, Pod
+from scheduling.models import Cluster, Node, Pod
 from tests.scheduling.test_oc_command import CLUSTER, DRAIN
 
 
@@ -131,6 +131,19 @@ def test_a_write_is_previewed_first_then_applied(editor_client, cluster):
     assert Node.objects.get(cluster=cluster, name="node1").spec["taints"] == [{"key": "k", "value": "v", "effect": "NoExecute"}]
 
 
+@pytest.mark.parametrize("command, message", [
+    ("oc create -f -", "error: no objects passed to create\n"),
+    ("oc apply -f -", "error: no objects passed to apply\n"),
+    ("oc replace -f -", "error: no objects passed to replace\n"),
+    ("oc create -f pod.yaml", 'error: the path "pod.yaml" does not exist\n'),
+])
+def test_create_apply_replace_without_objects_answer_ocs_error(editor_client, cluster, command, message):
+    """The console has no files and no stdin: oc's own error, never a server error."""
+    for extra in ({}, {"confirm": "1"}):
+        result = run(editor_client, cluster, command, **extra)
+        assert (result["lines"], result["exit_code"]) == ([["stderr", message]], 1)
+
+
 def test_the_console_needs_the_csrf_token(editor, cluster):
     client = Client(enforce_csrf_checks=True)
     client.force_login(editor)
@@ -149,6 +162,30 @@ def test_completion_lists_commands_kinds_and_names(client, cluster):
     data = client.get(reverse("console-complete", args=[cluster.pk])).json()
     assert {"get", "describe", "adm", "label"} <= set(data["commands"]) and "drain" in data["adm"]
     assert data["names"]["no"] == ["node1", "node2"] and data["names"]["pods"] == ["web"]
+
+
+def test_completion_knows_subcommands_flags_and_the_system_namespaces(client, cluster):
+    data = client.get(reverse("console-complete", args=[cluster.pk])).json()
+    assert {"explain", "rollout", "whoami", "version", "logs", "config"} <= set(data["commands"])
+    assert data["sub"]["rollout"] == ["history", "pause", "restart", "resume", "status", "undo"]
+    assert data["sub"]["config"] == ["current-context", "view"] and "top" in data["sub"]["adm"]
+    assert {"--sort-by", "--show-labels", "-L", "--no-headers", "--show-kind", "-o", "-A", "--field-selector"} <= set(
+        data["flags"]["get"])
+    assert {"--watch", "--timeout", "--revision"} <= set(data["flags"]["rollout status"])
+    assert "--to-revision" in data["flags"]["rollout undo"] and "--recursive" in data["flags"]["explain"]
+    assert "jsonpath=" in data["values"]["--output"] and "custom-columns=" in data["values"]["--output"]
+    assert {"default", "kube-system", "kube-public", "kube-node-lease"} <= set(data["names"]["ns"])
+
+
+def test_new_commands_answer_in_the_console(client, cluster):
+    assert run(client, cluster, "oc whoami") == {"lines": [["stderr", 'Error from server (Forbidden): users.user.openshift.io "~" is '
+                                                 'forbidden: User "system:anonymous" cannot get resource "users" in API group '
+                                                 '"user.openshift.io" at the cluster scope\n']], "exit_code": 1}
+    result = run(client, cluster, "oc get ns -o jsonpath={.items[*].metadata.name}")
+    assert result["lines"][0][1].split() == ["default", "kube-node-lease", "kube-public", "kube-system"]
+    assert run(client, cluster, "oc adm top nodes") == {"lines": [["stderr", "error: Metrics API not available\n"]], "exit_code": 1}
+    explained = run(client, cluster, "oc explain pod.spec.tolerations")
+    assert explained["exit_code"] == 0 and explained["lines"][0][1].startswith("KIND:       Pod\nVERSION:    v1\n")
 
 
 def test_a_drain_is_followed_as_the_clock_runs(editor_client, db):
@@ -204,3 +241,48 @@ async def test_a_viewers_console_command_over_the_websocket_is_refused(viewer):
 @pytest.mark.django_db(transaction=True)
 async def test_an_editors_console_command_over_the_websocket_changes_nothing(editor):
     await _socket_command_changes_nothing(editor, "changes are made through the page's forms, not the socket", "socket-e")
+
+
+DEPLOYMENT = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: shop, namespace: default, creationTimestamp: 0}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: shop}}
+  template:
+    metadata: {labels: {app: shop}}
+    spec: {containers: [{name: c, image: "shop:1", resources: {requests: {cpu: 100m}}}]}
+"""
+
+
+def test_a_rollout_restart_is_previewed_then_applied_and_the_controllers_roll_it_out(editor_client, db):
+    cluster = services.import_new_cluster("roll", CLUSTER + "---" + DEPLOYMENT, "cluster.yaml")
+    reconcile.reconcile(cluster.pk, force=True)
+    result = run(editor_client, cluster, "oc rollout restart deployment/shop")
+    assert result["lines"] == [["stdout", "deployment.apps/shop restarted (server dry run)\n"]]
+    assert result["confirm"] == "oc rollout restart deployment/shop" and "preview" in result
+    result = run(editor_client, cluster, result["confirm"], confirm="1")
+    assert result == {"lines": [["stdout", "deployment.apps/shop restarted\n"]], "exit_code": 0}
+    reconcile.reconcile(cluster.pk, force=True)  # what the worker does after a write
+    history = run(editor_client, cluster, "oc rollout history deployment/shop")["lines"][0][1]
+    assert history == "deployment.apps/shop \nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n\n"
+    status = run(editor_client, cluster, "oc rollout status deployment/shop --watch=false")
+    assert status["lines"][0][1].startswith(('deployment "shop" successfully rolled out', 'Waiting for deployment "shop"'))
+
+
+def test_get_watch_follows_the_changes_as_the_clock_runs(client, editor_client, cluster):
+    """`oc get pods -w`: the table, then a row for each change once the clock has moved;
+    anyone may follow (it reads), and nothing moves the clock but the clock itself."""
+    clock.step(cluster, 600)
+    first = run(client, cluster, "oc get pods -w")
+    assert first["lines"] == [["stdout", "NAME   READY   STATUS    RESTARTS   AGE\nweb    1/1     Running   0          5m\n"]]
+    assert Cluster.objects.get(pk=cluster.pk).now == 600
+    assert first["done"] is False
+    url = reverse("console-drain", args=[cluster.pk])
+    assert answer(client.post(url, {"drain": first["drain"]}, HTTP_HX_REQUEST="true"))["lines"] == []
+    assert run(editor_client, cluster, "oc delete pod web --grace-period=0 --force", confirm="1")["exit_code"] == 0
+    clock.step(cluster, 5)
+    poll = answer(client.post(url, {"drain": first["drain"]}, HTTP_HX_REQUEST="true"))
+    assert poll["lines"] == [["stdout", "web    1/1     Running   0          5m5s\n"]]  # its last row: it went
+    assert poll["done"] is False

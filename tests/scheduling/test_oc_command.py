@@ -10,7 +10,7 @@ import pytest
 
 from scheduling.store import services
 from scheduling.management.commands.oc import Command
-from scheduling.models import Cluster, Node, Pod
+from scheduling.models import Cluster, Deployment, Node, Pod
 
 CLUSTER = """
 apiVersion: v1
@@ -337,3 +337,49 @@ def test_apply_of_a_custom_resource_past_its_crd_schema_is_refused_as_oc_prints_
             "", 'The MachineSet "ms" is invalid: spec.replicas: Invalid value: "string": '
                 'spec.replicas in body must be of type integer: "string"\n', 1)
     assert not MachineSet.objects.exists()
+
+
+def test_rollout_status_follows_a_rollout_on_the_clusters_clock_until_its_timeout(cluster, viewer):
+    """A deployment whose pods no node can take never rolls out: `oc rollout status` follows it
+    as the clock runs and gives up at --timeout with kubectl's message; --watch=false looks once."""
+    assert oc("--cluster", "demo", "create", "deployment", "big", "--image=busybox", "--replicas=1")[2] == 0
+    assert Deployment.objects.filter(cluster=cluster, name="big").exists()
+    out, err, code = oc("--cluster", "demo", "apply", "-f", "-", stdin=(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big, namespace: default}\n"
+        "spec: {replicas: 1, selector: {matchLabels: {app: big}}, template: {metadata: {labels: {app: big}}, spec: "
+        "{containers: [{name: busybox, image: busybox, resources: {requests: {cpu: '64'}}}]}}}\n"))
+    assert (err, code) == ("", 0)
+    before = Cluster.objects.get(pk=cluster.pk).now
+    out, err, code = oc("--cluster", "demo", "rollout", "status", "deployment/big", "--timeout=20s")
+    assert out.startswith('Waiting for deployment "big" rollout to finish: ')
+    assert (err, code) == ("error: timed out waiting for the condition\n", 1)
+    assert Cluster.objects.get(pk=cluster.pk).now >= before + 20
+    out, err, code = oc("--cluster", "demo", "rollout", "status", "deployment/big", "--watch=false")
+    assert (out.startswith('Waiting for deployment "big"'), err, code) == (True, "", 0)
+    # following moves the clock: a user who may only read sees the status once
+    out, err, code = oc("--cluster", "demo", "--as", viewer.username, "rollout", "status", "deployment/big")
+    assert code == 1 and "--watch=false" in err
+
+
+def test_get_watch_on_the_command_line_follows_the_clock_without_moving_it(cluster):
+    """`manage.py oc --cluster NAME get pods -w` prints the table, then each change once the
+    cluster's clock (moved by the beat, here by the test) passes the next look; kubectl's
+    watch ends on Ctrl-C, here when `stop` says so."""
+    from scheduling.store import clock, oc_cli
+    printed = []
+    emit = lambda stream, text: printed.append((stream, text))  # noqa: E731
+    result = oc_cli.run_on_cluster(cluster, ["oc", "get", "pods", "-w"], emit, wait=False)
+    assert result.pending is not None and printed[0][1].startswith("NAME   READY")
+    looks = []
+
+    def stop() -> bool:
+        looks.append(1)
+        if len(looks) == 2:
+            oc_cli.run_on_cluster(cluster, ["oc", "delete", "pod", "web", "--grace-period=0", "--force"], lambda *a: None)
+            clock.step(cluster, 5)
+        return len(looks) > 3
+
+    now = Cluster.objects.get(pk=cluster.pk).now
+    oc_cli.follow_get(cluster, result, emit, poll=0, stop=stop)
+    assert printed[-1][1].startswith("web    1/1     Running")  # its last row: it went
+    assert Cluster.objects.get(pk=cluster.pk).now == now + 5  # only the test moved it

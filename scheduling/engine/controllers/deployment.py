@@ -7,7 +7,9 @@ RollingUpdate (rolling.go) scales the new ReplicaSet up within maxSurge (a perce
 up) and the old ones down, oldest first, while at least replicas - maxUnavailable (rounds
 down; 1 when both are 0) pods are available: 25%/25% on 3 replicas is one pod at a time;
 Recreate (recreate.go) scales every old ReplicaSet to 0, waits until none of their pods
-runs, then scales the new one to the full count. Events
+runs, then scales the new one to the full count. A paused Deployment (`spec.paused`, oc
+rollout pause) is not rolled out; an old ReplicaSet whose template is the Deployment's again
+(oc rollout undo) becomes the new one and gets the next revision. Events
 `ScalingReplicaSet` `Scaled up replica set <rs> to <n>` / `Scaled down replica set <rs> to
 <n>` (deployment-controller). The hash is fnv32a over the template's canonical JSON,
 encoded like rand.SafeEncodeString: the same form as Kubernetes' (e.g. `web-5c689d88bb`),
@@ -84,6 +86,15 @@ def reconcile_deployment(ctx: WorkloadContext, deploy: Mapping[str, Any]) -> lis
     old = sorted((rs for rs in owned if rs is not new_rs), key=_creation_order)
     actions: list = []
     sizes = {name_of(rs): _replicas(rs) for rs in owned}  # spec.replicas as this run leaves them
+    if new_rs is not None and not spec.get("paused"):
+        # getNewReplicaSet: an old ReplicaSet taken back (kubectl rollout undo) gets the next revision
+        newest_old = max((_revision(rs) for rs in old), default=0)
+        if _revision(new_rs) <= newest_old:
+            actions.append(A.SetAnnotation("ReplicaSet", object_namespace(new_rs), name_of(new_rs), REVISION_ANNOTATION,
+                                           str(newest_old + 1)))
+    if spec.get("paused"):
+        # a paused Deployment is not rolled out (sync.go: only scaled; the simulator leaves it as it is)
+        return actions + _status(owned, new_rs, replicas, deploy)
 
     def scale(rs_name: str, namespace: str, to: int) -> None:
         actions.append(A.SetReplicas("ReplicaSet", namespace, rs_name, to))
@@ -146,12 +157,22 @@ def reconcile_deployment(ctx: WorkloadContext, deploy: Mapping[str, Any]) -> lis
                     down = min(sizes[name_of(rs)], total_down)
                     scale(name_of(rs), object_namespace(rs), sizes[name_of(rs)] - down)
                     total_down -= down
+    return actions + _status(owned, new_rs, replicas, deploy)
+
+
+def _revision(rs: Mapping[str, Any]) -> int:
+    try:
+        return int((meta(rs).get("annotations") or {}).get(REVISION_ANNOTATION, "0") or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _status(owned: list, new_rs: Mapping[str, Any] | None, replicas: int, deploy: Mapping[str, Any]) -> list:
     total = sum(int((rs.get("status") or {}).get("replicas", 0) or 0) for rs in owned)
     ready = sum(int((rs.get("status") or {}).get("readyReplicas", 0) or 0) for rs in owned)
     updated = int(((new_rs or {}).get("status") or {}).get("replicas", 0) or 0)
-    actions += status_patch(deploy, {"replicas": total, "updatedReplicas": updated, "readyReplicas": ready,
-                                      "availableReplicas": ready, "unavailableReplicas": max(replicas - ready, 0)})
-    return actions
+    return status_patch(deploy, {"replicas": total, "updatedReplicas": updated, "readyReplicas": ready,
+                                 "availableReplicas": ready, "unavailableReplicas": max(replicas - ready, 0)})
 
 
 def _create_new(ctx: WorkloadContext, deploy: Mapping[str, Any], owned: list, replicas: int) -> list:

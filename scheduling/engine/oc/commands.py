@@ -39,6 +39,29 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("create",): "scheduling.engine.oc.create:create",
     ("apply",): "scheduling.engine.oc.create:apply",
     ("replace",): "scheduling.engine.oc.create:replace",
+    ("create", "namespace"): "scheduling.engine.oc.create_kinds:namespace",
+    ("create", "ns"): "scheduling.engine.oc.create_kinds:namespace",
+    ("create", "deployment"): "scheduling.engine.oc.create_kinds:deployment",
+    ("create", "deploy"): "scheduling.engine.oc.create_kinds:deployment",
+    ("create", "priorityclass"): "scheduling.engine.oc.create_kinds:priority_class",
+    ("create", "pc"): "scheduling.engine.oc.create_kinds:priority_class",
+    ("explain",): "scheduling.engine.oc.explain:run",
+    ("whoami",): "scheduling.engine.oc.session:whoami",
+    ("version",): "scheduling.engine.oc.session:version",
+    ("config", "view"): "scheduling.engine.oc.session:config_view",
+    ("config", "current-context"): "scheduling.engine.oc.session:current_context",
+    ("logs",): "scheduling.engine.oc.session:logs",
+    ("adm", "top"): "scheduling.engine.oc.session:top_help",
+    ("adm", "top", "nodes"): "scheduling.engine.oc.session:top",
+    ("adm", "top", "node"): "scheduling.engine.oc.session:top",
+    ("adm", "top", "pods"): "scheduling.engine.oc.session:top",
+    ("adm", "top", "pod"): "scheduling.engine.oc.session:top",
+    ("rollout", "status"): "scheduling.engine.oc.rollout:status",
+    ("rollout", "history"): "scheduling.engine.oc.rollout:history",
+    ("rollout", "restart"): "scheduling.engine.oc.rollout:restart",
+    ("rollout", "pause"): "scheduling.engine.oc.rollout:pause",
+    ("rollout", "resume"): "scheduling.engine.oc.rollout:resume",
+    ("rollout", "undo"): "scheduling.engine.oc.rollout:undo",
     ("adm", "taint"): "scheduling.engine.oc.taint:run",
     ("adm", "cordon"): "scheduling.engine.oc.cordon:cordon",
     ("adm", "uncordon"): "scheduling.engine.oc.cordon:uncordon",
@@ -55,7 +78,9 @@ KUBECTL_NAMES = {"taint": ("adm", "taint"), "cordon": ("adm", "cordon"), "uncord
 # running them); READ_ONLY ones never do. Other `adm` commands count as writes unless listed.
 MUTATING = frozenset({("label",), ("annotate",), ("scale",), ("delete",), ("create",), ("apply",), ("replace",), ("adm", "taint"),
                       ("adm", "cordon"), ("adm", "uncordon"), ("adm", "drain"), ("adm", "upgrade"), ("adm", "upgrade", "channel"),
-                      ("adm", "upgrade", "rollback")})
+                      ("adm", "upgrade", "rollback"), ("create", "namespace"), ("create", "ns"), ("create", "deployment"),
+                      ("create", "deploy"), ("create", "priorityclass"), ("create", "pc"), ("rollout", "restart"), ("rollout", "pause"), ("rollout", "resume"),
+                      ("rollout", "undo")})
 
 
 def load(path: str) -> Callable[..., OcResult]:
@@ -119,7 +144,10 @@ SUGGEST_FOR = {"get": ("list", "ps"), "wait": ("list", "ps"), "delete": ("rm",),
                "new-app": ("app", "application"), "new-build": ("build", "builds")}
 
 
-READ_ONLY = frozenset({("get",), ("describe",), ("adm", "upgrade", "status"), ("adm", "upgrade", "recommend")})
+READ_ONLY = frozenset({("get",), ("describe",), ("adm", "upgrade", "status"), ("adm", "upgrade", "recommend"), ("explain",),
+                       ("whoami",), ("version",), ("config", "view"), ("config", "current-context"), ("logs",), ("adm", "top"),
+                       ("adm", "top", "nodes"), ("adm", "top", "node"), ("adm", "top", "pods"), ("adm", "top", "pod"),
+                       ("rollout", "status"), ("rollout", "history")})
 
 # `oc` and `oc adm` without a command print their help (openshift/oc pkg/cli/cli.go: the
 # root's Run is runHelp; pkg/cli/admin/admin.go: adm's is kcmdutil.DefaultSubCommandRun,
@@ -135,6 +163,12 @@ This client helps you develop, build, deploy, and run your applications on any
 OpenShift or Kubernetes cluster. It also includes the administrative
 commands for managing a cluster under the 'adm' subcommand."""
 OC_HELP_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("Basic Commands:", (
+        ("explain", "Get documentation for a resource"),
+    )),
+    ("Build and Deploy Commands:", (
+        ("rollout", "Manage a Kubernetes deployment or OpenShift deployment config"),
+    )),
     ("Application Management Commands:", (
         ("create", "Create a resource from a file or from stdin"),
         ("apply", "Apply a configuration to a resource by file name or stdin"),
@@ -145,9 +179,19 @@ OC_HELP_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("delete", "Delete resources by file names, stdin, resources and names, or by resources and label selector"),
         ("scale", "Set a new size for a deployment, replica set, or replication controller"),
     )),
+    ("Troubleshooting and Debugging Commands:", (
+        ("logs", "Print the logs for a resource"),
+    )),
     ("Advanced Commands:", (
         ("adm", "Tools for managing a cluster"),
         ("replace", "Replace a resource by file name or stdin"),
+    )),
+    ("Settings Commands:", (
+        ("config", "Modify kubeconfig files"),
+        ("whoami", "Return information about the current session"),
+    )),
+    ("Other Commands:", (
+        ("version", "Print the client and server version information"),
     )),
 )
 OC_NAME_PADDING = len("serviceaccounts")
@@ -159,6 +203,7 @@ ADM_COMMANDS = (
     ("cordon", "Mark node as unschedulable"),
     ("drain", "Drain node in preparation for maintenance"),
     ("taint", "Update the taints on one or more nodes"),
+    ("top", "Show usage statistics of resources on the server"),
     ("uncordon", "Mark node as schedulable"),
     ("upgrade", "Upgrade a cluster or adjust the upgrade channel"),
 )

@@ -14,6 +14,8 @@ from scheduling.engine.api.validation import decode_and_validate, invalid_error
 from scheduling.engine.store import Store, time_value
 
 from .core import BY_KIND, DRY_RUN, FILENAME, OUTPUT, OcError, OcResult, dry_run_strategy, finish, meta, parse_flags
+from . import namespaces
+from .session import SESSION
 from .taint import print_obj
 
 FLAGS = (FILENAME, DRY_RUN, OUTPUT, )
@@ -25,15 +27,22 @@ def source_name(filename: str) -> str:
     return "STDIN" if filename == "-" else filename
 
 
-def _documents(flags, files: Mapping[str, Sequence[Mapping[str, Any]]] | None) -> list[tuple[str, dict]]:
+def _documents(flags, files: Mapping[str, Sequence[Mapping[str, Any]]] | None, verb: str) -> list[tuple[str, dict]]:
+    """The documents of every -f FILE, in order. A file the caller did not read (the
+    console has no files; `-` is stdin, which may be empty) is kubectl's FileVisitor error
+    `the path "X" does not exist`; no object at all is `no objects passed to <verb>`."""
     if not flags.filename:
         raise OcError("must specify one of -f and -k", usage=True)
     docs = []
     for f in flags.filename:
+        if f != "-" and f not in (files or {}):
+            raise OcError(f'the path "{f}" does not exist')
         for doc in (files or {}).get(f, ()):
+            if not isinstance(doc, Mapping):
+                continue
             docs.append((source_name(f), copy.deepcopy(dict(doc))))
     if not docs:
-        raise OcError("no objects passed to " + flags._command)
+        raise OcError("no objects passed to " + verb)
     return docs
 
 
@@ -50,13 +59,12 @@ def _merge(old: Any, new: Any) -> Any:
 
 def _run(store: Store, args: Sequence[str], now: float, files, verb: str) -> OcResult:
     positional, flags = parse_flags(args, FLAGS)
-    flags._values["_command"] = verb
     dry_run = dry_run_strategy(flags.dry_run)
     namespace = flags.namespace or "default"
     out: list[str] = []
     errors: list[OcError] = []
     actions: list = []
-    for source, doc in _documents(flags, files):
+    for source, doc in _documents(flags, files, verb):
         kind = doc.get("kind") or ""
         r = BY_KIND.get(kind)
         name = meta(doc).get("name") or ""
@@ -67,7 +75,8 @@ def _run(store: Store, args: Sequence[str], now: float, files, verb: str) -> OcR
         if r.namespaced:
             doc.setdefault("metadata", {}).setdefault("namespace", namespace)
         ns = (meta(doc).get("namespace") or "default") if r.namespaced else ""
-        current = store.get(kind, ns, name)
+        current = (namespaces.get(store, name) if kind == "Namespace" and SESSION in (files or {})  # a running cluster's
+                   else store.get(kind, ns, name))
         # as the API server judges it: a custom resource (the OpenShift kinds) by its CRD's schema
         _, problems = decode_and_validate(doc, r.namespaced)
         if problems:

@@ -1,4 +1,5 @@
-"""`oc describe node|pod` (kubectl pkg/describe: describePod, describeNode, DescribeEvents)
+"""`oc describe node|pod` (and, through engine.oc.describe_kinds, namespace, deployment,
+priorityclass) (kubectl pkg/describe: describePod, describeNode, DescribeEvents)
 with the Events section (`Warning  FailedScheduling  2m49s (x5 over 4m12s)
 default-scheduler  0/3 nodes are available: ...`). Events come from `store.events`:
 engine RecordEvents, or objects that also carry `count`, `first_time`, `last_time`
@@ -12,10 +13,14 @@ from typing import Any, Iterable, Mapping, Sequence
 from scheduling.engine.api.quantity import QuantityError, format_quantity, parse_quantity
 from scheduling.engine.store import Store
 
+from scheduling.engine.api.kinds import resolve
+
+from . import namespaces
 from .core import SELECTOR, OcError, OcResult, meta, not_found, parse_flags, resource_or_error
 from .output import age, go_tabwriter, human_duration, rfc1123z, seconds
 from .printers import node_roles
 from .selectors import parse_selector
+from .session import SESSION
 
 FLAGS = (SELECTOR, )
 DESCRIBABLE = ("Node", "Pod")
@@ -69,7 +74,9 @@ def toleration_text(t: Mapping[str, Any]) -> str:
     if t.get("effect"):
         text += f":{t['effect']}"
     if t.get("operator") == "Exists" and not t.get("value"):
-        text += " op=Exists" if t.get("key") else "op=Exists"
+        # `- operator: Exists` alone tolerates everything: "op=Exists"; with a key or an effect
+        # (":NoSchedule op=Exists") the word is set apart
+        text += " op=Exists" if t.get("key") or t.get("effect") else "op=Exists"
     if t.get("tolerationSeconds") is not None:
         text += f" for {t['tolerationSeconds']}s"
     return text
@@ -229,7 +236,7 @@ def describe_pod(store: Store, pod: Mapping[str, Any], now: float) -> str:
     _volumes(w, spec.get("volumes") or [])
     w.write(0, f"QoS Class:\t{_qos(pod)}\n")
     _map_lines(w, "Node-Selectors", spec.get("nodeSelector"))
-    _list_lines(w, "Tolerations", [toleration_text(t) for t in spec.get("tolerations") or ()])
+    _list_lines(w, "Tolerations", [toleration_text(t) for t in sorted(spec.get("tolerations") or (), key=lambda t: t.get("key") or "")])
     _events(w, store, "Pod", m.get("namespace") or "default", m.get("name") or "", now)
     return w.render()
 
@@ -248,15 +255,47 @@ def _pct(part: Fraction, whole: Fraction) -> int:
     return int(part * 100 / whole) if whole else 0
 
 
+def _aggregate(pod: Mapping[str, Any], field: str) -> dict[str, Fraction]:
+    """resourcehelper's AggregateContainerRequests / Limits: the containers' sum, plus the
+    sidecars (restartable init containers) beside them, at least as much as any init
+    container needs while it runs (with the sidecars started before it), plus the pod's
+    overhead."""
+    spec = pod.get("spec") or {}
+
+    def of(c: Mapping[str, Any]) -> dict[str, Fraction]:
+        return {k: _q(v) for k, v in ((c.get("resources") or {}).get(field) or {}).items()}
+
+    def add(into: dict[str, Fraction], more: Mapping[str, Fraction]) -> None:
+        for k, v in more.items():
+            into[k] = into.get(k, Fraction(0)) + v
+
+    total: dict[str, Fraction] = {}
+    for c in spec.get("containers") or []:
+        add(total, of(c))
+    sidecars: dict[str, Fraction] = {}
+    init_max: dict[str, Fraction] = {}
+    for c in spec.get("initContainers") or []:
+        needed = of(c)
+        if c.get("restartPolicy") == "Always":
+            add(total, needed)
+            add(sidecars, needed)
+            needed = dict(sidecars)
+        else:
+            needed = dict(needed)
+            add(needed, sidecars)
+        for k, v in needed.items():
+            init_max[k] = max(init_max.get(k, Fraction(0)), v)
+    for k, v in init_max.items():
+        total[k] = max(total.get(k, Fraction(0)), v)
+    add(total, {k: _q(v) for k, v in (spec.get("overhead") or {}).items()})
+    return total
+
+
 def _pod_totals(pod: Mapping[str, Any]) -> tuple[dict[str, Fraction], dict[str, Fraction]]:
-    requests: dict[str, Fraction] = {}
-    limits: dict[str, Fraction] = {}
-    for c in (pod.get("spec") or {}).get("containers") or []:
-        res = c.get("resources") or {}
-        for k, v in (res.get("requests") or {}).items():
-            requests[k] = requests.get(k, Fraction(0)) + _q(v)
-        for k, v in (res.get("limits") or {}).items():
-            limits[k] = limits.get(k, Fraction(0)) + _q(v)
+    """resourcehelper.PodRequestsAndLimits (sidecar and init containers counted as the
+    scheduler counts them)."""
+    requests = _aggregate(pod, "requests")
+    limits = _aggregate(pod, "limits")
     for k, v in limits.items():
         requests.setdefault(k, v)  # requests default to limits
     return requests, limits
@@ -356,7 +395,16 @@ def describe_node(store: Store, node: Mapping[str, Any], now: float) -> str:
     return w.render()
 
 
-def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
+# The other kinds' describers, as dotted paths (they build on this module's helpers).
+DESCRIBERS = {
+    "Namespace": "scheduling.engine.oc.describe_kinds:describe_namespace",
+    "Deployment": "scheduling.engine.oc.describe_kinds:describe_deployment",
+    "PriorityClass": "scheduling.engine.oc.describe_kinds:describe_priority_class",
+}
+
+
+def run(store: Store, args: Sequence[str], now: float = 0.0, *, files=None) -> OcResult:
+    live = SESSION in (files or {})  # a running cluster: its namespaces include the system ones
     positional, flags = parse_flags(args, FLAGS)
     if not positional:
         # a plain fmt.Errorf in kubectl's describe (no usage line), its message ending in a newline
@@ -371,23 +419,25 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     out: list[str] = []
     errors: list[OcError] = []
     for r, name in pairs:
-        if r.kind not in DESCRIBABLE:
-            raise OcError(f"the simulator describes nodes and pods only, not {r.plural}")
+        if r.kind not in DESCRIBABLE and r.kind not in DESCRIBERS:
+            raise OcError(f"the simulator does not describe {r.plural} yet")
         ns = namespace if r.namespaced else ""
         if name is None:
             match = parse_selector(flags.selector) if flags.selector else (lambda labels: True)
-            docs = sorted((d for d in store.list(r.kind) if (not r.namespaced or (meta(d).get("namespace") or "default") == ns)
+            listed = namespaces.all_namespaces(store) if live and r.kind == "Namespace" else store.list(r.kind)
+            docs = sorted((d for d in listed if (not r.namespaced or (meta(d).get("namespace") or "default") == ns)
                            and match(meta(d).get("labels") or {})), key=lambda d: meta(d).get("name") or "")
             if not docs:
                 return OcResult(stderr=f"No resources found in {ns} namespace.\n" if r.namespaced else "No resources found\n")
         else:
-            doc = store.get(r.kind, ns, name)
+            doc = namespaces.get(store, name) if live and r.kind == "Namespace" else store.get(r.kind, ns, name)
             if doc is None:
                 errors.append(not_found(r, name))
                 continue
             docs = [doc]
         for doc in docs:
-            out.append(describe_pod(store, doc, now) if r.kind == "Pod" else describe_node(store, doc, now))
+            describer = {"Pod": describe_pod, "Node": describe_node}.get(r.kind) or resolve(DESCRIBERS[r.kind])
+            out.append(describer(store, doc, now))
     # several objects: separated by a blank line, as kubectl separates them
     result = OcResult("\n\n".join(o.rstrip("\n") for o in out) + "\n" if out else "")
     if errors:
@@ -396,6 +446,12 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     return result
 
 
+# for the describers of engine.oc.describe_kinds
+PrefixWriter = _W
+describe_events = _events
+map_lines = _map_lines
+
+run.uses_files = True
 run.help_text = """Show details of a specific resource or group of resources.
 
 Examples:

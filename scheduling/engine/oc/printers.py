@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence
 
 from scheduling.engine.api import selectors
 
-from .output import age
+from .output import age, human_duration, seconds
 
 Doc = Mapping[str, Any]
 Table = tuple[list[str], list[list[str]]]
@@ -100,32 +100,140 @@ def nodes(docs: Sequence[Doc], now: float, wide: bool) -> Table:
 # --- pods -------------------------------------------------------------------------------------------------------
 
 
-def pod_status_reason(d: Doc) -> str:
-    """printPod's STATUS: the phase, or status.reason, a container's waiting/terminated
-    reason, Terminating / Unknown for a deleted pod."""
-    status = _status(d)
-    reason = status.get("reason") or status.get("phase") or "Pending"
-    for c in status.get("containerStatuses") or ():
+def _is_restartable(container: Mapping[str, Any] | None) -> bool:
+    """podutil.IsRestartableInitContainer: a sidecar (an init container with restartPolicy Always)."""
+    return bool(container) and container.get("restartPolicy") == "Always"
+
+
+def _condition_true(d: Doc, kind: str) -> bool | None:
+    for c in _status(d).get("conditions") or ():
+        if c.get("type") == kind:
+            return c.get("status") == "True"
+    return None
+
+
+def _finished_at(status: Mapping[str, Any]) -> float | None:
+    terminated = (status.get("lastState") or {}).get("terminated")
+    return seconds(terminated.get("finishedAt")) if terminated else None
+
+
+def pod_row(d: Doc, now: float) -> tuple[str, str, str]:
+    """printPod's READY, STATUS and RESTARTS (kubernetes pkg/printers/internalversion
+    printers.go): init containers (`Init:1/2`, `Init:CrashLoopBackOff`, `Init:ExitCode:1`),
+    sidecars (restartable init containers) counted among the containers, the last restart's
+    age (`3 (10s ago)`), `Completed` turned back into Running/NotReady while a container
+    still runs, Terminating and Unknown for a deleted pod.
+
+    A pod the simulated kubelet runs carries no containerStatuses (it keeps the pod's phase
+    and conditions only); its containers are taken as the kubelet would report them: all
+    ready when the Ready condition is True (or the pod is Running without conditions)."""
+    spec, status = _spec(d), _status(d)
+    containers = spec.get("containers") or []
+    init_specs = spec.get("initContainers") or []
+    total = len(containers) + sum(1 for c in init_specs if _is_restartable(c))
+    phase = status.get("phase") or ""
+    reason = status.get("reason") or phase
+    for c in status.get("conditions") or ():
+        if c.get("type") == "PodScheduled" and c.get("reason") == "SchedulingGated":
+            reason = "SchedulingGated"
+    if status.get("containerStatuses") is None and status.get("initContainerStatuses") is None:
+        ready_condition = _condition_true(d, "Ready")
+        running = phase == "Running" and (ready_condition or (ready_condition is None and not status.get("conditions")))
+        ready = total if running else 0
+        if _m(d).get("deletionTimestamp") is not None:
+            reason = "Unknown" if status.get("reason") == "NodeLost" else (
+                reason if phase in ("Succeeded", "Failed") else "Terminating")
+        return f"{ready}/{total}", reason, "0"
+    by_name = {c.get("name"): c for c in init_specs}
+    restarts = sidecar_restarts = ready = 0
+    last_restart: float | None = None
+    last_sidecar_restart: float | None = None
+    initializing = False
+    init_statuses = status.get("initContainerStatuses") or []
+    for i, c in enumerate(init_statuses):
+        restarts += int(c.get("restartCount") or 0)
+        finished = _finished_at(c)
+        if finished is not None and (last_restart is None or finished > last_restart):
+            last_restart = finished
+        sidecar = _is_restartable(by_name.get(c.get("name")))
+        if sidecar:
+            sidecar_restarts += int(c.get("restartCount") or 0)
+            if finished is not None and (last_sidecar_restart is None or finished > last_sidecar_restart):
+                last_sidecar_restart = finished
         state = c.get("state") or {}
-        if (state.get("waiting") or {}).get("reason"):
-            reason = state["waiting"]["reason"]
-        elif (state.get("terminated") or {}).get("reason"):
-            reason = state["terminated"]["reason"]
-    if _m(d).get("deletionTimestamp") is not None:
-        reason = "Unknown" if status.get("reason") == "NodeLost" else "Terminating"
-    return reason
+        terminated, waiting = state.get("terminated"), state.get("waiting")
+        if terminated is not None and int(terminated.get("exitCode") or 0) == 0:
+            continue
+        if sidecar and c.get("started"):
+            if c.get("ready"):
+                ready += 1
+            continue
+        if terminated is not None:
+            if not terminated.get("reason"):
+                signal = int(terminated.get("signal") or 0)
+                reason = f"Init:Signal:{signal}" if signal else f"Init:ExitCode:{int(terminated.get('exitCode') or 0)}"
+            else:
+                reason = "Init:" + terminated["reason"]
+        elif waiting is not None and waiting.get("reason") and waiting.get("reason") != "PodInitializing":
+            reason = "Init:" + waiting["reason"]
+        else:
+            reason = f"Init:{i}/{len(init_specs)}"
+        initializing = True
+        break
+    if not initializing or _condition_true(d, "Initialized"):
+        restarts, last_restart = sidecar_restarts, last_sidecar_restart
+        has_running = False
+        for c in reversed(status.get("containerStatuses") or []):
+            restarts += int(c.get("restartCount") or 0)
+            finished = _finished_at(c)
+            if finished is not None and (last_restart is None or finished > last_restart):
+                last_restart = finished
+            state = c.get("state") or {}
+            waiting, terminated = state.get("waiting"), state.get("terminated")
+            if waiting is not None and waiting.get("reason"):
+                reason = waiting["reason"]
+            elif terminated is not None and terminated.get("reason"):
+                reason = terminated["reason"]
+            elif terminated is not None:
+                signal = int(terminated.get("signal") or 0)
+                reason = f"Signal:{signal}" if signal else f"ExitCode:{int(terminated.get('exitCode') or 0)}"
+            elif c.get("ready") and state.get("running") is not None:
+                has_running = True
+                ready += 1
+        if reason == "Completed" and has_running:
+            reason = "Running" if _condition_true(d, "Ready") else "NotReady"
+    if _m(d).get("deletionTimestamp") is not None and status.get("reason") == "NodeLost":
+        reason = "Unknown"
+    elif _m(d).get("deletionTimestamp") is not None and phase not in ("Succeeded", "Failed"):
+        reason = "Terminating"
+    restarts_text = str(restarts)
+    if restarts and last_restart is not None:
+        restarts_text = f"{restarts} ({human_duration(now - last_restart)} ago)"
+    return f"{ready}/{total}", reason, restarts_text
+
+
+def pod_status_reason(d: Doc) -> str:
+    """printPod's STATUS."""
+    return pod_row(d, 0.0)[1]
 
 
 def pod_ready(d: Doc) -> str:
-    containers = _spec(d).get("containers") or []
-    statuses = _status(d).get("containerStatuses")
-    if statuses is None:
-        # The simulated kubelet keeps the pod's Ready condition, not per-container statuses.
-        ready_condition = any(c.get("type") == "Ready" and c.get("status") == "True" for c in _status(d).get("conditions") or ())
-        running = _status(d).get("phase") == "Running" and (ready_condition or not _status(d).get("conditions"))
-        return f"{len(containers) if running else 0}/{len(containers)}"
-    ready = sum(1 for c in statuses if c.get("ready"))
-    return f"{ready}/{len(containers)}"
+    """printPod's READY."""
+    return pod_row(d, 0.0)[0]
+
+
+def _readiness_gates(d: Doc) -> str:
+    gates = _spec(d).get("readinessGates") or []
+    if not gates:
+        return NONE
+    conditions = _status(d).get("conditions") or []
+    true = 0
+    for gate in gates:
+        for c in conditions:
+            if c.get("type") == gate.get("conditionType"):
+                true += c.get("status") == "True"
+                break
+    return f"{true}/{len(gates)}"
 
 
 def pods(docs: Sequence[Doc], now: float, wide: bool) -> Table:
@@ -134,12 +242,12 @@ def pods(docs: Sequence[Doc], now: float, wide: bool) -> Table:
         headers += ["IP", "NODE", "NOMINATED NODE", "READINESS GATES"]
     rows = []
     for d in docs:
-        restarts = sum(int(c.get("restartCount") or 0) for c in _status(d).get("containerStatuses") or ())
-        row = [_m(d).get("name") or "", pod_ready(d), pod_status_reason(d), str(restarts), _age(d, now)]
+        ready, reason, restarts = pod_row(d, now)
+        row = [_m(d).get("name") or "", ready, reason, restarts, _age(d, now)]
         if wide:
-            gates = _spec(d).get("readinessGates") or []
-            row += [_status(d).get("podIP") or NONE, _spec(d).get("nodeName") or NONE,
-                    _status(d).get("nominatedNodeName") or NONE, NONE if not gates else f"0/{len(gates)}"]
+            ips = _status(d).get("podIPs") or []
+            ip = (ips[0].get("ip") if ips else "") or _status(d).get("podIP") or NONE
+            row += [ip, _spec(d).get("nodeName") or NONE, _status(d).get("nominatedNodeName") or NONE, _readiness_gates(d)]
         rows.append(row)
     return headers, rows
 
@@ -148,27 +256,68 @@ def pods(docs: Sequence[Doc], now: float, wide: bool) -> Table:
 
 
 def namespaces(docs: Sequence[Doc], now: float, wide: bool) -> Table:
-    return ["NAME", "STATUS", "AGE"], [[_m(d).get("name") or "", _status(d).get("phase") or "Active", _age(d, now)] for d in docs]
+    """printNamespace: the phase as the object has it."""
+    return ["NAME", "STATUS", "AGE"], [[_m(d).get("name") or "", _status(d).get("phase") or "", _age(d, now)] for d in docs]
+
+
+def _format_labels(labels: Mapping[str, Any] | None) -> str:
+    """labels.FormatLabels: sorted k=v, `<none>` when empty."""
+    return ",".join(f"{k}={v}" for k, v in sorted((labels or {}).items())) or NONE
+
+
+LOAD_BALANCER_WIDTH = 16
+
+
+def _load_balancer(status: Mapping[str, Any], wide: bool) -> str:
+    """loadBalancerStatusStringer: the ingress IPs (or hostnames), sorted, unique; clipped to
+    16 bytes unless wide."""
+    found = sorted({i.get("ip") or i.get("hostname") for i in ((status.get("loadBalancer") or {}).get("ingress") or ())
+                    if i.get("ip") or i.get("hostname")})
+    text = ",".join(found)
+    if not wide and len(text) > LOAD_BALANCER_WIDTH:
+        text = text[:LOAD_BALANCER_WIDTH - 3] + "..."
+    return text
+
+
+def _external_ip(d: Doc, wide: bool) -> str:
+    """getServiceExternalIP."""
+    spec = _spec(d)
+    kind = spec.get("type") or ""
+    external = list(spec.get("externalIPs") or ())
+    if kind in ("ClusterIP", "NodePort"):
+        return ",".join(external) or NONE
+    if kind == "LoadBalancer":
+        lb = _load_balancer(_status(d), wide)
+        if external:
+            return ",".join(([*lb.split(",")] if lb else []) + external)
+        return lb or "<pending>"
+    if kind == "ExternalName":
+        return spec.get("externalName") or ""
+    return "<unknown>"
+
+
+def _ports(ports: Sequence[Mapping[str, Any]] | None) -> str:
+    """makePortString."""
+    pieces = []
+    for p in ports or ():
+        text = f"{p.get('port')}/{p.get('protocol') or ''}"
+        if int(p.get("nodePort") or 0) > 0:
+            text = f"{p.get('port')}:{p.get('nodePort')}/{p.get('protocol') or ''}"
+        pieces.append(text)
+    return ",".join(pieces)
 
 
 def services(docs: Sequence[Doc], now: float, wide: bool) -> Table:
+    """printService: the service as the object has it (type, clusterIPs[0], ports)."""
     headers = ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"] + (["SELECTOR"] if wide else [])
     rows = []
     for d in docs:
         spec = _spec(d)
-        kind = spec.get("type") or "ClusterIP"
-        ports = []
-        for p in spec.get("ports") or ():
-            text = f"{p.get('port')}/{p.get('protocol') or 'TCP'}"
-            if p.get("nodePort") and kind in ("NodePort", "LoadBalancer"):
-                text = f"{p.get('port')}:{p.get('nodePort')}/{p.get('protocol') or 'TCP'}"
-            ports.append(text)
-        external = ",".join(spec.get("externalIPs") or ()) or ("<pending>" if kind == "LoadBalancer" else NONE)
-        if kind == "ExternalName":
-            external = spec.get("externalName") or NONE
-        row = [_m(d).get("name") or "", kind, spec.get("clusterIP") or NONE, external, ",".join(ports) or NONE, _age(d, now)]
+        cluster_ips = spec.get("clusterIPs") or ([spec["clusterIP"]] if spec.get("clusterIP") else [])
+        row = [_m(d).get("name") or "", spec.get("type") or "", cluster_ips[0] if cluster_ips else NONE, _external_ip(d, wide),
+               _ports(spec.get("ports")) or NONE, _age(d, now)]
         if wide:
-            row.append(_selector_text(spec.get("selector")))
+            row.append(_format_labels(spec.get("selector")))
         rows.append(row)
     return headers, rows
 
@@ -250,38 +399,56 @@ def _modes(modes: Sequence[str] | None) -> str:
     return ",".join(_MODES.get(m, m) for m in modes or ())
 
 
+def _volume_class(d: Doc) -> str:
+    """helper.GetPersistentVolumeClass / GetPersistentVolumeClaimClass: the beta annotation
+    first for a volume, the spec field first for a claim."""
+    annotation = (_m(d).get("annotations") or {}).get("volume.beta.kubernetes.io/storage-class")
+    field = _spec(d).get("storageClassName")
+    if d.get("kind") == "PersistentVolumeClaim":
+        return field if field is not None else (annotation or "")
+    return annotation if annotation is not None else (field or "")
+
+
+def _unset(value: Any) -> str:
+    return "<unset>" if value is None else str(value)
+
+
 def persistent_volumes(docs: Sequence[Doc], now: float, wide: bool) -> Table:
+    """printPersistentVolume: the volume as the object has it (no reclaim policy or volume
+    mode invented: `<unset>`)."""
     headers = ["NAME", "CAPACITY", "ACCESS MODES", "RECLAIM POLICY", "STATUS", "CLAIM", "STORAGECLASS",
                "VOLUMEATTRIBUTESCLASS", "REASON", "AGE"] + (["VOLUMEMODE"] if wide else [])
     rows = []
     for d in docs:
         spec, status = _spec(d), _status(d)
-        claim = spec.get("claimRef") or {}
-        claim_text = f"{claim.get('namespace')}/{claim.get('name')}" if claim else ""
-        row = [_m(d).get("name") or "", str((spec.get("capacity") or {}).get("storage") or ""), _modes(spec.get("accessModes")),
-               spec.get("persistentVolumeReclaimPolicy") or "Retain", status.get("phase") or "", claim_text,
-               spec.get("storageClassName") or "", spec.get("volumeAttributesClassName") or NONE, status.get("reason") or "",
-               _age(d, now)]
+        claim = spec.get("claimRef")
+        claim_text = f"{claim.get('namespace') or ''}/{claim.get('name') or ''}" if claim else ""
+        phase = "Terminating" if _m(d).get("deletionTimestamp") is not None else (status.get("phase") or "")
+        row = [_m(d).get("name") or "", str((spec.get("capacity") or {}).get("storage") or "0"), _modes(spec.get("accessModes")),
+               spec.get("persistentVolumeReclaimPolicy") or "", phase, claim_text, _volume_class(d),
+               _unset(spec.get("volumeAttributesClassName")), status.get("reason") or "", _age(d, now)]
         if wide:
-            row.append(spec.get("volumeMode") or "Filesystem")
+            row.append(_unset(spec.get("volumeMode")))
         rows.append(row)
     return headers, rows
 
 
 def claims(docs: Sequence[Doc], now: float, wide: bool) -> Table:
+    """printPersistentVolumeClaim: capacity and access modes once the claim names its volume."""
     headers = ["NAME", "STATUS", "VOLUME", "CAPACITY", "ACCESS MODES", "STORAGECLASS", "VOLUMEATTRIBUTESCLASS", "AGE"]
     if wide:
         headers.append("VOLUMEMODE")
     rows = []
     for d in docs:
         spec, status = _spec(d), _status(d)
-        bound = status.get("phase") == "Bound"
-        row = [_m(d).get("name") or "", status.get("phase") or "Pending", spec.get("volumeName") or "",
-               str((status.get("capacity") or {}).get("storage") or "") if bound else "",
-               _modes(status.get("accessModes")) if bound else "", spec.get("storageClassName") or "",
-               spec.get("volumeAttributesClassName") or NONE, _age(d, now)]
+        phase = "Terminating" if _m(d).get("deletionTimestamp") is not None else (status.get("phase") or "")
+        named = bool(spec.get("volumeName"))
+        row = [_m(d).get("name") or "", phase, spec.get("volumeName") or "",
+               str((status.get("capacity") or {}).get("storage") or "0") if named else "",
+               _modes(status.get("accessModes")) if named else "", _volume_class(d),
+               _unset(spec.get("volumeAttributesClassName")), _age(d, now)]
         if wide:
-            row.append(spec.get("volumeMode") or "Filesystem")
+            row.append(_unset(spec.get("volumeMode")))
         rows.append(row)
     return headers, rows
 
@@ -301,9 +468,14 @@ def storage_classes(docs: Sequence[Doc], now: float, wide: bool) -> Table:
 
 
 def priority_classes(docs: Sequence[Doc], now: float, wide: bool) -> Table:
-    headers = ["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"]
-    rows = [[_m(d).get("name") or "", _int(d.get("value")), "true" if d.get("globalDefault") else "false", _age(d, now),
-             d.get("preemptionPolicy") or "PreemptLowerPriority"] for d in docs]
+    """printPriorityClass: PREEMPTIONPOLICY only with -o wide, blank when the object has none."""
+    headers = ["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE"] + (["PREEMPTIONPOLICY"] if wide else [])
+    rows = []
+    for d in docs:
+        row = [_m(d).get("name") or "", _int(d.get("value")), "true" if d.get("globalDefault") else "false", _age(d, now)]
+        if wide:
+            row.append(d.get("preemptionPolicy") or "")
+        rows.append(row)
     return headers, rows
 
 

@@ -211,6 +211,37 @@ def test_a_rolling_update_with_max_unavailable_may_go_two_at_a_time():
     ]
 
 
+def test_a_paused_deployment_is_not_rolled_out_until_resumed():
+    paused = workload("Deployment", "web", 2)
+    paused["spec"]["paused"] = True
+    changed = copy.deepcopy(paused)
+    changed["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:2"
+    resumed = copy.deepcopy(changed)
+    del resumed["spec"]["paused"]
+    sim = simulation(node_doc("node1"), workload("Deployment", "web", 2),
+                     timelines=[timeline({"at": 50, "apply": paused}, {"at": 100, "apply": changed}, {"at": 200, "apply": resumed})])
+    sim.run_until(150)
+    assert len(sim.store.list("ReplicaSet")) == 1  # the new template waits
+    assert sim.store.get("Deployment", "default", "web")["status"]["updatedReplicas"] == 0
+    sim.run_until(300)
+    assert sorted(rs["spec"]["replicas"] for rs in sim.store.list("ReplicaSet")) == [0, 2]
+
+
+def test_an_old_replica_set_taken_back_gets_the_next_revision():
+    """What `oc rollout undo` leads to: the template of revision 1 again makes its ReplicaSet
+    the new one, with revision 3 (deployment controller getNewReplicaSet)."""
+    changed = workload("Deployment", "web", 2)
+    changed["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:2"
+    sim = simulation(node_doc("node1"), workload("Deployment", "web", 2),
+                     timelines=[timeline({"at": 100, "apply": changed}, {"at": 200, "apply": workload("Deployment", "web", 2)})])
+    sim.run_until(300)
+    revisions = {rs["spec"]["template"]["spec"]["containers"][0]["image"]:
+                 (rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"], rs["spec"]["replicas"])
+                 for rs in sim.store.list("ReplicaSet")}
+    assert revisions == {workload("Deployment", "web")["spec"]["template"]["spec"]["containers"][0]["image"]: ("3", 2),
+                         "nginx:2": ("2", 0)}
+
+
 def test_recreate_scales_the_old_pods_away_and_starts_the_new_ones_once_they_are_gone():
     sim, old, new = _rollout({"type": "Recreate"})
     assert [(t, m) for t, _, _, m in event_list(sim, "ScalingReplicaSet")][1:] == [

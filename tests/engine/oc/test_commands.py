@@ -96,6 +96,16 @@ POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "new"}, "spec": {
                      "must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
                      "character (e.g. 'example.com', regex used for validation is "
                      "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')\n", 1, id="validation"),
+        # kubectl's `if count == 0 { return fmt.Errorf("no objects passed to <verb>") }` (create.go,
+        # apply.go, replace.go) and the FileVisitor's error for a path it cannot read
+        pytest.param("oc create -f -", {"-": []}, "", "error: no objects passed to create\n", 1, id="create: empty stdin"),
+        pytest.param("oc apply -f -", {}, "", "error: no objects passed to apply\n", 1, id="apply: no stdin at all"),
+        pytest.param("oc replace -f empty.yaml", {"empty.yaml": []}, "", "error: no objects passed to replace\n", 1,
+                     id="replace: a file without objects"),
+        pytest.param("oc create -f pod.yaml", {}, "", 'error: the path "pod.yaml" does not exist\n', 1,
+                     id="create: a file the caller could not read"),
+        pytest.param("oc apply -f list.yaml", {"list.yaml": ["not an object", 3]}, "", "error: no objects passed to apply\n", 1,
+                     id="apply: documents that are not objects"),
     ],
 )
 def test_create_apply_replace(command, files, stdout, stderr, code):

@@ -14,7 +14,7 @@ NOW = 3600
 
 KINDS = [
  {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default", "creationTimestamp": 0}, "status": {"phase": "Active"}},
- {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default", "creationTimestamp": 60}, "spec": {"clusterIP": "172.30.0.10", "selector": {"app": "web"}, "ports": [{"port": 80, "protocol": "TCP"}, {"port": 443}]}},
+ {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default", "creationTimestamp": 60}, "spec": {"type": "ClusterIP", "clusterIP": "172.30.0.10", "clusterIPs": ["172.30.0.10"], "selector": {"app": "web"}, "ports": [{"port": 80, "protocol": "TCP"}, {"port": 443, "protocol": "TCP"}]}},
  {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default", "creationTimestamp": 60}, "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "nginx", "image": "nginx:1.25"}]}}}, "status": {"readyReplicas": 2, "updatedReplicas": 3, "availableReplicas": 2}},
  {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web-5d4f", "namespace": "default", "creationTimestamp": 60}, "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": {"spec": {"containers": [{"name": "nginx", "image": "nginx:1.25"}]}}}, "status": {"replicas": 3, "readyReplicas": 2}},
  {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db", "namespace": "default", "creationTimestamp": 120}, "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "db"}}, "template": {"spec": {"containers": [{"name": "pg", "image": "postgres:16"}]}}}, "status": {"readyReplicas": 2}},
@@ -63,20 +63,24 @@ KINDS = [
                      id='get pdb'),
         pytest.param('oc get pv',
                      'NAME   CAPACITY   ACCESS MODES   RECLAIM POLICY   STATUS   CLAIM          STORAGECLASS   VOLUMEATTRIBUTESCLASS   REASON   AGE\n'
-                     'pv1    10Gi       RWO            Delete           Bound    default/data   gp3            <none>                           60m\n',
+                     'pv1    10Gi       RWO            Delete           Bound    default/data   gp3            <unset>                          60m\n',
                      id='get pv'),
         pytest.param('oc get pvc',
                      'NAME   STATUS   VOLUME   CAPACITY   ACCESS MODES   STORAGECLASS   VOLUMEATTRIBUTESCLASS   AGE\n'
-                     'data   Bound    pv1      10Gi       RWO            gp3            <none>                  60m\n',
+                     'data   Bound    pv1      10Gi       RWO            gp3            <unset>                 60m\n',
                      id='get pvc'),
         pytest.param('oc get sc',
                      'NAME            PROVISIONER       RECLAIMPOLICY   VOLUMEBINDINGMODE      ALLOWVOLUMEEXPANSION   AGE\n'
                      'gp3 (default)   ebs.csi.aws.com   Delete          WaitForFirstConsumer   true                   60m\n',
                      id='get sc'),
         pytest.param('oc get pc',
+                     'NAME   VALUE     GLOBAL-DEFAULT   AGE\n'
+                     'high   1000000   false            60m\n',
+                     id='get pc: PREEMPTIONPOLICY is a wide column'),
+        pytest.param('oc get pc -o wide',
                      'NAME   VALUE     GLOBAL-DEFAULT   AGE   PREEMPTIONPOLICY\n'
-                     'high   1000000   false            60m   PreemptLowerPriority\n',
-                     id='get pc'),
+                     'high   1000000   false            60m   \n',
+                     id='get pc -o wide: a policy the object does not have is blank'),
         pytest.param('oc get clusterversion',
                      'NAME      VERSION   AVAILABLE   PROGRESSING   SINCE   STATUS\n'
                      'version   4.13.40   True        True          55m     Working towards 4.14.1: 106 of 860 done (12% complete)\n',

@@ -16,6 +16,12 @@ This client helps you develop, build, deploy, and run your applications on any
 OpenShift or Kubernetes cluster. It also includes the administrative
 commands for managing a cluster under the 'adm' subcommand.
 
+Basic Commands:
+  explain         Get documentation for a resource
+
+Build and Deploy Commands:
+  rollout         Manage a Kubernetes deployment or OpenShift deployment config
+
 Application Management Commands:
   create          Create a resource from a file or from stdin
   apply           Apply a configuration to a resource by file name or stdin
@@ -26,9 +32,19 @@ Application Management Commands:
   delete          Delete resources by file names, stdin, resources and names, or by resources and label selector
   scale           Set a new size for a deployment, replica set, or replication controller
 
+Troubleshooting and Debugging Commands:
+  logs            Print the logs for a resource
+
 Advanced Commands:
   adm             Tools for managing a cluster
   replace         Replace a resource by file name or stdin
+
+Settings Commands:
+  config          Modify kubeconfig files
+  whoami          Return information about the current session
+
+Other Commands:
+  version         Print the client and server version information
 
 Usage:
   oc [flags] [options]
@@ -56,7 +72,7 @@ def test_oc_adm_alone_prints_its_help_on_stderr_and_fails():
     assert lines[:3] == ["Administrative Commands", "", " Actions for administering an OpenShift cluster are exposed here."]
     start = lines.index("Available Commands:")
     commands = lines[start + 1: lines.index("", start)]
-    assert [line.split()[0] for line in commands] == ["cordon", "drain", "taint", "uncordon", "upgrade"]
+    assert [line.split()[0] for line in commands] == ["cordon", "drain", "taint", "top", "uncordon", "upgrade"]
     # padded to `create-provider-selection-template`, the longest of oc adm's commands
     assert commands[0] == "  cordon" + " " * 29 + "Mark node as unschedulable"
     assert "Usage:\n  oc adm [flags] [options]\n" in result.stderr
