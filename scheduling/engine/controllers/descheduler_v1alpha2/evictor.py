@@ -1,0 +1,306 @@
+"""One descheduling cycle's shared machinery: the pods as the plugins list them, the
+DefaultEvictor (pkg/framework/plugins/defaultevictor) of a profile, and the PodEvictor
+(pkg/descheduler/evictions) with its limits.
+
+* DefaultEvictor.Filter: a pod carrying `descheduler.alpha.kubernetes.io/evict` passes;
+  with `noEvictionPolicy: Mandatory`, one carrying
+  `descheduler.alpha.kubernetes.io/prefer-no-eviction` does not; mirror pods, static pods
+  (`kubernetes.io/config.source` not `api`), terminating pods never do; then the
+  protections (PodsWithLocalStorage, SystemCriticalPods -- priority >= 2000000000 -- and,
+  when a `priorityThreshold` is set, any pod at or above it, FailedBarePods, DaemonSetPods;
+  the extra PodsWithPVC, PodsWithoutPDB; the deprecated booleans map onto them), the
+  `labelSelector`, `minReplicas`, `minPodAge`.
+* DefaultEvictor.PreEvictionFilter: `nodeFit` (the pod fits another ready node: its node
+  selector and required node affinity, NoSchedule/NoExecute taints, cordon, and the
+  node's free requests) and the `namespaceLabelSelector`.
+* PodEvictor.EvictPod: the total, per-node and per-namespace limits (their errors stop a
+  plugin as upstream: the total ends it, the node limit moves it to the next node), then
+  the eviction API (engine.controllers.eviction: a PodDisruptionBudget may refuse). In a
+  dry run (Predictive mode) the eviction API is asked but nothing is evicted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from scheduling.engine import actions as A
+from scheduling.engine.api.objects import LabelSelector, Node, Pod, untolerated_taints
+from scheduling.engine.controllers import eviction
+from scheduling.engine.controllers.descheduler_strategies.common import PlannedEviction
+from scheduling.engine.controllers.descheduler_strategies.node_affinity import pod_matches_node_labels
+from scheduling.engine.store import Store, is_terminating, sim_time
+
+from .policy import DEFAULT_EVICTOR, Profile
+
+SOURCE = "sigs.k8s.io/descheduler"
+EVICT_ANNOTATION = "descheduler.alpha.kubernetes.io/evict"
+NO_EVICTION_ANNOTATION = "descheduler.alpha.kubernetes.io/prefer-no-eviction"
+MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source"
+SYSTEM_CRITICAL_PRIORITY = 2000000000
+
+
+class LimitError(Exception):
+    """An eviction limit: `scope` is "total", "node" or "namespace"."""
+
+    def __init__(self, scope: str, message: str):
+        super().__init__(message)
+        self.scope = scope
+
+
+@dataclass
+class PodRef:
+    doc: Mapping[str, Any]
+    pod: Pod
+
+    @property
+    def key(self) -> str:
+        return self.pod.key
+
+    @property
+    def status(self) -> Mapping[str, Any]:
+        return self.doc.get("status") or {}
+
+    @property
+    def phase(self) -> str:
+        return self.status.get("phase") or "Pending"
+
+    def created(self) -> float | None:
+        return sim_time((self.doc.get("metadata") or {}).get("creationTimestamp"))
+
+    def restarts(self, init: bool) -> int:
+        total = sum(int(c.get("restartCount") or 0) for c in self.status.get("containerStatuses") or ())
+        if init:
+            total += sum(int(c.get("restartCount") or 0) for c in self.status.get("initContainerStatuses") or ())
+        return total
+
+
+def has_local_storage(pod: Pod) -> bool:
+    """utils.IsPodWithLocalStorage: a hostPath or emptyDir volume."""
+    return any(v.get("hostPath") is not None or v.get("emptyDir") is not None for v in pod.volumes)
+
+
+def has_pvc(pod: Pod) -> bool:
+    return any(v.get("persistentVolumeClaim") is not None for v in pod.volumes)
+
+
+def effective_protections(args: Mapping[str, Any]) -> list[str]:
+    """getEffectivePodProtections."""
+    pp = args.get("podProtections") or {}
+    extra, disabled = list(pp.get("extraEnabled") or ()), list(pp.get("defaultDisabled") or ())
+    if not extra and not disabled:
+        out = []
+        if not args.get("evictLocalStoragePods"):
+            out.append("PodsWithLocalStorage")
+        if not args.get("evictDaemonSetPods"):
+            out.append("DaemonSetPods")
+        if not args.get("evictSystemCriticalPods"):
+            out.append("SystemCriticalPods")
+        if not args.get("evictFailedBarePods"):
+            out.append("FailedBarePods")
+        if args.get("ignorePvcPods"):
+            out.append("PodsWithPVC")
+        if args.get("ignorePodsWithoutPDB"):
+            out.append("PodsWithoutPDB")
+        return out
+    base = [p for p in ("PodsWithLocalStorage", "SystemCriticalPods", "FailedBarePods", "DaemonSetPods") if p not in disabled]
+    return base + extra
+
+
+class DefaultEvictor:
+    def __init__(self, args: Mapping[str, Any], cycle: "Cycle"):
+        self.args = args
+        self.cycle = cycle
+        self.protections = set(effective_protections(args))
+        self.threshold = self._threshold()
+        self.label_selector = LabelSelector.from_doc(args.get("labelSelector"))
+        ns_sel = args.get("namespaceLabelSelector")
+        self.namespace_selector = LabelSelector.from_doc(ns_sel) if ns_sel and (ns_sel.get("matchLabels") or ns_sel.get("matchExpressions")) else None
+
+    def _threshold(self) -> int | None:
+        pt = self.args.get("priorityThreshold") or {}
+        if pt.get("value") is not None:
+            return int(pt["value"])
+        if pt.get("name"):
+            pc = self.cycle.store.get("PriorityClass", "", pt["name"])
+            return int((pc or {}).get("value") or 0)
+        return None
+
+    def filter_reasons(self, ref: PodRef) -> list[str]:
+        """Filter's failed checks, upstream's texts (empty: the pod passes)."""
+        pod = ref.pod
+        if EVICT_ANNOTATION in pod.annotations:
+            return []
+        if self.args.get("noEvictionPolicy") == "Mandatory" and NO_EVICTION_ANNOTATION in pod.annotations:
+            return ["pod has the prefer-no-eviction annotation"]
+        errs = []
+        if MIRROR_ANNOTATION in pod.annotations:
+            errs.append("pod is a mirror pod")
+        source = pod.annotations.get(CONFIG_SOURCE_ANNOTATION)
+        if source is not None and source != "api":
+            errs.append("pod is a static pod")
+        if is_terminating(ref.doc):
+            errs.append("pod is terminating")
+        if "SystemCriticalPods" in self.protections:
+            if pod.priority >= SYSTEM_CRITICAL_PRIORITY:
+                errs.append("pod has system critical priority and is protected against eviction")
+            if self.threshold is not None and pod.priority >= self.threshold:
+                errs.append("pod has higher priority than specified priority class threshold")
+        if "FailedBarePods" in self.protections:
+            if not pod.owner_references:
+                errs.append("pod does not have any ownerRefs")
+        elif not pod.owner_references and ref.phase != "Failed":
+            errs.append("pod does not have any ownerRefs and is not in failed phase")
+        if "PodsWithLocalStorage" in self.protections and has_local_storage(pod):
+            errs.append("pod has local storage and is protected against eviction")
+        if "DaemonSetPods" in self.protections and any(o.kind == "DaemonSet" for o in pod.owner_references):
+            errs.append("daemonset pods are protected against eviction")
+        if "PodsWithPVC" in self.protections and has_pvc(pod):
+            errs.append("pod with PVC is protected against eviction")
+        if "PodsWithoutPDB" in self.protections and not eviction.pdbs_of(self.cycle.store, ref.doc, ordered=False):
+            errs.append("pod does not have a PodDisruptionBudget and is protected against eviction")
+        if self.label_selector is not None and not self.label_selector.is_empty and not self.label_selector.matches(pod.labels):
+            errs.append("pod labels do not match the labelSelector filter in the policy parameter")
+        min_replicas = int(self.args.get("minReplicas") or 0)
+        if min_replicas > 1 and len(pod.owner_references) == 1:
+            owner = pod.owner_references[0]
+            n = sum(1 for d in self.cycle.store.list("Pod") if any(
+                (o.get("uid") or o.get("name")) == (owner.uid or owner.name) and o.get("kind") == owner.kind
+                for o in (d.get("metadata") or {}).get("ownerReferences") or ()) and (d.get("metadata") or {}).get("namespace") == pod.namespace)
+            if n < min_replicas:
+                errs.append(f"owner has {n} replicas which is less than minReplicas of {min_replicas}")
+        min_age = self.args.get("minPodAge")
+        if min_age is not None:
+            from .operator import parse_duration
+            start = sim_time(ref.status.get("startTime"))
+            if start is None or self.cycle.now - start < parse_duration(min_age):
+                errs.append(f"pod age is not older than MinPodAge: {min_age} seconds")
+        return errs
+
+    def filter(self, ref: PodRef) -> bool:
+        return not self.filter_reasons(ref)
+
+    def pre_eviction_filter(self, ref: PodRef) -> bool:
+        if self.args.get("nodeFit") and not self.cycle.fits_other_node(ref):
+            return False
+        if self.namespace_selector is not None:
+            ns = self.cycle.store.get("Namespace", "", ref.pod.namespace)
+            labels = ((ns or {}).get("metadata") or {}).get("labels") or {}
+            if ns is None or not self.namespace_selector.matches(labels):
+                return False
+        return True
+
+
+@dataclass
+class Cycle:
+    """One descheduling cycle over a working copy of the store (evictions are applied to
+    it as they happen, so budgets shrink and later plugins see the pods gone)."""
+
+    store: Store
+    now: float
+    nodes: list[Node]
+    dry_run: bool = False
+    max_per_node: int | None = None
+    max_per_namespace: int | None = None
+    max_total: int | None = None
+    planned: list[PlannedEviction] = field(default_factory=list)
+    actions: list = field(default_factory=list)
+    node_count: dict[str, int] = field(default_factory=dict)
+    namespace_count: dict[str, int] = field(default_factory=dict)
+    total: int = 0
+    profile: str = ""
+    evictor: DefaultEvictor | None = None
+
+    def use_profile(self, profile: Profile) -> None:
+        self.profile = profile.name
+        self.evictor = DefaultEvictor(profile.args(DEFAULT_EVICTOR), self)
+
+    # --- listing ------------------------------------------------------------------------------
+
+    def pods_on(self, node: Node, *, all_phases: bool = False) -> list[PodRef]:
+        """ListPodsOnANode (not Succeeded/Failed) or ListAllPodsOnANode, in the API's order."""
+        out = []
+        for ns, name in self.store.pods_on_node(node.name):
+            doc = self.store.get("Pod", ns, name)
+            if doc is None:
+                continue
+            if not all_phases and (doc.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+                continue
+            out.append(PodRef(doc, Pod.from_doc(doc)))
+        out.sort(key=lambda r: (r.pod.namespace, r.pod.name))
+        return out
+
+    def filter(self, ref: PodRef) -> bool:
+        return self.evictor is None or self.evictor.filter(ref)
+
+    def pre_eviction_filter(self, ref: PodRef) -> bool:
+        return self.evictor is None or self.evictor.pre_eviction_filter(ref)
+
+    def fits_other_node(self, ref: PodRef) -> bool:
+        """nodeutil.PodFitsAnyOtherNode: another ready node whose labels, taints, cordon and
+        free requests admit the pod."""
+        return any(n.name != ref.pod.node_name and self.pod_fits_node(ref, n) for n in self.nodes)
+
+    def pod_fits_node(self, ref: PodRef, node: Node, *, resources: bool = True) -> bool:
+        pod = ref.pod
+        if node.unschedulable:
+            return False
+        if not pod_matches_node_labels(pod, node):
+            return False
+        if untolerated_taints(pod.tolerations, node.taints, ("NoSchedule", "NoExecute")):
+            return False
+        if resources:
+            cap = node.allocatable_resource
+            cpu = mem = 0
+            count = 0
+            for other in self.pods_on(node):
+                if is_terminating(other.doc):
+                    continue
+                count += 1
+                r = other.pod.request
+                cpu += r.milli_cpu
+                mem += r.memory
+            req = pod.request
+            if count + 1 > cap.allowed_pods or cpu + req.milli_cpu > cap.milli_cpu or mem + req.memory > cap.memory:
+                return False
+        return True
+
+    # --- evicting -----------------------------------------------------------------------------
+
+    def evict(self, ref: PodRef, plugin: str, reason: str) -> bool:
+        """PodEvictor.EvictPod; raises LimitError for a limit; False when the eviction API
+        refused (the refusal is recorded)."""
+        pod = ref.pod
+        node = pod.node_name
+        if self.max_total is not None and self.total + 1 > self.max_total:
+            raise LimitError("total", "maximum number of evicted pods per a descheduling cycle reached")
+        if node and self.max_per_node is not None and self.node_count.get(node, 0) + 1 > self.max_per_node:
+            raise LimitError("node", f"maximum number of evicted pods per node reached")
+        if self.max_per_namespace is not None and self.namespace_count.get(pod.namespace, 0) + 1 > self.max_per_namespace:
+            raise LimitError("namespace", f"maximum number of evicted pods per namespace reached")
+        answer = eviction.evict(self.store, pod.namespace, pod.name, self.now)
+        if not answer.allowed:
+            refusal = " ".join((answer.message,) + tuple(answer.causes)).strip()
+            self.planned.append(PlannedEviction(pod.namespace, pod.name, node, plugin, reason, False, refusal))
+            return False
+        self.store.apply_all(answer.actions)
+        if not self.dry_run:
+            self.actions.extend(answer.actions)
+            self.actions.append(A.RecordEvent(self.now, "Normal", "Descheduled", "Pod", pod.namespace, pod.name,
+                                              descheduled_message(node, plugin), "descheduler"))
+        if node:
+            self.node_count[node] = self.node_count.get(node, 0) + 1
+        self.namespace_count[pod.namespace] = self.namespace_count.get(pod.namespace, 0) + 1
+        self.total += 1
+        entry = PlannedEviction(pod.namespace, pod.name, node, plugin, reason, True)
+        entry.profile = self.profile  # type: ignore[attr-defined]
+        self.planned.append(entry)
+        return True
+
+
+def descheduled_message(node: str, plugin: str) -> str:
+    """The eviction event's note as the descheduler records it ("pod eviction from <node>
+    node by sigs.k8s.io/descheduler"; upstream puts the plugin in the event's reason field,
+    the simulator's reason is Descheduled, so the plugin follows in parentheses)."""
+    return f"pod eviction from {node} node by {SOURCE} ({plugin})"

@@ -1,0 +1,576 @@
+"""The descheduler's plugins (sigs.k8s.io/descheduler pkg/framework/plugins), each
+`run(cycle, nodes, args)`; `PLUGINS` maps the plugin name to it. Each follows its upstream
+file: which pods it lists (ListPodsOnANode: not Succeeded/Failed; ListAllPodsOnANode:
+every phase), the filters it applies (the profile's DefaultEvictor Filter and
+PreEvictionFilter, the args' namespaces and labelSelector), the order it evicts in and
+how a limit stops it (the total limit ends the plugin; the node limit moves it to the
+next node).
+
+RemovePodsViolatingTopologySpreadConstraint balances each constraint's domains as
+upstream's balanceDomains does (pods move from the domains above the ideal average,
+lowest priority first, until the skew is within maxSkew), without its extra node-fit
+checks beyond the DefaultEvictor's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any, Callable, Mapping, Sequence
+
+from scheduling.engine.api.objects import CPU, MEMORY, PODS, LabelSelector, Node, untolerated_taints
+from scheduling.engine.controllers.descheduler_strategies.common import percentage
+from scheduling.engine.controllers.descheduler_strategies.node_affinity import pod_matches_node_labels
+from scheduling.engine.controllers.descheduler_strategies.pod_anti_affinity import anti_affinity_partner
+
+from . import policy as P
+from .evictor import Cycle, LimitError, PodRef
+
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+def _ns_filter(args: Mapping[str, Any], key: str = "namespaces") -> Callable[[PodRef], bool]:
+    ns = args.get(key) or {}
+    include, exclude = set(ns.get("include") or ()), set(ns.get("exclude") or ())
+
+    def ok(ref: PodRef) -> bool:
+        if include and ref.pod.namespace not in include:
+            return False
+        return ref.pod.namespace not in exclude
+    return ok
+
+
+def _label_filter(args: Mapping[str, Any]) -> Callable[[PodRef], bool]:
+    sel = LabelSelector.from_doc(args.get("labelSelector"))
+    if sel is None or sel.is_empty:
+        return lambda ref: True
+    return lambda ref: sel.matches(ref.pod.labels)
+
+
+def _pod_filter(cycle: Cycle, args: Mapping[str, Any], pre: bool = True) -> Callable[[PodRef], bool]:
+    ns, labels = _ns_filter(args), _label_filter(args)
+    return lambda ref: ns(ref) and labels(ref) and cycle.filter(ref) and (not pre or cycle.pre_eviction_filter(ref))
+
+
+def _evict_list(cycle: Cycle, pods: Sequence[PodRef], plugin: str, reason: Callable[[PodRef], str],
+                node_limit_breaks: bool = True) -> bool:
+    """Evict `pods` in order; False when the total limit ended the plugin."""
+    for ref in pods:
+        try:
+            cycle.evict(ref, plugin, reason(ref))
+        except LimitError as exc:
+            if exc.scope == "total":
+                return False
+            if exc.scope == "node" and node_limit_breaks:
+                return True
+    return True
+
+
+# --- Deschedule plugins ------------------------------------------------------------------------
+
+
+def pod_life_time(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> None:
+    """PodLifeTime: pods older than maxPodLifeTimeSeconds (and/or in the given states),
+    oldest first."""
+    base = _pod_filter(cycle, args)
+    max_age = args.get("maxPodLifeTimeSeconds")
+    states = set(args.get("states") or ())
+    owner_kinds = args.get("ownerKinds") or {}
+
+    def ok(ref: PodRef) -> bool:
+        if not base(ref):
+            return False
+        if max_age is not None:
+            created = ref.created()
+            if created is None:
+                return False
+            age = cycle.now - created
+            if age < 0 or int(age) <= int(max_age):
+                return False
+        if states:
+            st = ref.status
+            if ref.phase not in states and st.get("reason") not in states and not any(
+                    ((c.get("state") or {}).get("waiting") or {}).get("reason") in states
+                    or ((c.get("state") or {}).get("terminated") or {}).get("reason") in states
+                    for c in list(st.get("containerStatuses") or ()) + (list(st.get("initContainerStatuses") or ()) if args.get("includingInitContainers") else [])):
+                return False
+        kinds = [o.kind for o in ref.pod.owner_references]
+        if owner_kinds.get("include") and not set(kinds) & set(owner_kinds["include"]):
+            return False
+        if owner_kinds.get("exclude") and set(kinds) & set(owner_kinds["exclude"]):
+            return False
+        return True
+
+    pods = [r for n in nodes for r in cycle.pods_on(n, all_phases=True) if ok(r)]
+    pods.sort(key=lambda r: (r.created() if r.created() is not None else math.inf))  # SortPodsBasedOnAge (stable)
+
+    def reason(ref: PodRef) -> str:
+        if max_age is not None:
+            return f"older than maxPodLifeTimeSeconds {max_age} (age {int(cycle.now - (ref.created() or 0))}s)"
+        return f"in state {ref.phase}"
+    for ref in pods:
+        try:
+            cycle.evict(ref, P.POD_LIFE_TIME, reason(ref))
+        except LimitError as exc:
+            if exc.scope == "total":
+                return
+
+
+def too_many_restarts(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> None:
+    """RemovePodsHavingTooManyRestarts: per node, pods at or above podRestartThreshold,
+    most restarts first."""
+    base = _pod_filter(cycle, args)
+    threshold = int(args.get("podRestartThreshold") or 0)
+    init = bool(args.get("includingInitContainers"))
+    states = set(args.get("states") or ())
+
+    def ok(ref: PodRef) -> bool:
+        if not base(ref) or ref.restarts(init) < threshold:
+            return False
+        if states:
+            st = ref.status
+            statuses = list(st.get("containerStatuses") or ()) + (list(st.get("initContainerStatuses") or ()) if init else [])
+            if ref.phase not in states and not any(((c.get("state") or {}).get("waiting") or {}).get("reason") in states for c in statuses):
+                return False
+        return True
+    for node in nodes:
+        pods = sorted((r for r in cycle.pods_on(node, all_phases=True) if ok(r)), key=lambda r: -r.restarts(init))
+        if not _evict_list(cycle, pods, P.TOO_MANY_RESTARTS,
+                           lambda r: f"{r.restarts(init)} container restarts, threshold {threshold}"):
+            return
+
+
+def remove_failed_pods(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> None:
+    """RemoveFailedPods: Failed pods older than minPodLifetimeSeconds (default 3600),
+    matching reasons / exitCodes when given, owner kinds not excluded."""
+    base = _pod_filter(cycle, args)
+    min_age = args.get("minPodLifetimeSeconds")
+    reasons, codes = set(args.get("reasons") or ()), set(args.get("exitCodes") or ())
+    excluded = set(args.get("excludeOwnerKinds") or ())
+    init = bool(args.get("includingInitContainers"))
+
+    def ok(ref: PodRef) -> bool:
+        if ref.phase != "Failed" or not base(ref):
+            return False
+        if min_age is not None:
+            created = ref.created() or 0.0
+            if int(cycle.now - created) < int(min_age):
+                return False
+        if excluded and any(o.kind in excluded for o in ref.pod.owner_references):
+            return False
+        st = ref.status
+        statuses = list(st.get("containerStatuses") or ()) + (list(st.get("initContainerStatuses") or ()) if init else [])
+        if reasons:
+            found = [((c.get("state") or {}).get(s) or {}).get("reason") for c in statuses for s in ("waiting", "terminated")]
+            if st.get("reason"):
+                found.append(st.get("reason"))
+            if not reasons & {f for f in found if f}:
+                return False
+        if codes:
+            found_codes = {((c.get("state") or {}).get("terminated") or {}).get("exitCode") for c in statuses}
+            if not codes & found_codes:
+                return False
+        return True
+    for node in nodes:
+        pods = [r for r in cycle.pods_on(node, all_phases=True) if ok(r)]
+        if not _evict_list(cycle, pods, P.REMOVE_FAILED_PODS, lambda r: f"pod Failed{(' (' + r.status.get('reason') + ')') if r.status.get('reason') else ''}"):
+            return
+
+
+def node_taints(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> None:
+    """RemovePodsViolatingNodeTaints: pods that do not tolerate a NoSchedule taint (and
+    PreferNoSchedule with includePreferNoSchedule) of their node, included/excluded taints
+    by key or key=value."""
+    base = _pod_filter(cycle, args)
+    included = args.get("includedTaints")
+    inc, exc = set(included or ()), set(args.get("excludedTaints") or ())
+    effects = ("NoSchedule", "PreferNoSchedule") if args.get("includePreferNoSchedule") else ("NoSchedule",)
+
+    def considered(t) -> bool:
+        if t.effect not in effects:
+            return False
+        if t.key in exc or (t.value and f"{t.key}={t.value}" in exc):
+            return False
+        return included is None or t.key in inc or bool(t.value and f"{t.key}={t.value}" in inc)
+    for node in nodes:
+        taints = [t for t in node.taints if considered(t)]
+        pods = []
+        for ref in cycle.pods_on(node):
+            if not base(ref):
+                continue
+            bad = untolerated_taints(ref.pod.tolerations, taints)
+            if bad:
+                pods.append((ref, bad[0]))
+        by_key = {r.key: t for r, t in pods}
+        if not _evict_list(cycle, [r for r, _ in pods], P.REMOVE_NODE_TAINTS,
+                           lambda r: f"it does not tolerate the taint {by_key[r.key]} of node {r.pod.node_name}"):
+            return
+
+
+def _preferred_weight(ref: PodRef, node: Node) -> int:
+    a = ref.pod.affinity
+    if a is None or a.node_affinity is None:
+        return 0
+    total = 0
+    for term in a.node_affinity.preferred or ():
+        from scheduling.engine.api.selectors import SelectorError
+        from scheduling.engine.scheduler.predicates.node_selector import node_selector_requirements_as_selector
+        try:
+            if node_selector_requirements_as_selector(term.preference.match_expressions).matches(node.labels):
+                total += term.weight
+        except (SelectorError, Exception):
+            continue
+    return total
+
+
+def node_affinity(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> None:
+    """RemovePodsViolatingNodeAffinity: for required affinity, pods whose node no longer
+    matches and that fit another node; for preferred, pods for which another node scores
+    a higher preferred weight."""
+    base = _pod_filter(cycle, args)
+    for affinity_type in args.get("nodeAffinityType") or ():
+        for node in nodes:
+            pods = []
+            for ref in cycle.pods_on(node):
+                a = ref.pod.affinity
+                na = a.node_affinity if a is not None else None
+                if affinity_type == REQUIRED:
+                    if na is None or na.required is None or not base(ref):
+                        continue
+                    if pod_matches_node_labels(ref.pod, node):
+                        continue
+                    if not any(cycle.pod_fits_node(ref, n) for n in nodes):
+                        continue
+                    pods.append(ref)
+                elif affinity_type == PREFERRED:
+                    if na is None or not na.preferred or not base(ref):
+                        continue
+                    if not any(cycle.pod_fits_node(ref, n) for n in nodes):
+                        continue
+                    best = max((_preferred_weight(ref, n) for n in nodes if cycle.pod_fits_node(ref, n)), default=0)
+                    if best > _preferred_weight(ref, node):
+                        pods.append(ref)
+            reason = (f"node {node.name} no longer satisfies its {REQUIRED} node affinity" if affinity_type == REQUIRED
+                      else f"another node better satisfies its {PREFERRED} node affinity")
+            if not _evict_list(cycle, pods, P.REMOVE_NODE_AFFINITY, lambda r: reason):
+                return
+
+
+def inter_pod_anti_affinity(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> None:
+    """RemovePodsViolatingInterPodAntiAffinity: per node, lowest priority first, a pod
+    whose required anti-affinity a pod in the same topology domain matches is evicted
+    (and leaves the lists, so its partner may stay)."""
+    ns, labels = _ns_filter(args), _label_filter(args)
+    node_map = {n.name: n for n in nodes}
+    all_pods = {n.name: [r for r in cycle.pods_on(n) if ns(r) and labels(r)] for n in nodes}
+    alive = {r.key for rs in all_pods.values() for r in rs}
+    for node in nodes:
+        pods = sorted(all_pods[node.name], key=lambda r: (r.pod.priority, _qos_rank(r)))
+        for ref in pods:
+            others = []
+            for other_node, rs in all_pods.items():
+                for o in rs:
+                    if o.key in alive and o.key != ref.key and _same_topology(ref, node, node_map.get(other_node)):
+                        others.append(o.pod)
+            partner = anti_affinity_partner(ref.pod, others)
+            if partner is None:
+                continue
+            if not (cycle.filter(ref) and cycle.pre_eviction_filter(ref)):
+                continue
+            try:
+                if cycle.evict(ref, P.REMOVE_POD_ANTI_AFFINITY,
+                               f"its required pod anti-affinity matches {partner.namespace}/{partner.name}"):
+                    alive.discard(ref.key)
+            except LimitError as exc:
+                if exc.scope == "total":
+                    return
+                if exc.scope == "node":
+                    break
+
+
+def _same_topology(ref: PodRef, node: Node, other: Node | None) -> bool:
+    """Whether `other` shares a topology domain of one of the pod's anti-affinity terms
+    with `node` (utils.CheckPodsWithAntiAffinityExist)."""
+    if other is None:
+        return False
+    a = ref.pod.affinity
+    terms = (a.pod_anti_affinity.required if a is not None and a.pod_anti_affinity is not None else ()) or ()
+    for term in terms:
+        key = term.topology_key
+        if key and key in node.labels and node.labels.get(key) == other.labels.get(key):
+            return True
+    return False
+
+
+def _qos_rank(ref: PodRef) -> int:
+    return {"BestEffort": 0, "Burstable": 1, "Guaranteed": 2}.get(ref.pod.qos_class, 1)
+
+
+# --- Balance plugins -------------------------------------------------------------------------------
+
+
+def remove_duplicates(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> None:
+    """RemoveDuplicates: pods of the same owner (and the same images) on one node beyond
+    the average over the nodes they could run on (ceil(count / feasible nodes)) are
+    evicted; fewer than two feasible nodes: nothing."""
+    base = _pod_filter(cycle, args)
+    excluded = set(args.get("excludeOwnerKinds") or ())
+    occurrence: dict[tuple, int] = defaultdict(int)
+    duplicates: dict[tuple, dict[str, list[PodRef]]] = {}
+    for node in nodes:
+        seen: dict[tuple, bool] = {}
+        for ref in cycle.pods_on(node):
+            if not base(ref):
+                continue
+            owners = ref.pod.owner_references
+            if not owners or any(o.kind in excluded for o in owners):
+                continue
+            images = "#".join(sorted(c.image for c in ref.pod.containers))
+            keys = tuple(sorted(f"{ref.pod.namespace}/{o.kind}/{o.name}/{img}" for o in owners for img in images.split("#")))
+            for o in owners:
+                occurrence[(ref.pod.namespace, o.kind, o.name, images)] += 1
+            if keys in seen:
+                for o in owners:
+                    duplicates.setdefault((ref.pod.namespace, o.kind, o.name, images), {}).setdefault(node.name, []).append(ref)
+            else:
+                seen[keys] = True
+    for owner, per_node in duplicates.items():
+        targets = _target_nodes(cycle, per_node, nodes)
+        if len(targets) < 2:
+            continue
+        upper = math.ceil(occurrence[owner] / len(targets))
+        for node_name in [n.name for n in nodes if n.name in per_node]:
+            pods = per_node[node_name]
+            if len(pods) + 1 > upper:
+                for ref in pods[upper - 1:]:
+                    try:
+                        cycle.evict(ref, P.REMOVE_DUPLICATES,
+                                    f"{occurrence[owner]} pods of {owner[1]}/{owner[2]} on {len(targets)} feasible nodes: at most {upper} on node {node_name}")
+                    except LimitError as exc:
+                        if exc.scope == "total":
+                            return
+                        break
+
+
+def _target_nodes(cycle: Cycle, per_node: Mapping[str, list[PodRef]], nodes: Sequence[Node]) -> set[str]:
+    out: set[str] = set()
+    for refs in per_node.values():
+        for ref in refs:
+            matching = [n.name for n in nodes
+                        if not untolerated_taints(ref.pod.tolerations, n.taints, ("NoSchedule", "NoExecute"))
+                        and pod_matches_node_labels(ref.pod, n)]
+            if len(matching) > 1:
+                out.update(matching)
+    return out
+
+
+def _usage(cycle: Cycle, node: Node) -> tuple[dict[str, float], dict[str, float], list[PodRef]]:
+    """A node's requested resources (cpu milli, memory bytes, pods) and its capacity."""
+    pods = cycle.pods_on(node)
+    cpu = mem = 0
+    for r in pods:
+        req = r.pod.request
+        cpu += req.milli_cpu
+        mem += req.memory
+    cap = node.allocatable_resource
+    return ({CPU: float(cpu), MEMORY: float(mem), PODS: float(len(pods))},
+            {CPU: float(cap.milli_cpu), MEMORY: float(cap.memory), PODS: float(cap.allowed_pods)}, pods)
+
+
+def _percent(usage: Mapping[str, float], cap: Mapping[str, float], names) -> dict[str, float]:
+    return {n: percentage(usage[n], cap[n]) for n in names}
+
+
+def _sort_evictable(pods: list[PodRef]) -> list[PodRef]:
+    """SortPodsBasedOnPriorityLowToHigh: lower priority first, then BestEffort, Burstable, Guaranteed."""
+    return sorted(pods, key=lambda r: (r.pod.priority, _qos_rank(r)))
+
+
+def low_node_utilization(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> list[dict]:
+    """LowNodeUtilization: nodes at or below every threshold are underutilized (unless
+    cordoned), above any target overutilized; from the overutilized, the most used first,
+    pods (lowest priority first) are evicted while the node stays above a target and the
+    underutilized nodes still have room up to the targets. Returns the classification."""
+    thresholds = {k: float(v) for k, v in (args.get("thresholds") or {}).items()}
+    targets = {k: float(v) for k, v in (args.get("targetThresholds") or {}).items()}
+    names = [n for n in thresholds if n in (CPU, MEMORY, PODS)]
+    if args.get("useDeviationThresholds"):
+        infos = [(n, *_usage(cycle, n)) for n in nodes]
+        pct = {n.name: _percent(u, c, names) for n, u, c, _ in infos}
+        avg = {r: sum(pct[n.name][r] for n in nodes) / max(1, len(nodes)) for r in names}
+        thresholds = {r: max(0.0, avg[r] - thresholds[r]) for r in names}
+        targets = {r: min(100.0, avg[r] + targets[r]) for r in names}
+    low, high, report = [], [], []
+    for node in nodes:
+        usage, cap, pods = _usage(cycle, node)
+        pct = _percent(usage, cap, names)
+        if not node.unschedulable and all(pct[r] <= thresholds[r] for r in names):
+            cls = "underutilized"
+            low.append((node, usage, cap, pods))
+        elif any(pct[r] > targets[r] for r in names):
+            cls = "overutilized"
+            high.append((node, usage, cap, pods))
+        else:
+            cls = "appropriately utilized"
+        report.append({"node": node.name, "classification": cls, **{r: round(pct[r], 2) for r in names}})
+    if not low or len(low) <= int(args.get("numberOfNodes") or 0) or len(low) == len(nodes) or not high:
+        return report
+    available = {r: sum(max(0.0, targets[r] * cap[r] / 100 - usage[r]) for _, usage, cap, _ in low) for r in names}
+    high.sort(key=lambda t: -sum(t[1].values()))
+    excluded = set(((args.get("evictableNamespaces") or {}).get("exclude")) or ())
+    node_limit = ((args.get("evictionLimits") or {}).get("node"))
+    dest_taints = [n.taints for n, *_ in low]
+    base = lambda ref: cycle.filter(ref)  # noqa: E731
+    for node, usage, cap, pods in high:
+        removable = _sort_evictable([r for r in pods if base(r)])
+        threshold_abs = {r: targets[r] * cap[r] / 100 for r in names}
+
+        def go_on() -> bool:
+            return any(usage[r] > threshold_abs[r] for r in names) and all(available[r] > 0 for r in names)
+        if not removable or not go_on():
+            continue
+        count = 0
+        for ref in removable:
+            if node_limit is not None and count >= int(node_limit):
+                break
+            if not any(not untolerated_taints(ref.pod.tolerations, t, ("NoSchedule", "NoExecute")) for t in dest_taints):
+                continue
+            if ref.pod.namespace in excluded or not cycle.pre_eviction_filter(ref):
+                continue
+            pct = _percent(usage, cap, names)
+            try:
+                if not cycle.evict(ref, P.LOW_NODE_UTILIZATION,
+                                   f"node {node.name} is overutilized ({', '.join(f'{r} {pct[r]:.0f}%' for r in names)}, targets {', '.join(f'{r} {targets[r]:.0f}%' for r in names)})"):
+                    continue
+            except LimitError as exc:
+                if exc.scope == "total":
+                    return report
+                break
+            count += 1
+            req = ref.pod.request
+            for r, amount in ((CPU, req.milli_cpu), (MEMORY, req.memory), (PODS, 1)):
+                if r in names:
+                    usage[r] -= amount
+                    available[r] -= amount
+            if not go_on():
+                break
+    return report
+
+
+def high_node_utilization(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> list[dict]:
+    """HighNodeUtilization: nodes at or below every threshold are underutilized and their
+    pods are evicted (least used node first) so the others are packed, while the nodes
+    above the thresholds have room; nothing when every node, or none, is underutilized."""
+    thresholds = {k: float(v) for k, v in (args.get("thresholds") or {}).items()}
+    names = [n for n in thresholds if n in (CPU, MEMORY, PODS)]
+    low, high, report = [], [], []
+    for node in nodes:
+        usage, cap, pods = _usage(cycle, node)
+        pct = _percent(usage, cap, names)
+        if all(pct[r] <= thresholds[r] for r in names):
+            low.append((node, usage, cap, pods))
+            cls = "underutilized"
+        else:
+            high.append((node, usage, cap, pods))
+            cls = "overutilized"
+        report.append({"node": node.name, "classification": cls, **{r: round(pct[r], 2) for r in names}})
+    if not low or len(low) <= int(args.get("numberOfNodes") or 0) or len(low) == len(nodes) or not high:
+        return report
+    available = {r: sum(max(0.0, cap[r] - usage[r]) for n, usage, cap, _ in high if not n.unschedulable) for r in names}
+    low.sort(key=lambda t: sum(t[1].values()))
+    excluded = set(((args.get("evictableNamespaces") or {}).get("exclude")) or ())
+    for node, usage, cap, pods in low:
+        removable = _sort_evictable([r for r in pods if cycle.filter(r)])
+        for ref in removable:
+            if not all(available[r] > 0 for r in names):
+                break
+            if ref.pod.namespace in excluded or not cycle.pre_eviction_filter(ref):
+                continue
+            try:
+                if not cycle.evict(ref, P.HIGH_NODE_UTILIZATION, f"node {node.name} is underutilized: its pods move to fuller nodes"):
+                    continue
+            except LimitError as exc:
+                if exc.scope == "total":
+                    return report
+                break
+            req = ref.pod.request
+            for r, amount in ((CPU, req.milli_cpu), (MEMORY, req.memory), (PODS, 1)):
+                if r in names:
+                    available[r] -= amount
+    return report
+
+
+def topology_spread(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> None:
+    """RemovePodsViolatingTopologySpreadConstraint (see the module doc)."""
+    ns_ok, label_ok = _ns_filter(args), _label_filter(args)
+    wanted = set(args.get("constraints") or ("DoNotSchedule",))
+    node_map = {n.name: n for n in nodes}
+    pods_by_ns: dict[str, list[PodRef]] = defaultdict(list)
+    for n in nodes:
+        for r in cycle.pods_on(n):
+            pods_by_ns[r.pod.namespace].append(r)
+    done: set[str] = set()
+    for namespace in sorted(pods_by_ns):
+        if not ns_ok(pods_by_ns[namespace][0]):
+            continue
+        constraints = []
+        for r in pods_by_ns[namespace]:
+            if not label_ok(r):
+                continue
+            for c in r.pod.topology_spread_constraints:
+                if c.when_unsatisfiable in wanted and c not in constraints:
+                    constraints.append(c)
+        for c in constraints:
+            domains: dict[str, list[PodRef]] = {}
+            for n in nodes:
+                if c.topology_key in n.labels:
+                    domains.setdefault(n.labels[c.topology_key], [])
+            for r in pods_by_ns[namespace]:
+                n = node_map.get(r.pod.node_name)
+                if n is None or c.topology_key not in n.labels:
+                    continue
+                if c.label_selector is None or not c.label_selector.matches(r.pod.labels):
+                    continue
+                domains[n.labels[c.topology_key]].append(r)
+            if len(domains) < 2:
+                continue
+            sizes = sorted(len(v) for v in domains.values())
+            if sizes[-1] - sizes[0] <= c.max_skew:
+                continue
+            ideal = sum(sizes) / len(domains)
+            order = sorted(domains, key=lambda d: len(domains[d]))
+            counts = {d: len(domains[d]) for d in domains}
+            for d in reversed(order):
+                while counts[d] > math.ceil(ideal) and counts[d] - min(counts.values()) > c.max_skew:
+                    movable = [r for r in _sort_evictable(domains[d]) if r.key not in done and cycle.filter(r) and cycle.pre_eviction_filter(r)]
+                    if not movable:
+                        break
+                    ref = movable[0]
+                    smallest = min(counts, key=lambda k: counts[k])
+                    try:
+                        ok = cycle.evict(ref, P.REMOVE_TOPOLOGY_SPREAD,
+                                         f"topology spread constraint {c.topology_key} (maxSkew {c.max_skew}, {c.when_unsatisfiable}) is violated: {counts[d]} pods in {d}, {counts[smallest]} in {smallest}")
+                    except LimitError as exc:
+                        if exc.scope == "total":
+                            return
+                        break
+                    done.add(ref.key)
+                    domains[d].remove(ref)
+                    if ok:
+                        counts[d] -= 1
+                        counts[smallest] += 1
+
+
+PLUGINS: dict[str, Callable] = {
+    P.POD_LIFE_TIME: pod_life_time,
+    P.TOO_MANY_RESTARTS: too_many_restarts,
+    P.REMOVE_FAILED_PODS: remove_failed_pods,
+    P.REMOVE_NODE_TAINTS: node_taints,
+    P.REMOVE_NODE_AFFINITY: node_affinity,
+    P.REMOVE_POD_ANTI_AFFINITY: inter_pod_anti_affinity,
+    P.REMOVE_DUPLICATES: remove_duplicates,
+    P.LOW_NODE_UTILIZATION: low_node_utilization,
+    P.HIGH_NODE_UTILIZATION: high_node_utilization,
+    P.REMOVE_TOPOLOGY_SPREAD: topology_spread,
+}
