@@ -29,7 +29,9 @@ from scheduling.engine.scheduler.policy import schedulers_for
 from scheduling.engine.store import Store
 from scheduling.models import Cluster
 from scheduling.store.permissions import can_edit, get_cluster_for_user
-from scheduling.store.state import cluster_documents
+from scheduling.store.state import cluster_documents, cluster_schedulers
+from scheduling.engine.controllers.descheduler_v1alpha2 import is_v1alpha2, load_policy_v2
+from scheduling.engine.controllers.descheduler_v1alpha2 import operator as kube_operator
 
 DEFAULT_SAMPLE = next(iter(SAMPLES))
 RESOURCES = ("cpu", "memory", "pods")
@@ -63,7 +65,15 @@ def parse_policy(text: str) -> dict:
         doc = kube.parse_value(text or "", source="", what="the DeschedulerPolicy")  # the one YAML error message
     except kube.DocumentError as exc:
         raise DeschedulerPolicyError(str(exc)) from None
-    load_policy(doc)
+    if doc.get("kind") == kube_operator.KIND:  # OpenShift 4: the operator's object, rendered as the operator does
+        try:
+            kube_operator.render_policy(doc)
+        except kube_operator.OperatorError as exc:
+            raise DeschedulerPolicyError(str(exc)) from None
+    elif is_v1alpha2(doc):
+        load_policy_v2(doc)
+    else:
+        load_policy(doc)
     return doc
 
 
@@ -91,7 +101,26 @@ def _bars(usage, thresholds, targets) -> list[dict]:
     return rows
 
 
+def _preview_v1alpha2(cluster: Cluster, doc: dict, flags: Flags) -> dict:
+    """The dry run of a KubeDescheduler or v1alpha2 policy: evictions by plugin and rule, and
+    where the cluster's own scheduler (3.11 Policy or OpenShift 4 framework) would put them."""
+    store = Store(cluster_documents(cluster))
+    result = preview(store, cluster.now, doc, flags, schedulers=cluster_schedulers(cluster), seed=cluster.seed,
+                     preemption=cluster.preemption_enabled)
+    out = result.to_doc()
+    if doc.get("kind") == kube_operator.KIND:
+        try:
+            namespaces = [(d.get("metadata") or {}).get("name") or "" for d in store.list("Namespace")]
+            out["policyYaml"] = kube_operator.policy_yaml(kube_operator.render_policy(doc, namespaces))
+        except kube_operator.OperatorError as exc:
+            out["policyYaml"] = str(exc)
+    out["bars"] = []
+    return out
+
+
 def _preview(cluster: Cluster, doc: dict, flags: Flags) -> dict:
+    if doc.get("kind") == kube_operator.KIND or is_v1alpha2(doc):
+        return _preview_v1alpha2(cluster, doc, flags)
     store = Store(cluster_documents(cluster))
     policy = load_policy(doc)
     schedulers = schedulers_for([cluster.policy, *(cluster.scheduler_policies or {}).values()])
