@@ -69,6 +69,7 @@ from scheduling.engine.controllers.descheduler_strategies.common import (
     PlannedEviction,
     RunContext,
     load_policy,
+    refresh_pdbs,
 )
 
 NAME = "descheduler"
@@ -140,15 +141,6 @@ def check_flags(flags: Flags) -> None:
         raise DeschedulerPolicyError(f"--max-pods-to-evict-per-node: must be 0 (no limit) or more, not {flags.max_pods_to_evict_per_node}")
 
 
-def _refresh_pdbs(store: Store, now: float) -> None:
-    """The disruption controller's view of every budget, in the working copy, so the
-    eviction API answers from current numbers even before the controller has run."""
-    for pdb in store.list("PodDisruptionBudget"):
-        status = eviction.pdb_status(store, pdb, now)
-        store.apply(A.PatchStatus("PodDisruptionBudget", (pdb.get("metadata") or {}).get("namespace") or "default",
-                                  (pdb.get("metadata") or {}).get("name") or "", status))
-
-
 def run_descheduler(store: Store, now: float, policy: DeschedulerPolicy | Mapping[str, Any], flags: Flags = Flags()) -> RunReport:
     """One run of the descheduler over `store` (not changed: apply `report.actions`)."""
     if not isinstance(policy, DeschedulerPolicy):
@@ -157,7 +149,7 @@ def run_descheduler(store: Store, now: float, policy: DeschedulerPolicy | Mappin
     report = RunReport(policy, flags, [n.name for n in nodes], aborted=len(nodes) <= 1)
     if not report.aborted:
         work = store.copy()
-        _refresh_pdbs(work, now)
+        refresh_pdbs(work, now)
         ctx = RunContext(work, now, flags, counts={n.name: 0 for n in nodes})
         for name, strategy_run in STRATEGIES:
             result = strategy_run(ctx, nodes, policy.strategy(name))

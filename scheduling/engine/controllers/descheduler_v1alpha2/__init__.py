@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from scheduling.engine import actions as A
 from scheduling.engine.api.objects import Node
-from scheduling.engine.controllers.descheduler_strategies.common import DeschedulerPolicyError, PlannedEviction
+from scheduling.engine.controllers.descheduler_strategies.common import DeschedulerPolicyError, PlannedEviction, refresh_pdbs
 from scheduling.engine.oc import OcError, parse_selector
 from scheduling.engine.store import Store
 
@@ -75,14 +75,13 @@ def ready_nodes(store: Store, selector: str) -> list[Node]:
 def run_cycle(store: Store, now: float, policy: PolicyV2 | Mapping[str, Any], dry_run: bool = False, *,
               event_kind: str = "DeschedulerPolicy", event_namespace: str = "", event_name: str | None = None) -> RunReportV2:
     """One cycle over `store` (not changed: apply `report.actions`)."""
-    from scheduling.engine.controllers.descheduler import _refresh_pdbs  # the 3.11 run's helper, shared
     if not isinstance(policy, PolicyV2):
         policy = load_policy_v2(policy)
     nodes = ready_nodes(store, policy.node_selector)
     report = RunReportV2(policy, _Flags(dry_run), [n.name for n in nodes], aborted=len(nodes) <= 1)
     if not report.aborted:
         work = store.copy()
-        _refresh_pdbs(work, now)
+        refresh_pdbs(work, now)
         cycle = Cycle(work, now, nodes, dry_run, policy.max_per_node, policy.max_per_namespace, policy.max_total)
         for point in (DESCHEDULE, BALANCE):
             for profile in policy.profiles:

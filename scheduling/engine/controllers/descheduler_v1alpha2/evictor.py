@@ -31,6 +31,7 @@ from scheduling.engine.controllers.descheduler_strategies.common import PlannedE
 from scheduling.engine.controllers.descheduler_strategies.node_affinity import pod_matches_node_labels
 from scheduling.engine.store import Store, is_terminating, sim_time
 
+from .operator import parse_duration
 from .policy import DEFAULT_EVICTOR, Profile
 
 SOURCE = "sigs.k8s.io/descheduler"
@@ -172,7 +173,6 @@ class DefaultEvictor:
                 errs.append(f"owner has {n} replicas which is less than minReplicas of {min_replicas}")
         min_age = self.args.get("minPodAge")
         if min_age is not None:
-            from .operator import parse_duration
             start = sim_time(ref.status.get("startTime"))
             if start is None or self.cycle.now - start < parse_duration(min_age):
                 errs.append(f"pod age is not older than MinPodAge: {min_age} seconds")

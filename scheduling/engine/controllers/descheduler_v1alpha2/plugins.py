@@ -19,9 +19,11 @@ from collections import defaultdict
 from typing import Any, Callable, Mapping, Sequence
 
 from scheduling.engine.api.objects import CPU, MEMORY, PODS, LabelSelector, Node, untolerated_taints
+from scheduling.engine.api.selectors import SelectorError
 from scheduling.engine.controllers.descheduler_strategies.common import percentage
 from scheduling.engine.controllers.descheduler_strategies.node_affinity import pod_matches_node_labels
 from scheduling.engine.controllers.descheduler_strategies.pod_anti_affinity import anti_affinity_partner
+from scheduling.engine.scheduler.predicates.node_selector import node_selector_requirements_as_selector
 
 from . import policy as P
 from .evictor import Cycle, LimitError, PodRef
@@ -214,12 +216,10 @@ def _preferred_weight(ref: PodRef, node: Node) -> int:
         return 0
     total = 0
     for term in a.node_affinity.preferred or ():
-        from scheduling.engine.api.selectors import SelectorError
-        from scheduling.engine.scheduler.predicates.node_selector import node_selector_requirements_as_selector
         try:
             if node_selector_requirements_as_selector(term.preference.match_expressions).matches(node.labels):
                 total += term.weight
-        except (SelectorError, Exception):
+        except SelectorError:
             continue
     return total
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from scheduling.engine.api import selectors
+from scheduling.engine.api.objects import LabelSelector
 from scheduling.engine.controllers.descheduler_strategies.common import DeschedulerPolicyError
 
 API_VERSION = "descheduler/v1alpha2"
@@ -146,8 +148,6 @@ def _selector_error(args: Mapping[str, Any]) -> list[str]:
     sel = args.get("labelSelector")
     if sel is None:
         return []
-    from scheduling.engine.api import selectors
-    from scheduling.engine.api.objects import LabelSelector
     parsed = LabelSelector.from_doc(sel)
     result = selectors.label_selector_as_selector(parsed.match_labels, selectors.expressions_of(sel.get("matchExpressions")))
     if isinstance(result, str):
