@@ -366,7 +366,8 @@ def _target_nodes(cycle: Cycle, per_node: Mapping[str, list[PodRef]], nodes: Seq
 
 
 def _usage(cycle: Cycle, node: Node) -> tuple[dict[str, float], dict[str, float], list[PodRef]]:
-    """A node's requested resources (cpu milli, memory bytes, pods) and its capacity."""
+    """requestedUsageClient: the requests of the node's pods (not Succeeded/Failed) --
+    cpu in millicores, memory in bytes, the pod count -- and the node's allocatable."""
     pods = cycle.pods_on(node)
     cpu = mem = 0
     for r in pods:
@@ -387,117 +388,146 @@ def _sort_evictable(pods: list[PodRef]) -> list[PodRef]:
     return sorted(pods, key=lambda r: (r.pod.priority, _qos_rank(r)))
 
 
-def low_node_utilization(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> list[dict]:
-    """LowNodeUtilization: nodes at or below every threshold are underutilized (unless
-    cordoned), above any target overutilized; from the overutilized, the most used first,
-    pods (lowest priority first) are evicted while the node stays above a target and the
-    underutilized nodes still have room up to the targets. Returns the classification."""
-    thresholds = {k: float(v) for k, v in (args.get("thresholds") or {}).items()}
-    targets = {k: float(v) for k, v in (args.get("targetThresholds") or {}).items()}
-    names = [n for n in thresholds if n in (CPU, MEMORY, PODS)]
-    if args.get("useDeviationThresholds"):
-        infos = [(n, *_usage(cycle, n)) for n in nodes]
-        pct = {n.name: _percent(u, c, names) for n, u, c, _ in infos}
-        avg = {r: sum(pct[n.name][r] for n in nodes) / max(1, len(nodes)) for r in names}
-        thresholds = {r: max(0.0, avg[r] - thresholds[r]) for r in names}
-        targets = {r: min(100.0, avg[r] + targets[r]) for r in names}
-    low, high, report = [], [], []
-    for node in nodes:
-        usage, cap, pods = _usage(cycle, node)
-        pct = _percent(usage, cap, names)
-        if not node.unschedulable and all(pct[r] <= thresholds[r] for r in names):
-            cls = "underutilized"
-            low.append((node, usage, cap, pods))
-        elif any(pct[r] > targets[r] for r in names):
-            cls = "overutilized"
-            high.append((node, usage, cap, pods))
-        else:
-            cls = "appropriately utilized"
-        report.append({"node": node.name, "classification": cls, **{r: round(pct[r], 2) for r in names}})
-    if not low or len(low) <= int(args.get("numberOfNodes") or 0) or len(low) == len(nodes) or not high:
-        return report
-    available = {r: sum(max(0.0, targets[r] * cap[r] / 100 - usage[r]) for _, usage, cap, _ in low) for r in names}
-    high.sort(key=lambda t: -sum(t[1].values()))
-    excluded = set(((args.get("evictableNamespaces") or {}).get("exclude")) or ())
-    node_limit = ((args.get("evictionLimits") or {}).get("node"))
-    dest_taints = [n.taints for n, *_ in low]
-    base = lambda ref: cycle.filter(ref)  # noqa: E731
-    for node, usage, cap, pods in high:
-        removable = _sort_evictable([r for r in pods if base(r)])
-        threshold_abs = {r: targets[r] * cap[r] / 100 for r in names}
+def _capped(cap: Mapping[str, float], threshold: Mapping[str, float], names) -> dict[str, float]:
+    """capNodeCapacitiesToThreshold: the capacity, cut to the threshold's percentage
+    (int64 truncation) for the resources the threshold names."""
+    return {r: float(int(threshold[r] * 0.01 * cap[r])) if r in threshold else cap[r] for r in names}
 
-        def go_on() -> bool:
-            return any(usage[r] > threshold_abs[r] for r in names) and all(available[r] > 0 for r in names)
-        if not removable or not go_on():
+
+def _tolerates_some_node(ref: PodRef, taints_of_nodes) -> bool:
+    """utils.PodToleratesTaints: the pod tolerates every taint of at least one destination."""
+    for taints in taints_of_nodes:
+        if len(ref.pod.tolerations) >= len(taints) and not untolerated_taints(ref.pod.tolerations, taints):
+            return True
+    return False
+
+
+def _evict_from_source_nodes(cycle: Cycle, plugin: str, args: Mapping[str, Any], sources, destinations, names,
+                             continue_eviction, node_limit, reason) -> None:
+    """evictPodsFromSourceNodes / evictPods (nodeutilization.go)."""
+    available = {r: 0.0 for r in names}
+    for d in destinations:
+        for r in names:
+            available[r] += d["capped"][r] - d["usage"][r]
+    dest_taints = [d["node"].taints for d in destinations]
+    excluded = set(((args.get("evictableNamespaces") or {}).get("exclude")) or ())
+    for src in sources:
+        removable = _sort_evictable([r for r in src["pods"] if cycle.filter(r)])
+        if not removable or not continue_eviction(src, available):
             continue
         count = 0
         for ref in removable:
             if node_limit is not None and count >= int(node_limit):
                 break
-            if not any(not untolerated_taints(ref.pod.tolerations, t, ("NoSchedule", "NoExecute")) for t in dest_taints):
+            if not _tolerates_some_node(ref, dest_taints):
                 continue
             if ref.pod.namespace in excluded or not cycle.pre_eviction_filter(ref):
                 continue
-            pct = _percent(usage, cap, names)
             try:
-                if not cycle.evict(ref, P.LOW_NODE_UTILIZATION,
-                                   f"node {node.name} is overutilized ({', '.join(f'{r} {pct[r]:.0f}%' for r in names)}, targets {', '.join(f'{r} {targets[r]:.0f}%' for r in names)})"):
+                if not cycle.evict(ref, plugin, reason(src)):
                     continue
             except LimitError as exc:
                 if exc.scope == "total":
-                    return report
+                    return
                 break
             count += 1
             req = ref.pod.request
-            for r, amount in ((CPU, req.milli_cpu), (MEMORY, req.memory), (PODS, 1)):
-                if r in names:
-                    usage[r] -= amount
-                    available[r] -= amount
-            if not go_on():
+            used = {CPU: req.milli_cpu, MEMORY: req.memory, PODS: 1}
+            for r in names:
+                src["usage"][r] -= used[r]
+                available[r] -= used[r]
+            if not continue_eviction(src, available):
                 break
+
+
+def _fmt(pct: Mapping[str, float], names) -> str:
+    return ", ".join(f"{r} {pct[r]:.0f}%" for r in names)
+
+
+def low_node_utilization(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> list[dict]:
+    """LowNodeUtilization: with static thresholds, nodes at or below every threshold are
+    underutilized (unless cordoned) and nodes above any target overutilized; with
+    useDeviationThresholds, both are the average usage minus / plus the given spans. From the
+    overutilized, the most used first, pods (lowest priority first, BestEffort before
+    Burstable before Guaranteed) that tolerate an underutilized node's taints are evicted while
+    the node is still above its target (cpu, memory and pods capped to the target, the others
+    to capacity) and the underutilized nodes still have room up to their targets.
+    Returns every node's classification."""
+    thresholds = {k: float(v) for k, v in (args.get("thresholds") or {}).items()}
+    targets = {k: float(v) for k, v in (args.get("targetThresholds") or {}).items()}
+    names = list(dict.fromkeys([*[n for n in thresholds if n in (CPU, MEMORY, PODS)], CPU, MEMORY, PODS]))
+    infos = []
+    for node in nodes:
+        usage, cap, pods = _usage(cycle, node)
+        infos.append({"node": node, "usage": usage, "cap": cap, "pods": pods, "pct": _percent(usage, cap, names)})
+    if args.get("useDeviationThresholds"):
+        # the usage filtered to the thresholds' resources (filterResourceNames), averaged
+        named = [r for r in names if r in thresholds]
+        average = {r: sum(i["pct"][r] for i in infos) / max(1, len(infos)) for r in named}
+        low_t = {r: min(100.0, max(0.0, average[r] - thresholds.get(r, 0.0))) for r in named}
+        high_t = {r: min(100.0, max(0.0, average[r] + targets.get(r, 0.0))) for r in named}
+    else:
+        low_t, high_t = thresholds, targets
+    low, high, report = [], [], []
+    for i in infos:
+        pct = i["pct"]
+        if not i["node"].unschedulable and all(pct[r] <= low_t[r] for r in low_t if r in pct):
+            cls = "underutilized"
+            low.append(i)
+        elif any(pct[r] > high_t[r] for r in high_t if r in pct):
+            cls = "overutilized"
+            high.append(i)
+        else:
+            cls = "appropriately utilized"
+        i["capped"] = _capped(i["cap"], high_t, names)
+        report.append({"node": i["node"].name, "classification": cls, **{r: round(pct[r], 2) for r in names}})
+    if not low or len(low) <= int(args.get("numberOfNodes") or 0) or len(low) == len(nodes) or not high:
+        return report
+    high.sort(key=lambda i: -sum(i["usage"].values()))  # sortNodesByUsage, descending
+
+    def go_on(src, available) -> bool:
+        return any(src["usage"][r] > src["capped"][r] for r in names) and all(available[r] > 0 for r in names)
+
+    def reason(src) -> str:
+        return (f"node {src['node'].name} is overutilized ({_fmt(src['pct'], names)}; "
+                f"targets {', '.join(f'{r} {high_t[r]:.0f}%' for r in names if r in high_t)})")
+    _evict_from_source_nodes(cycle, P.LOW_NODE_UTILIZATION, args, high, low, names, go_on,
+                             (args.get("evictionLimits") or {}).get("node"), reason)
     return report
 
 
 def high_node_utilization(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> list[dict]:
     """HighNodeUtilization: nodes at or below every threshold are underutilized and their
-    pods are evicted (least used node first) so the others are packed, while the nodes
-    above the thresholds have room; nothing when every node, or none, is underutilized."""
+    pods are evicted (least used node first) so the scheduler packs them on the other,
+    schedulable nodes, while those have room; nothing when every node, or none, is
+    underutilized. Returns every node's classification."""
     thresholds = {k: float(v) for k, v in (args.get("thresholds") or {}).items()}
-    names = [n for n in thresholds if n in (CPU, MEMORY, PODS)]
-    low, high, report = [], [], []
+    high_t = {r: 100.0 for r in thresholds}
+    names = list(dict.fromkeys([*[n for n in thresholds if n in (CPU, MEMORY, PODS)], CPU, MEMORY, PODS]))
+    low, schedulable, report = [], [], []
     for node in nodes:
         usage, cap, pods = _usage(cycle, node)
         pct = _percent(usage, cap, names)
-        if all(pct[r] <= thresholds[r] for r in names):
-            low.append((node, usage, cap, pods))
+        info = {"node": node, "usage": usage, "cap": cap, "pods": pods, "pct": pct, "capped": _capped(cap, high_t, names)}
+        if all(pct[r] <= thresholds[r] for r in thresholds if r in pct):
+            low.append(info)
             cls = "underutilized"
-        else:
-            high.append((node, usage, cap, pods))
+        elif not node.unschedulable:
+            schedulable.append(info)
             cls = "overutilized"
+        else:
+            cls = "appropriately utilized"
         report.append({"node": node.name, "classification": cls, **{r: round(pct[r], 2) for r in names}})
-    if not low or len(low) <= int(args.get("numberOfNodes") or 0) or len(low) == len(nodes) or not high:
+    if not low or len(low) <= int(args.get("numberOfNodes") or 0) or len(low) == len(nodes) or not schedulable:
         return report
-    available = {r: sum(max(0.0, cap[r] - usage[r]) for n, usage, cap, _ in high if not n.unschedulable) for r in names}
-    low.sort(key=lambda t: sum(t[1].values()))
-    excluded = set(((args.get("evictableNamespaces") or {}).get("exclude")) or ())
-    for node, usage, cap, pods in low:
-        removable = _sort_evictable([r for r in pods if cycle.filter(r)])
-        for ref in removable:
-            if not all(available[r] > 0 for r in names):
-                break
-            if ref.pod.namespace in excluded or not cycle.pre_eviction_filter(ref):
-                continue
-            try:
-                if not cycle.evict(ref, P.HIGH_NODE_UTILIZATION, f"node {node.name} is underutilized: its pods move to fuller nodes"):
-                    continue
-            except LimitError as exc:
-                if exc.scope == "total":
-                    return report
-                break
-            req = ref.pod.request
-            for r, amount in ((CPU, req.milli_cpu), (MEMORY, req.memory), (PODS, 1)):
-                if r in names:
-                    available[r] -= amount
+    low.sort(key=lambda i: sum(i["usage"].values()))  # sortNodesByUsage, ascending
+
+    def go_on(src, available) -> bool:
+        return all(available[r] > 0 for r in names)
+
+    def reason(src) -> str:
+        return f"node {src['node'].name} is underutilized ({_fmt(src['pct'], names)}): its pods move to fuller nodes"
+    _evict_from_source_nodes(cycle, P.HIGH_NODE_UTILIZATION, args, low, schedulable, names, go_on, None, reason)
     return report
 
 
