@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from scheduling.engine.api.objects import CPU, MEMORY, PODS, LabelSelector, Node, untolerated_taints
 from scheduling.engine.api.selectors import SelectorError
+from scheduling.engine.store import sim_time
 from scheduling.engine.controllers.descheduler_strategies.common import percentage
 from scheduling.engine.controllers.descheduler_strategies.node_affinity import pod_matches_node_labels
 from scheduling.engine.controllers.descheduler_strategies.pod_anti_affinity import anti_affinity_partner
@@ -72,45 +73,90 @@ def _evict_list(cycle: Cycle, pods: Sequence[PodRef], plugin: str, reason: Calla
 # --- Deschedule plugins ------------------------------------------------------------------------
 
 
+def _statuses(status: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    return list(status.get(key) or ())
+
+
+def _state_reasons(statuses, kinds=("waiting", "terminated")) -> set[str]:
+    return {((c.get("state") or {}).get(k) or {}).get("reason") for c in statuses for k in kinds} - {None, ""}
+
+
+def _condition_matches(cycle: Cycle, cond: Mapping[str, Any], f: Mapping[str, Any]) -> bool:
+    """matchesConditionFields and the minTimeSinceLastTransitionSeconds check."""
+    for field_ in ("type", "status", "reason"):
+        if f.get(field_) and str(cond.get(field_) or "") != str(f[field_]):
+            return False
+    if f.get("minTimeSinceLastTransitionSeconds") is not None:
+        t = sim_time(cond.get("lastTransitionTime"))
+        if t is None:
+            return False
+        idle = cycle.now - t
+        if idle < 0 or int(idle) < int(f["minTimeSinceLastTransitionSeconds"]):
+            return False
+    return True
+
+
+def _age(cycle: Cycle, ref: PodRef) -> float:
+    """Now minus creationTimestamp (a pod without one is as old as Go's zero time)."""
+    created = ref.created()
+    return math.inf if created is None else cycle.now - created
+
+
 def pod_life_time(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> None:
-    """PodLifeTime: pods older than maxPodLifeTimeSeconds (and/or in the given states),
-    oldest first."""
+    """PodLifeTime: every pod (any phase) older than maxPodLifeTimeSeconds, in one of
+    `states` (its phase, its status reason, a container's waiting or terminated reason; init
+    and ephemeral containers when asked), with a matching condition, a matching exit code,
+    of the owner kinds asked for; evicted oldest first."""
     base = _pod_filter(cycle, args)
     max_age = args.get("maxPodLifeTimeSeconds")
     states = set(args.get("states") or ())
     owner_kinds = args.get("ownerKinds") or {}
+    conditions = list(args.get("conditions") or ())
+    exit_codes = set(args.get("exitCodes") or ())
+    init, ephemeral = bool(args.get("includingInitContainers")), bool(args.get("includingEphemeralContainers"))
 
     def ok(ref: PodRef) -> bool:
         if not base(ref):
             return False
+        st = ref.status
         if max_age is not None:
-            created = ref.created()
-            if created is None:
-                return False
-            age = cycle.now - created
-            if age < 0 or int(age) <= int(max_age):
+            age = _age(cycle, ref)
+            if age < 0 or (math.isfinite(age) and int(age) <= int(max_age)):
                 return False
         if states:
-            st = ref.status
-            if ref.phase not in states and st.get("reason") not in states and not any(
-                    ((c.get("state") or {}).get("waiting") or {}).get("reason") in states
-                    or ((c.get("state") or {}).get("terminated") or {}).get("reason") in states
-                    for c in list(st.get("containerStatuses") or ()) + (list(st.get("initContainerStatuses") or ()) if args.get("includingInitContainers") else [])):
+            found = {st.get("phase") or "", st.get("reason") or ""} | _state_reasons(_statuses(st, "containerStatuses"))
+            if init:
+                found |= _state_reasons(_statuses(st, "initContainerStatuses"))
+            if ephemeral:
+                found |= _state_reasons(_statuses(st, "ephemeralContainerStatuses"))
+            if not states & found:
                 return False
-        kinds = [o.kind for o in ref.pod.owner_references]
-        if owner_kinds.get("include") and not set(kinds) & set(owner_kinds["include"]):
+        kinds = {o.kind for o in ref.pod.owner_references}
+        if owner_kinds.get("include"):
+            if not kinds & set(owner_kinds["include"]):
+                return False
+        elif owner_kinds.get("exclude") and kinds & set(owner_kinds["exclude"]):
             return False
-        if owner_kinds.get("exclude") and set(kinds) & set(owner_kinds["exclude"]):
+        if conditions and not any(_condition_matches(cycle, c, f) for f in conditions for c in _statuses(st, "conditions")):
             return False
+        if exit_codes:
+            statuses = _statuses(st, "containerStatuses") + (_statuses(st, "initContainerStatuses") if init else [])
+            if not any(((c.get("state") or {}).get("terminated") or {}).get("exitCode") in exit_codes for c in statuses
+                       if ((c.get("state") or {}).get("terminated")) is not None):
+                return False
         return True
 
     pods = [r for n in nodes for r in cycle.pods_on(n, all_phases=True) if ok(r)]
-    pods.sort(key=lambda r: (r.created() if r.created() is not None else math.inf))  # SortPodsBasedOnAge (stable)
+    pods.sort(key=lambda r: -_age(cycle, r))  # SortPodsBasedOnAge: the oldest first (stable)
 
     def reason(ref: PodRef) -> str:
+        parts = []
         if max_age is not None:
-            return f"older than maxPodLifeTimeSeconds {max_age} (age {int(cycle.now - (ref.created() or 0))}s)"
-        return f"in state {ref.phase}"
+            age = _age(cycle, ref)
+            parts.append(f"older than maxPodLifeTimeSeconds {max_age}" + (f" (age {int(age)}s)" if math.isfinite(age) else ""))
+        if states:
+            parts.append(f"in state {ref.phase}" if ref.phase in states else "in one of the states " + ", ".join(sorted(states)))
+        return "; ".join(parts) or "matches the PodLifeTime filters"
     for ref in pods:
         try:
             cycle.evict(ref, P.POD_LIFE_TIME, reason(ref))
