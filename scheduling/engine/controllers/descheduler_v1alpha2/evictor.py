@@ -28,7 +28,7 @@ from scheduling.engine import actions as A
 from scheduling.engine.api.objects import LabelSelector, Node, Pod, untolerated_taints
 from scheduling.engine.controllers import eviction
 from scheduling.engine.controllers.descheduler_strategies.common import PlannedEviction
-from scheduling.engine.controllers.descheduler_strategies.node_affinity import pod_matches_node_labels
+from scheduling.engine.scheduler.predicates.node_selector import pod_matches_node_selector_and_affinity
 from scheduling.engine.store import Store, is_terminating, sim_time
 
 from .operator import parse_duration
@@ -246,7 +246,7 @@ class Cycle:
         pod = ref.pod
         if node.unschedulable:
             return False
-        if not pod_matches_node_labels(pod, node):
+        if not pod_matches_node_selector_and_affinity(pod, node):
             return False
         if untolerated_taints(pod.tolerations, node.taints, ("NoSchedule", "NoExecute")):
             return False

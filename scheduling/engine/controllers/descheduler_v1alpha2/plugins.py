@@ -20,11 +20,15 @@ from typing import Any, Callable, Mapping, Sequence
 
 from scheduling.engine.api.objects import CPU, MEMORY, PODS, LabelSelector, Node, untolerated_taints
 from scheduling.engine.api.selectors import SelectorError
-from scheduling.engine.store import sim_time
+from scheduling.engine.store import is_terminating, sim_time
 from scheduling.engine.controllers.descheduler_strategies.common import percentage
-from scheduling.engine.controllers.descheduler_strategies.node_affinity import pod_matches_node_labels
 from scheduling.engine.controllers.descheduler_strategies.pod_anti_affinity import anti_affinity_partner
-from scheduling.engine.scheduler.predicates.node_selector import node_selector_requirements_as_selector
+from scheduling.engine.scheduler.predicates.node_selector import (
+    label_selector_as_selector,
+    node_selector_requirements_as_selector,
+    pod_matches_node_selector_and_affinity,
+    selector_from_set,
+)
 
 from . import policy as P
 from .evictor import Cycle, LimitError, PodRef
@@ -284,7 +288,7 @@ def node_affinity(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) 
                 if affinity_type == REQUIRED:
                     if na is None or na.required is None or not base(ref):
                         continue
-                    if pod_matches_node_labels(ref.pod, node):
+                    if pod_matches_node_selector_and_affinity(ref.pod, node):
                         continue
                     if not any(cycle.pod_fits_node(ref, n) for n in nodes):
                         continue
@@ -405,7 +409,7 @@ def _target_nodes(cycle: Cycle, per_node: Mapping[str, list[PodRef]], nodes: Seq
         for ref in refs:
             matching = [n.name for n in nodes
                         if not untolerated_taints(ref.pod.tolerations, n.taints, ("NoSchedule", "NoExecute"))
-                        and pod_matches_node_labels(ref.pod, n)]
+                        and pod_matches_node_selector_and_affinity(ref.pod, n)]
             if len(matching) > 1:
                 out.update(matching)
     return out
@@ -577,65 +581,158 @@ def high_node_utilization(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str
     return report
 
 
+def _tsc_selector(c, ref: PodRef):
+    """newTopologySpreadConstraint's selector: the labelSelector (nil selects nothing) with
+    the pod's values of matchLabelKeys added."""
+    try:
+        selector = label_selector_as_selector(c.label_selector)
+    except SelectorError:
+        return None
+    extra = {k: ref.pod.labels[k] for k in c.match_label_keys if k in ref.pod.labels}
+    if not extra:
+        return selector
+    return _AllOf((selector, selector_from_set(extra)))
+
+
+class _AllOf:
+    def __init__(self, parts):
+        self.parts = parts
+
+    def matches(self, labels) -> bool:
+        return all(p.matches(labels) for p in self.parts)
+
+
+def _has_selector_or_affinity(ref: PodRef) -> bool:
+    spec = ref.doc.get("spec") or {}
+    return spec.get("nodeSelector") is not None or ((spec.get("affinity") or {}).get("nodeAffinity")) is not None
+
+
+def _explicit_priority(ref: PodRef) -> float:
+    value = (ref.doc.get("spec") or {}).get("priority")
+    return -math.inf if value is None else float(value)
+
+
 def topology_spread(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> None:
-    """RemovePodsViolatingTopologySpreadConstraint (see the module doc)."""
-    ns_ok, label_ok = _ns_filter(args), _label_filter(args)
-    wanted = set(args.get("constraints") or ("DoNotSchedule",))
+    """RemovePodsViolatingTopologySpreadConstraint (topologyspreadconstraint.go): per
+    namespace, every distinct constraint of its pods whose whenUnsatisfiable is in
+    `constraints`; its domains are the nodes' values of the topology key (nodes the
+    constraint's nodeAffinityPolicy / nodeTaintsPolicy include); when the largest and the
+    smallest domain differ by more than maxSkew, balanceDomains moves pods from the largest
+    domains to the smallest (at most half the excess skew, at most the distance to the
+    ideal average), taking the last pods of the domain (those with a node selector or
+    affinity, and the lower priorities, first in the list) and, with topologyBalanceNodeFit
+    (default), only pods that fit a node of a domain below the average."""
+    base = _pod_filter(cycle, args, pre=False)
+    allowed = set(args.get("constraints") or ("DoNotSchedule",))
+    node_fit = args.get("topologyBalanceNodeFit")
+    node_fit = True if node_fit is None else bool(node_fit)
     node_map = {n.name: n for n in nodes}
-    pods_by_ns: dict[str, list[PodRef]] = defaultdict(list)
+    by_ns: dict[str, list[PodRef]] = defaultdict(list)
     for n in nodes:
         for r in cycle.pods_on(n):
-            pods_by_ns[r.pod.namespace].append(r)
-    done: set[str] = set()
-    for namespace in sorted(pods_by_ns):
-        if not ns_ok(pods_by_ns[namespace][0]):
-            continue
-        constraints = []
-        for r in pods_by_ns[namespace]:
-            if not label_ok(r):
-                continue
-            for c in r.pod.topology_spread_constraints:
-                if c.when_unsatisfiable in wanted and c not in constraints:
-                    constraints.append(c)
-        for c in constraints:
+            if base(r):
+                by_ns[r.pod.namespace].append(r)
+    chosen: dict[str, PodRef] = {}
+    for namespace in sorted(by_ns):
+        tscs = []
+        for ref in by_ns[namespace]:
+            for c in ref.pod.topology_spread_constraints:
+                if c.when_unsatisfiable not in allowed:
+                    continue
+                selector = _tsc_selector(c, ref)
+                if selector is None:
+                    continue
+                honor_affinity = (c.node_affinity_policy or "Honor") == "Honor"
+                honor_taints = (c.node_taints_policy or "Ignore") == "Honor"
+                key = (c.max_skew, c.topology_key, repr((c.label_selector, tuple(sorted(
+                    (k, ref.pod.labels[k]) for k in c.match_label_keys if k in ref.pod.labels)))),
+                       (ref.pod.node_selector and tuple(sorted(ref.pod.node_selector.items())),
+                        repr(ref.pod.affinity.node_affinity.required if ref.pod.affinity and ref.pod.affinity.node_affinity else None))
+                       if honor_affinity else None,
+                       repr(ref.pod.tolerations) if honor_taints else None)
+                if any(t["key"] == key for t in tscs):
+                    continue
+                tscs.append({"key": key, "c": c, "selector": selector, "pod": ref,
+                             "affinity": honor_affinity, "taints": honor_taints})
+        for tsc in tscs:
+            c = tsc["c"]
+
+            def included(node: Node, tsc=tsc) -> bool:  # matchNodeInclusionPolicies
+                if tsc["affinity"] and not pod_matches_node_selector_and_affinity(tsc["pod"].pod, node):
+                    return False
+                if tsc["taints"] and untolerated_taints(tsc["pod"].pod.tolerations, node.taints, ("NoSchedule", "NoExecute")):
+                    return False
+                return True
             domains: dict[str, list[PodRef]] = {}
             for n in nodes:
-                if c.topology_key in n.labels:
+                if c.topology_key in n.labels and included(n):
                     domains.setdefault(n.labels[c.topology_key], [])
-            for r in pods_by_ns[namespace]:
-                n = node_map.get(r.pod.node_name)
+            total = 0
+            for ref in by_ns[namespace]:
+                if is_terminating(ref.doc) or not tsc["selector"].matches(ref.pod.labels):
+                    continue
+                n = node_map.get(ref.pod.node_name)
                 if n is None or c.topology_key not in n.labels:
                     continue
-                if c.label_selector is None or not c.label_selector.matches(r.pod.labels):
-                    continue
-                domains[n.labels[c.topology_key]].append(r)
-            if len(domains) < 2:
+                domains.setdefault(n.labels[c.topology_key], []).append(ref)
+                total += 1
+            sizes = [len(v) for v in domains.values()]
+            if not sizes or max(sizes) - min(sizes) <= c.max_skew:
                 continue
-            sizes = sorted(len(v) for v in domains.values())
-            if sizes[-1] - sizes[0] <= c.max_skew:
+            _balance_domains(cycle, chosen, c, domains, total, nodes, included, node_fit)
+    exceeded: set[str] = set()
+    for ref in chosen.values():
+        if ref.pod.node_name in exceeded or not base(ref) or not cycle.pre_eviction_filter(ref):
+            continue
+        try:
+            cycle.evict(ref, P.REMOVE_TOPOLOGY_SPREAD, ref.reason)  # type: ignore[attr-defined]
+        except LimitError as exc:
+            if exc.scope == "total":
+                return
+            if exc.scope == "node":
+                exceeded.add(ref.pod.node_name)
+
+
+def _balance_domains(cycle: Cycle, chosen: dict, c, domains: dict[str, list[PodRef]], total: int, nodes, included, node_fit) -> None:
+    """balanceDomains."""
+    ideal = total / len(domains)
+    ordered = []
+    for value, pods in domains.items():
+        pods = sorted(pods, key=lambda r: (not _has_selector_or_affinity(r), _explicit_priority(r)))
+        ordered.append([value, pods])
+    ordered.sort(key=lambda d: len(d[1]))
+    eligible = [n for n in nodes if included(n)]
+    below = {d[0] for d in ordered if len(d[1]) < ideal}
+    below_nodes = [n for n in eligible if c.topology_key in n.labels and n.labels[c.topology_key] in below]
+
+    def fits_below(ref: PodRef) -> bool:
+        return any(n.name != ref.pod.node_name and cycle.pod_fits_node(ref, n) for n in below_nodes)
+    i, j = 0, len(ordered) - 1
+    while i < j:
+        if len(ordered[j][1]) <= ideal:
+            j -= 1
+        skew = len(ordered[j][1]) - len(ordered[i][1])
+        if skew <= c.max_skew:
+            i += 1
+            continue
+        above_avg = math.ceil(len(ordered[j][1]) - ideal)
+        below_avg = math.ceil(ideal - len(ordered[i][1]))
+        half_skew = math.ceil((skew - c.max_skew) / 2)
+        move = int(min(above_avg, below_avg, half_skew))
+        if move <= 0:
+            i += 1
+            continue
+        ordered[j][1] = sorted(ordered[j][1], key=lambda r: fits_below(r))  # those that cannot move first
+        to_move = ordered[j][1][len(ordered[j][1]) - move:]
+        for ref in to_move:
+            if node_fit and not fits_below(ref):
                 continue
-            ideal = sum(sizes) / len(domains)
-            order = sorted(domains, key=lambda d: len(domains[d]))
-            counts = {d: len(domains[d]) for d in domains}
-            for d in reversed(order):
-                while counts[d] > math.ceil(ideal) and counts[d] - min(counts.values()) > c.max_skew:
-                    movable = [r for r in _sort_evictable(domains[d]) if r.key not in done and cycle.filter(r) and cycle.pre_eviction_filter(r)]
-                    if not movable:
-                        break
-                    ref = movable[0]
-                    smallest = min(counts, key=lambda k: counts[k])
-                    try:
-                        ok = cycle.evict(ref, P.REMOVE_TOPOLOGY_SPREAD,
-                                         f"topology spread constraint {c.topology_key} (maxSkew {c.max_skew}, {c.when_unsatisfiable}) is violated: {counts[d]} pods in {d}, {counts[smallest]} in {smallest}")
-                    except LimitError as exc:
-                        if exc.scope == "total":
-                            return
-                        break
-                    done.add(ref.key)
-                    domains[d].remove(ref)
-                    if ok:
-                        counts[d] -= 1
-                        counts[smallest] += 1
+            if ref.key not in chosen:
+                ref.reason = (f"topology spread constraint {c.topology_key} (maxSkew {c.max_skew}, {c.when_unsatisfiable}): "  # type: ignore[attr-defined]
+                              f"{len(ordered[j][1])} matching pods in {ordered[j][0]}, {len(ordered[i][1])} in {ordered[i][0]}")
+                chosen[ref.key] = ref
+        ordered[j][1] = ordered[j][1][:len(ordered[j][1]) - move]
+        ordered[i][1] = ordered[i][1] + to_move
 
 
 PLUGINS: dict[str, Callable] = {
