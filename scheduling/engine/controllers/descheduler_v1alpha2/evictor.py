@@ -28,7 +28,8 @@ from scheduling.engine import actions as A
 from scheduling.engine.api.objects import LabelSelector, Node, Pod, untolerated_taints
 from scheduling.engine.controllers import eviction
 from scheduling.engine.controllers.descheduler_strategies.common import PlannedEviction
-from scheduling.engine.scheduler.predicates.node_selector import pod_matches_node_selector_and_affinity
+from scheduling.engine.api.selectors import SelectorError
+from scheduling.engine.scheduler.predicates.node_selector import label_selector_as_selector, pod_matches_node_selector_and_affinity
 from scheduling.engine.store import Store, is_terminating, sim_time
 
 from .operator import parse_duration
@@ -242,7 +243,12 @@ class Cycle:
         free requests admit the pod."""
         return any(n.name != ref.pod.node_name and self.pod_fits_node(ref, n) for n in self.nodes)
 
-    def pod_fits_node(self, ref: PodRef, node: Node, *, resources: bool = True) -> bool:
+    def pod_fits_node(self, ref: PodRef, node: Node) -> bool:
+        """nodeutil.NodeFit: the node is not cordoned, matches the pod's node selector and
+        required node affinity, carries no NoSchedule/NoExecute taint the pod does not
+        tolerate, holds no pod the pod's required anti-affinity matches (when the node has the
+        term's topology key), and -- unless it is the pod's own node -- has room for the pod's
+        requests and one more pod (the requests of its pods not Succeeded/Failed)."""
         pod = ref.pod
         if node.unschedulable:
             return False
@@ -250,21 +256,40 @@ class Cycle:
             return False
         if untolerated_taints(pod.tolerations, node.taints, ("NoSchedule", "NoExecute")):
             return False
-        if resources:
+        on_node = self.pods_on(node)
+        if self._anti_affinity_blocks(pod, node, on_node):
+            return False
+        if pod.node_name != node.name:
             cap = node.allocatable_resource
-            cpu = mem = 0
-            count = 0
-            for other in self.pods_on(node):
-                if is_terminating(other.doc):
-                    continue
-                count += 1
-                r = other.pod.request
-                cpu += r.milli_cpu
-                mem += r.memory
+            cpu = sum(o.pod.request.milli_cpu for o in on_node)
+            mem = sum(o.pod.request.memory for o in on_node)
             req = pod.request
-            if count + 1 > cap.allowed_pods or cpu + req.milli_cpu > cap.milli_cpu or mem + req.memory > cap.memory:
+            if req.milli_cpu and req.milli_cpu > cap.milli_cpu - cpu:
+                return False
+            if req.memory and req.memory > cap.memory - mem:
+                return False
+            if cap.allowed_pods - len(on_node) <= 0:
                 return False
         return True
+
+    @staticmethod
+    def _anti_affinity_blocks(pod: Pod, node: Node, on_node: list[PodRef]) -> bool:
+        """podMatchesInterPodAntiAffinity."""
+        a = pod.affinity
+        if a is None or a.pod_anti_affinity is None:
+            return False
+        for term in a.pod_anti_affinity.required or ():
+            namespaces = set(term.namespaces) if term.namespaces else {pod.namespace}
+            try:
+                selector = label_selector_as_selector(term.label_selector)
+            except SelectorError:
+                return True
+            for other in on_node:
+                if other.pod.name == pod.name or other.pod.namespace not in namespaces or not selector.matches(other.pod.labels):
+                    continue
+                if term.topology_key in node.labels:
+                    return True
+        return False
 
     # --- evicting -----------------------------------------------------------------------------
 

@@ -22,7 +22,6 @@ from scheduling.engine.api.objects import CPU, MEMORY, PODS, LabelSelector, Node
 from scheduling.engine.api.selectors import SelectorError
 from scheduling.engine.store import is_terminating, sim_time
 from scheduling.engine.controllers.descheduler_strategies.common import percentage
-from scheduling.engine.controllers.descheduler_strategies.pod_anti_affinity import anti_affinity_partner
 from scheduling.engine.scheduler.predicates.node_selector import (
     label_selector_as_selector,
     node_selector_requirements_as_selector,
@@ -31,7 +30,7 @@ from scheduling.engine.scheduler.predicates.node_selector import (
 )
 
 from . import policy as P
-from .evictor import Cycle, LimitError, PodRef
+from .evictor import NO_EVICTION_ANNOTATION, Cycle, LimitError, PodRef
 
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
@@ -298,7 +297,7 @@ def node_affinity(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) 
                         continue
                     if not any(cycle.pod_fits_node(ref, n) for n in nodes):
                         continue
-                    best = max((_preferred_weight(ref, n) for n in nodes if cycle.pod_fits_node(ref, n)), default=0)
+                    best = max((_preferred_weight(ref, n) for n in nodes), default=0)  # GetBestNodeWeightGivenPodPreferredAffinity
                     if best > _preferred_weight(ref, node):
                         pods.append(ref)
             reason = (f"node {node.name} no longer satisfies its {REQUIRED} node affinity" if affinity_type == REQUIRED
@@ -307,50 +306,63 @@ def node_affinity(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) 
                 return
 
 
+def _has_same_label_value(a: Node, b: Node, key: str) -> bool:
+    """hasSameLabelValue: the same node, or both carry `key` with one value."""
+    if a.name == b.name:
+        return True
+    return key in a.labels and key in b.labels and a.labels[key] == b.labels[key]
+
+
+def _anti_affinity_partner(ref: PodRef, by_namespace: Mapping[str, list[PodRef]], node_map: Mapping[str, Node]) -> PodRef | None:
+    """utils.CheckPodsWithAntiAffinityExist: a listed pod in the candidate's topology domain
+    that one of its required anti-affinity terms matches (None: none)."""
+    own = node_map.get(ref.pod.node_name)
+    a = ref.pod.affinity
+    if own is None or a is None or a.pod_anti_affinity is None:
+        return None
+    for term in a.pod_anti_affinity.required or ():
+        namespaces = set(term.namespaces) if term.namespaces else {ref.pod.namespace}
+        try:
+            selector = label_selector_as_selector(term.label_selector)
+        except SelectorError:
+            return None
+        for namespace in sorted(namespaces):
+            for other in by_namespace.get(namespace, ()):
+                if other.pod.name == ref.pod.name or other.pod.namespace not in namespaces or not selector.matches(other.pod.labels):
+                    continue
+                other_node = node_map.get(other.pod.node_name)
+                if other_node is not None and _has_same_label_value(own, other_node, term.topology_key):
+                    return other
+    return None
+
+
 def inter_pod_anti_affinity(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> None:
-    """RemovePodsViolatingInterPodAntiAffinity: per node, lowest priority first, a pod
-    whose required anti-affinity a pod in the same topology domain matches is evicted
-    (and leaves the lists, so its partner may stay)."""
+    """RemovePodsViolatingInterPodAntiAffinity (pod_antiaffinity.go): the pods of the nodes
+    (namespaces and labelSelector of the args), per node from the lowest priority, a pod whose
+    required pod anti-affinity a pod in its topology domain matches is evicted (the
+    DefaultEvictor permitting) and leaves the lists, so that its partner may stay."""
     ns, labels = _ns_filter(args), _label_filter(args)
     node_map = {n.name: n for n in nodes}
-    all_pods = {n.name: [r for r in cycle.pods_on(n) if ns(r) and labels(r)] for n in nodes}
-    alive = {r.key for rs in all_pods.values() for r in rs}
+    listed = [r for n in nodes for r in cycle.pods_on(n) if ns(r) and labels(r)]
+    by_namespace: dict[str, list[PodRef]] = defaultdict(list)
+    by_node: dict[str, list[PodRef]] = defaultdict(list)
+    for r in listed:
+        by_namespace[r.pod.namespace].append(r)
+        by_node[r.pod.node_name].append(r)
     for node in nodes:
-        pods = sorted(all_pods[node.name], key=lambda r: (r.pod.priority, _qos_rank(r)))
-        for ref in pods:
-            others = []
-            for other_node, rs in all_pods.items():
-                for o in rs:
-                    if o.key in alive and o.key != ref.key and _same_topology(ref, node, node_map.get(other_node)):
-                        others.append(o.pod)
-            partner = anti_affinity_partner(ref.pod, others)
-            if partner is None:
-                continue
-            if not (cycle.filter(ref) and cycle.pre_eviction_filter(ref)):
+        for ref in _sort_evictable(list(by_node[node.name])):
+            partner = _anti_affinity_partner(ref, by_namespace, node_map)
+            if partner is None or not (cycle.filter(ref) and cycle.pre_eviction_filter(ref)):
                 continue
             try:
                 if cycle.evict(ref, P.REMOVE_POD_ANTI_AFFINITY,
-                               f"its required pod anti-affinity matches {partner.namespace}/{partner.name}"):
-                    alive.discard(ref.key)
+                               f"its required pod anti-affinity matches {partner.pod.namespace}/{partner.pod.name} on node {partner.pod.node_name}"):
+                    by_namespace[ref.pod.namespace] = [r for r in by_namespace[ref.pod.namespace] if r.key != ref.key]
             except LimitError as exc:
                 if exc.scope == "total":
                     return
                 if exc.scope == "node":
                     break
-
-
-def _same_topology(ref: PodRef, node: Node, other: Node | None) -> bool:
-    """Whether `other` shares a topology domain of one of the pod's anti-affinity terms
-    with `node` (utils.CheckPodsWithAntiAffinityExist)."""
-    if other is None:
-        return False
-    a = ref.pod.affinity
-    terms = (a.pod_anti_affinity.required if a is not None and a.pod_anti_affinity is not None else ()) or ()
-    for term in terms:
-        key = term.topology_key
-        if key and key in node.labels and node.labels.get(key) == other.labels.get(key):
-            return True
-    return False
 
 
 def _qos_rank(ref: PodRef) -> int:
@@ -434,8 +446,10 @@ def _percent(usage: Mapping[str, float], cap: Mapping[str, float], names) -> dic
 
 
 def _sort_evictable(pods: list[PodRef]) -> list[PodRef]:
-    """SortPodsBasedOnPriorityLowToHigh: lower priority first, then BestEffort, Burstable, Guaranteed."""
-    return sorted(pods, key=lambda r: (r.pod.priority, _qos_rank(r)))
+    """SortPodsBasedOnPriorityLowToHigh: pods without a priority first, then lower
+    priorities; at one priority BestEffort, Burstable, Guaranteed; then the pods without the
+    prefer-no-eviction annotation."""
+    return sorted(pods, key=lambda r: (_explicit_priority(r), _qos_rank(r), NO_EVICTION_ANNOTATION in r.pod.annotations))
 
 
 def _capped(cap: Mapping[str, float], threshold: Mapping[str, float], names) -> dict[str, float]:
