@@ -27,6 +27,7 @@ from typing import Any, Mapping
 from scheduling.engine import actions as A
 from scheduling.engine.api.objects import LabelSelector, Node, Pod, untolerated_taints
 from scheduling.engine.controllers import eviction
+from scheduling.engine.oc import OcError, parse_selector
 from scheduling.engine.controllers.descheduler_strategies.common import PlannedEviction
 from scheduling.engine.api.selectors import SelectorError
 from scheduling.engine.scheduler.predicates.node_selector import label_selector_as_selector, pod_matches_node_selector_and_affinity
@@ -119,6 +120,7 @@ class DefaultEvictor:
         self.label_selector = LabelSelector.from_doc(args.get("labelSelector"))
         ns_sel = args.get("namespaceLabelSelector")
         self.namespace_selector = LabelSelector.from_doc(ns_sel) if ns_sel and (ns_sel.get("matchLabels") or ns_sel.get("matchExpressions")) else None
+        self._ready: list[Node] | None = None
 
     def _threshold(self) -> int | None:
         pt = self.args.get("priorityThreshold") or {}
@@ -158,8 +160,10 @@ class DefaultEvictor:
             errs.append("pod has local storage and is protected against eviction")
         if "DaemonSetPods" in self.protections and any(o.kind == "DaemonSet" for o in pod.owner_references):
             errs.append("daemonset pods are protected against eviction")
-        if "PodsWithPVC" in self.protections and has_pvc(pod):
-            errs.append("pod with PVC is protected against eviction")
+        if "PodsWithPVC" in self.protections:
+            errs += self._pvc_protection(ref)
+        if "PodsWithResourceClaims" in self.protections and ((ref.doc.get("spec") or {}).get("resourceClaims")):
+            errs.append("pod has ResourceClaims and descheduler is configured to protect ResourceClaims pods")
         if "PodsWithoutPDB" in self.protections and not eviction.pdbs_of(self.cycle.store, ref.doc, ordered=False):
             errs.append("pod does not have a PodDisruptionBudget and is protected against eviction")
         if self.label_selector is not None and not self.label_selector.is_empty and not self.label_selector.matches(pod.labels):
@@ -179,15 +183,53 @@ class DefaultEvictor:
                 errs.append(f"pod age is not older than MinPodAge: {min_age} seconds")
         return errs
 
+    def _pvc_protection(self, ref: PodRef) -> list[str]:
+        """applyPVCPodsProtection: every pod with a PVC, or, with protectedStorageClasses,
+        the pods whose claims use one of them (a claim that cannot be read, or without a
+        storage class, protects the pod too)."""
+        config = (((self.args.get("podProtections") or {}).get("config") or {}).get("PodsWithPVC") or {})
+        protected = {c.get("name") for c in config.get("protectedStorageClasses") or ()}
+        if not protected:
+            return ["pod with PVC is protected against eviction"] if has_pvc(ref.pod) else []
+        classes = []
+        for v in ref.pod.volumes:
+            claim = v.get("persistentVolumeClaim")
+            if claim is None:
+                continue
+            pvc = self.cycle.store.get("PersistentVolumeClaim", ref.pod.namespace, claim.get("claimName") or "")
+            if pvc is None:
+                return [f'failed to get persistent volume claim "{ref.pod.namespace}"/"{claim.get("claimName")}"']
+            sc = (pvc.get("spec") or {}).get("storageClassName")
+            if not sc:
+                return [f'failed to resolve storage class for pod "{ref.pod.namespace}"/"{claim.get("claimName")}"']
+            classes.append(sc)
+        for sc in classes:
+            if sc in protected:
+                return [f'pod using protected storage class "{sc}"']
+        return []
+
     def filter(self, ref: PodRef) -> bool:
         return not self.filter_reasons(ref)
 
+    def ready_nodes(self) -> list[Node]:
+        """nodeutil.ReadyNodes with the evictor's own nodeSelector."""
+        if self._ready is None:
+            try:
+                matches = parse_selector(self.args.get("nodeSelector") or "")
+            except OcError:
+                matches = None
+            docs = self.cycle.store.list("Node")
+            self._ready = [n for n in (Node.from_doc(d) for d in docs) if n.ready and (matches is None or matches(n.labels))]
+        return self._ready
+
     def pre_eviction_filter(self, ref: PodRef) -> bool:
-        if self.args.get("nodeFit") and not self.cycle.fits_other_node(ref):
-            return False
+        if self.args.get("nodeFit") and not any(
+                n.name != ref.pod.node_name and self.cycle.pod_fits_node(ref, n) for n in self.ready_nodes()):
+            return False  # PodFitsAnyOtherNode
         if self.namespace_selector is not None:
             ns = self.cycle.store.get("Namespace", "", ref.pod.namespace)
-            labels = ((ns or {}).get("metadata") or {}).get("labels") or {}
+            # the API server labels every namespace with its name
+            labels = {**(((ns or {}).get("metadata") or {}).get("labels") or {}), "kubernetes.io/metadata.name": ref.pod.namespace}
             if ns is None or not self.namespace_selector.matches(labels):
                 return False
         return True
