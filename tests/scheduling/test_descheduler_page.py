@@ -155,3 +155,22 @@ def test_a_kube_descheduler_in_automatic_mode_evicts_when_run(editor_client, clu
 def test_a_kube_descheduler_the_operator_refuses_is_reported(client, cluster):
     body = act(client, cluster, action="validate", policy=KUBE_DESCHEDULER.replace("TopologyAndDuplicates", "CompactAndScale")).content.decode()
     assert "enabling Descheduler CompactAndScale with Scheduler LowNodeUtilization may cause an eviction/scheduling hot loop" in body
+
+
+def test_the_openshift4_section_composes_a_kube_descheduler_and_previews_it(client, cluster):
+    page = client.get(reverse("descheduler", args=[cluster.pk])).content.decode()
+    assert 'id="descheduler-openshift4"' in page and "TopologyAndDuplicates" in page
+    body = act(client, cluster, action="compose", profiles=["TopologyAndDuplicates", "EvictPodsWithPVC"], mode="Predictive",
+               descheduling_interval_seconds="600", pod_lifetime="", low_thresholds="", high_thresholds="").content.decode()
+    assert "would evict 1 pods" in body
+    assert "kind: KubeDescheduler" in body and "deschedulingIntervalSeconds: 600" in body  # in the editor
+    row = body.split('id="eviction-defaultweb-b"')[1].split("</tr>")[0]
+    assert "RemoveDuplicates" in row and "node2" in row
+    assert "<th scope=\"col\">Plugin</th>" in body
+    assert 'id="usage-node1"' in body  # the nodes' requests
+
+
+def test_the_composer_reports_what_the_operator_refuses(client, cluster):
+    body = act(client, cluster, action="compose", profiles=["LifecycleAndUtilization"], mode="Predictive",
+               namespaces_included="a", namespaces_excluded="b").content.decode()
+    assert "It is forbidden to combine both included and excluded namespaces" in body

@@ -17,15 +17,15 @@ from typing import Any, Mapping
 
 from scheduling.engine import actions as A
 from scheduling.engine.api.objects import Node
-from scheduling.engine.controllers.descheduler_strategies.common import DeschedulerPolicyError, PlannedEviction, refresh_pdbs
+from scheduling.engine.controllers.descheduler_strategies.common import DeschedulerPolicyError, PlannedEviction, percentage, refresh_pdbs
 from scheduling.engine.oc import OcError, parse_selector
 from scheduling.engine.store import Store
 
 from .evictor import Cycle
-from .plugins import PLUGINS
+from .plugins import PLUGINS, node_requests
 from .policy import API_VERSION, BALANCE, DESCHEDULE, KIND, PolicyV2, load_policy_v2
 
-__all__ = ["API_VERSION", "KIND", "PolicyV2", "RunReportV2", "is_v1alpha2", "load_policy_v2", "run_cycle"]
+__all__ = ["API_VERSION", "KIND", "PolicyV2", "RunReportV2", "is_v1alpha2", "load_policy_v2", "node_usage", "run_cycle"]
 
 SKIP_MESSAGE = "Skipping descheduling cycle: requires >=2 nodes"
 
@@ -96,3 +96,17 @@ def run_cycle(store: Store, now: float, policy: PolicyV2 | Mapping[str, Any], dr
     report.actions.append(A.RecordEvent(now, "Normal", "DeschedulerRun", event_kind, event_namespace,
                                         event_name or policy.name, report.message, "descheduler"))
     return report
+
+
+def node_usage(store: Store, node_selector: str = "") -> list[dict]:
+    """Every ready node's requests as percentages of its allocatable (cpu, memory, pods), as
+    the utilization plugins count them: the Descheduler page's bars when no utilization
+    plugin classified the nodes."""
+    nodes = ready_nodes(store, node_selector)
+    cycle = Cycle(store, 0.0, nodes)
+    rows = []
+    for n in nodes:
+        usage, cap, _ = node_requests(cycle, n)
+        rows.append({"node": n.name, "classification": "",
+                     **{r: round(percentage(usage[r], cap[r]), 2) for r in ("cpu", "memory", "pods")}})
+    return rows

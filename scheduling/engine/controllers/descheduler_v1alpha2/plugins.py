@@ -427,7 +427,7 @@ def _target_nodes(cycle: Cycle, per_node: Mapping[str, list[PodRef]], nodes: Seq
     return out
 
 
-def _usage(cycle: Cycle, node: Node) -> tuple[dict[str, float], dict[str, float], list[PodRef]]:
+def node_requests(cycle: Cycle, node: Node) -> tuple[dict[str, float], dict[str, float], list[PodRef]]:
     """requestedUsageClient: the requests of the node's pods (not Succeeded/Failed) --
     cpu in millicores, memory in bytes, the pod count -- and the node's allocatable."""
     pods = cycle.pods_on(node)
@@ -522,7 +522,7 @@ def low_node_utilization(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str,
     names = list(dict.fromkeys([*[n for n in thresholds if n in (CPU, MEMORY, PODS)], CPU, MEMORY, PODS]))
     infos = []
     for node in nodes:
-        usage, cap, pods = _usage(cycle, node)
+        usage, cap, pods = node_requests(cycle, node)
         infos.append({"node": node, "usage": usage, "cap": cap, "pods": pods, "pct": _percent(usage, cap, names)})
     if args.get("useDeviationThresholds"):
         # the usage filtered to the thresholds' resources (filterResourceNames), averaged
@@ -570,7 +570,7 @@ def high_node_utilization(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str
     names = list(dict.fromkeys([*[n for n in thresholds if n in (CPU, MEMORY, PODS)], CPU, MEMORY, PODS]))
     low, schedulable, report = [], [], []
     for node in nodes:
-        usage, cap, pods = _usage(cycle, node)
+        usage, cap, pods = node_requests(cycle, node)
         pct = _percent(usage, cap, names)
         info = {"node": node, "usage": usage, "cap": cap, "pods": pods, "pct": pct, "capped": _capped(cap, high_t, names)}
         if all(pct[r] <= thresholds[r] for r in thresholds if r in pct):
