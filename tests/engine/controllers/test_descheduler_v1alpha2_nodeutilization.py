@@ -2,7 +2,7 @@
 pkg/framework/plugins/nodeutilization/lownodeutilization_test.go: TestLowNodeUtilization's
 cases on requested resources (15 of its 18; the three on extended resources are left out:
 the simulator's nodes have no extended resources; the "with metrics enabled" variants need a
-metrics server) and TestLowNodeUtilizationWithTaints (all 4)."""
+metrics server) and TestLowNodeUtilizationWithTaints (all 4); HighNodeUtilization from highnodeutilization_test.go (11 + 3 cases, below)."""
 
 from __future__ import annotations
 
@@ -177,3 +177,88 @@ def test_low_node_utilization_with_taints(name, nodes, pods, total, expected):
     assert len(evicted) == expected
     if name == "Pod which tolerates node taint":
         assert evicted == ["tolerate_pod"]
+
+
+# --- HighNodeUtilization: highnodeutilization_test.go TestHighNodeUtilization (the 11 cases on requested resources;
+# the three with extended resources are left out) and TestHighNodeUtilizationWithTaints (all 3) --------------------
+
+WEST = {"datacenter": "west"}
+
+
+def west_nodes(n):
+    n["metadata"]["labels"] = dict(WEST)
+
+
+def selector_west(p):
+    p["spec"]["nodeSelector"] = dict(WEST)
+
+
+def rs(name, node_, cpu=400, mem=0, apply=None):
+    return build_test_pod(name, cpu, mem, node_, chain(set_rs_owner_ref, apply))
+
+
+HIGH = [
+    ("no node below threshold usage", {"cpu": 20, "pods": 20},
+     [build_test_node(n, 4000, 3000, 10) for n in ("n1", "n2", "n3")],
+     [rs(f"p{i}", n) for i, n in zip(range(1, 10), ["n1"] * 3 + ["n2"] * 3 + ["n3"] * 3)], 0, None),
+    ("no evictable pods", {"cpu": 40, "pods": 40},
+     [build_test_node("n1", 4000, 3000, 9), build_test_node("n2", 4000, 3000, 10), build_test_node("n3", 4000, 3000, 10)],
+     [pod("p1", "n1", LOCAL_MIRROR), pod("p2", "n1", CRITICAL_OWNED), pod("p3", "n2", set_ds_owner_ref), pod("p4", "n2", set_ds_owner_ref)]
+     + [rs(f"p{i}", "n3") for i in range(5, 9)], 0, None),
+    ("no node to schedule evicted pods", {"cpu": 20, "pods": 20},
+     [build_test_node("n1", 4000, 3000, 10), build_test_node("n2", 4000, 3000, 10), build_test_node("n3", 4000, 3000, 10, unschedulable)],
+     [rs("p1", "n1"), rs("p2", "n2"), rs("p3", "n3"), rs("p4", "n3"), rs("p5", "n3")], 0, None),
+    ("without priorities", {"cpu": 30, "pods": 30},
+     [build_test_node("n1", 4000, 3000, 10), build_test_node("n2", 4000, 3000, 10), build_test_node("n3", 4000, 3000, 10, unschedulable)],
+     [rs("p1", "n1"), pod("p2", "n1", CRITICAL_OWNED)] + [rs(f"p{i}", "n2") for i in range(3, 7)] + [rs("p7", "n3")], 2, ["p1", "p7"]),
+    ("without priorities stop when resource capacity is depleted", {"cpu": 30, "pods": 30},
+     [build_test_node("n1", 2000, 3000, 10), build_test_node("n2", 2000, 3000, 10), build_test_node("n3", 2000, 3000, 10, unschedulable)],
+     [rs("p1", "n1")] + [rs(f"p{i}", "n2") for i in range(2, 6)] + [rs("p6", "n3")], 1, None),
+    ("with priorities", {"cpu": 30},
+     [build_test_node("n1", 4000, 3000, 10), build_test_node("n2", 2000, 3000, 10), build_test_node("n3", 2000, 3000, 10, unschedulable)],
+     [rs("p1", "n1", apply=prio(LOW_PRIORITY)), rs("p2", "n1", apply=prio(HIGH_PRIORITY))] + [rs(f"p{i}", "n2") for i in range(5, 9)]
+     + [pod("p9", "n3", set_ds_owner_ref)], 1, ["p1"]),
+    ("without priorities evicting best-effort pods only", {"cpu": 30},
+     [build_test_node("n1", 3000, 3000, 10), build_test_node("n2", 3000, 3000, 5), build_test_node("n3", 3000, 3000, 10, unschedulable)],
+     [rs("p1", "n1", cpu=0, apply=best_effort), rs("p2", "n1")] + [rs(f"p{i}", "n2") for i in range(3, 7)], 1, ["p1"]),
+    ("Other node match pod node selector", {"cpu": 30, "pods": 30},
+     [build_test_node("n1", 4000, 3000, 9, west_nodes), build_test_node("n2", 4000, 3000, 10)],
+     [rs("p1", "n1"), rs("p2", "n1"), rs("p3", "n1"), pod("p4", "n1", set_ds_owner_ref), rs("p5", "n2", apply=selector_west)], 1, None),
+    ("Other node does not match pod node selector", {"cpu": 30, "pods": 30},
+     [build_test_node("n1", 4000, 3000, 9), build_test_node("n2", 4000, 3000, 10)],
+     [rs("p1", "n1"), rs("p2", "n1"), rs("p3", "n1"), pod("p4", "n1", set_ds_owner_ref), rs("p5", "n2", apply=selector_west)], 0, None),
+    ("Other node does not have enough Memory", {"cpu": 30, "pods": 30},
+     [build_test_node("n1", 4000, 200, 9), build_test_node("n2", 4000, 3000, 10)],
+     [rs("p1", "n1", mem=50), rs("p2", "n1", mem=50), rs("p3", "n1", mem=50), pod("p4", "n1", set_ds_owner_ref, mem=50),
+      rs("p5", "n2", mem=100)], 0, None),
+    ("Other node does not have enough Memory (2)", {"cpu": 30, "pods": 30},
+     [build_test_node("n1", 4000, 200, 9), build_test_node("n2", 4000, 3000, 10)],
+     [rs("p1", "n1", mem=50), rs("p2", "n1", mem=50), rs("p3", "n1", mem=50), pod("p4", "n1", set_ds_owner_ref, mem=50),
+      rs("p5", "n2", mem=100)], 0, None),
+]
+
+
+@pytest.mark.parametrize("name,thresholds,nodes,pods,expected,names", HIGH, ids=[c[0] for c in HIGH])
+def test_high_node_utilization(name, thresholds, nodes, pods, expected, names):
+    evicted = run_plugin("HighNodeUtilization", nodes, pods, {"thresholds": thresholds}, evictor={"nodeFit": True})
+    assert len(evicted) == expected
+    if names is not None:
+        assert sorted(evicted) == sorted(names)
+
+
+H1, H2, H3 = (build_test_node(n, 1000, 3000, 10) for n in ("n1", "n2", "n3"))
+H3_TAINTED = build_test_node("n3", 1000, 3000, 10, lambda n: n["spec"].__setitem__(
+    "taints", [{"key": "key", "value": "value", "effect": "NoSchedule"}]))
+HIGH_TAINTS = [
+    ("No taints", [H1, H2, H3], [rs(f"pod_{i}_n1", "n1", cpu=200) for i in (1, 2, 3)] + [rs("pod_4_n2", "n2", cpu=200)], 1),
+    ("No pod tolerates node taint", [H1, H3_TAINTED], [rs("pod_1_n1", "n1", cpu=200), rs("pod_2_n3", "n3", cpu=200)], 0),
+    ("Pod which tolerates node taint", [H1, H3_TAINTED],
+     [rs("pod_1_n1", "n1", cpu=100), build_test_pod("tolerate_pod", 200, 0, "n1", tolerating), rs("pod_9_n3", "n3", cpu=500)], 1),
+]
+
+
+@pytest.mark.parametrize("name,nodes,pods,expected", HIGH_TAINTS, ids=[c[0] for c in HIGH_TAINTS])
+def test_high_node_utilization_with_taints(name, nodes, pods, expected):
+    # upstream passes the expected count as the per-node limit
+    evicted = run_plugin("HighNodeUtilization", nodes, pods, {"thresholds": {"cpu": 40}}, max_per_node=expected)
+    assert len(evicted) == expected
