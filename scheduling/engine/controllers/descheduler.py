@@ -345,7 +345,7 @@ class Descheduler:
             if doc.get("kind") == kube_operator.KIND:  # OpenShift's operator: its ConfigMap, then the descheduler
                 kind, namespace, name = kube_operator.KIND, kube_operator.NAMESPACE, name if name != DEFAULT_POLICY_NAME else kube_operator.NAME
                 interval = kube_operator.interval_of(doc)
-                report, extra = self._operator_cycle(ctx, doc)
+                report, extra = self._operator_cycle(ctx, doc, flags.dry_run)
                 flags = dataclasses.replace(flags, dry_run=report.flags.dry_run)
             elif v1alpha2.is_v1alpha2(doc):
                 report = v1alpha2.run_cycle(ctx.store, ctx.now, doc, flags.dry_run)
@@ -374,7 +374,7 @@ class Descheduler:
         return result
 
     @staticmethod
-    def _operator_cycle(ctx: Context, kd: dict):
+    def _operator_cycle(ctx: Context, kd: dict, dry_run: bool = False):
         """The Kube Descheduler Operator: render the KubeDescheduler into its ConfigMap's
         policy.yaml (kept in this controller's state: `configMap`), then one cycle of the
         descheduler with that policy (Predictive: a dry run)."""
@@ -383,7 +383,7 @@ class Descheduler:
         config_map = kube_operator.config_map(kd, policy)
         mode = kube_operator.mode_of(kd)
         meta = kd.get("metadata") or {}
-        report = v1alpha2.run_cycle(ctx.store, ctx.now, policy, mode != kube_operator.AUTOMATIC,
+        report = v1alpha2.run_cycle(ctx.store, ctx.now, policy, dry_run or mode != kube_operator.AUTOMATIC,
                                     event_kind=kube_operator.KIND, event_namespace=meta.get("namespace") or kube_operator.NAMESPACE,
                                     event_name=meta.get("name") or kube_operator.NAME)
         return report, {"mode": mode, "configMap": config_map}

@@ -223,3 +223,18 @@ def test_cycle_events_and_skip():
     assert dry.message == "would evict 1 pods"
     single = run_cycle(Store([N1, pod("p2", "n1")]), 0.0, policy)
     assert single.message == "Skipping descheduling cycle: requires >=2 nodes" and not single.planned
+
+
+def test_eviction_failure_events_when_asked():
+    """evictionFailureEventNotification: a Warning EvictionFailed names the limit (evictions.go)."""
+    policy = {"apiVersion": "descheduler/v1alpha2", "kind": "DeschedulerPolicy", "metadata": {"name": "pol"},
+              "maxNoOfPodsToEvictTotal": 1, "evictionFailureEventNotification": True,
+              "profiles": [{"name": "taints", "pluginConfig": [{"name": "RemovePodsViolatingNodeTaints", "args": {}}],
+                            "plugins": {"deschedule": {"enabled": ["RemovePodsViolatingNodeTaints"]}}}]}
+    docs = [N1, node("n2"), pod("p2", "n1"), pod("p3", "n1")]
+    report = run_cycle(Store(docs), 0.0, policy)
+    events = [(e.type, e.reason, e.name, e.message) for e in report.actions if type(e).__name__ == "RecordEvent"]
+    assert ("Warning", "EvictionFailed", "p3",
+            "pod eviction from n1 node by sigs.k8s.io/descheduler failed: total eviction limit exceeded (1)") in events
+    quiet = run_cycle(Store(docs), 0.0, {**policy, "evictionFailureEventNotification": False})
+    assert "EvictionFailed" not in [e.reason for e in quiet.actions if type(e).__name__ == "RecordEvent"]

@@ -82,7 +82,8 @@ def run_cycle(store: Store, now: float, policy: PolicyV2 | Mapping[str, Any], dr
     if not report.aborted:
         work = store.copy()
         refresh_pdbs(work, now)
-        cycle = Cycle(work, now, nodes, dry_run, policy.max_per_node, policy.max_per_namespace, policy.max_total)
+        cycle = Cycle(work, now, nodes, dry_run, policy.max_per_node, policy.max_per_namespace, policy.max_total,
+                      failure_events=policy.failure_events)
         for point in (DESCHEDULE, BALANCE):
             for profile in policy.profiles:
                 cycle.use_profile(profile)

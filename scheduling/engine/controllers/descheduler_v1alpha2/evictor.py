@@ -254,6 +254,13 @@ class Cycle:
     total: int = 0
     profile: str = ""
     evictor: DefaultEvictor | None = None
+    failure_events: bool = False  # evictionFailureEventNotification: a Warning EvictionFailed per failed eviction
+
+    def _failed(self, ref: PodRef, why: str) -> None:
+        """PodEvictor's EvictionFailed event (with evictionFailureEventNotification, not in a dry run)."""
+        if self.failure_events and not self.dry_run:
+            self.actions.append(A.RecordEvent(self.now, "Warning", "EvictionFailed", "Pod", ref.pod.namespace, ref.pod.name,
+                                              _failed_message(ref.pod.node_name, why), "descheduler"))
 
     def use_profile(self, profile: Profile) -> None:
         self.profile = profile.name
@@ -341,15 +348,19 @@ class Cycle:
         pod = ref.pod
         node = pod.node_name
         if self.max_total is not None and self.total + 1 > self.max_total:
+            self._failed(ref, f"total eviction limit exceeded ({self.max_total})")
             raise LimitError("total", "maximum number of evicted pods per a descheduling cycle reached")
         if node and self.max_per_node is not None and self.node_count.get(node, 0) + 1 > self.max_per_node:
-            raise LimitError("node", f"maximum number of evicted pods per node reached")
+            self._failed(ref, f"node eviction limit exceeded ({self.max_per_node})")
+            raise LimitError("node", "maximum number of evicted pods per node reached")
         if self.max_per_namespace is not None and self.namespace_count.get(pod.namespace, 0) + 1 > self.max_per_namespace:
-            raise LimitError("namespace", f"maximum number of evicted pods per namespace reached")
+            self._failed(ref, f"namespace eviction limit exceeded ({self.max_per_namespace})")
+            raise LimitError("namespace", "maximum number of evicted pods per namespace reached")
         answer = eviction.evict(self.store, pod.namespace, pod.name, self.now)
         if not answer.allowed:
             refusal = " ".join((answer.message,) + tuple(answer.causes)).strip()
             self.planned.append(PlannedEviction(pod.namespace, pod.name, node, plugin, reason, False, refusal))
+            self._failed(ref, f"error when evicting pod (ignoring) \"{pod.name}\": {refusal}")
             return False
         self.store.apply_all(answer.actions)
         if not self.dry_run:
@@ -364,6 +375,10 @@ class Cycle:
         entry.profile = self.profile  # type: ignore[attr-defined]
         self.planned.append(entry)
         return True
+
+
+def _failed_message(node: str, why: str) -> str:
+    return f"pod eviction from {node} node by {SOURCE} failed: {why}"
 
 
 def descheduled_message(node: str, plugin: str) -> str:

@@ -105,6 +105,7 @@ class PolicyV2:
     max_per_node: int | None = None
     max_per_namespace: int | None = None
     max_total: int | None = None
+    failure_events: bool = False  # evictionFailureEventNotification
     doc: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -319,5 +320,6 @@ def load_policy_v2(doc: Mapping[str, Any]) -> PolicyV2:
         max_per_node=_uint(doc.get("maxNoOfPodsToEvictPerNode"), "maxNoOfPodsToEvictPerNode"),
         max_per_namespace=_uint(doc.get("maxNoOfPodsToEvictPerNamespace"), "maxNoOfPodsToEvictPerNamespace"),
         max_total=_uint(doc.get("maxNoOfPodsToEvictTotal"), "maxNoOfPodsToEvictTotal"),
+        failure_events=bool(doc.get("evictionFailureEventNotification")),
         doc=doc,
     )
