@@ -83,3 +83,20 @@ def test_a_profile_the_operator_refuses_is_a_failed_run():
     assert events(out, "FailedDeschedulerRun") == [(
         "FailedDeschedulerRun", "KubeDescheduler/openshift-kube-descheduler-operator/cluster",
         "enabling Descheduler CompactAndScale with Scheduler LowNodeUtilization may cause an eviction/scheduling hot loop")]
+
+
+def test_the_landings_ask_a_framework_scheduler_through_its_own_queue():
+    """A cluster running the OpenShift 4 scheduler: the dry run places the evicted pods with
+    the framework's run_queue (a profile without plugins here: every node fits, the first
+    one scored wins), not with the 3.11 queue."""
+    from scheduling.engine.api.objects import DEFAULT_SCHEDULER
+    from scheduling.engine.controllers.descheduler import Flags, preview
+    from scheduling.engine.framework.runtime import Profile
+    from scheduling.engine.store import Store
+
+    docs = [d for d in load(CLUSTER) if d["kind"] != "ReplicaSet"]
+    profile = Profile(DEFAULT_SCHEDULER, {}, {})
+    result = preview(Store(docs), 0.0, load(V2_DUPLICATES)[0], Flags(), schedulers=[(DEFAULT_SCHEDULER, profile)])
+    [landing] = result.landings
+    assert landing.eviction.key == "default/web-b"
+    assert landing.node in ("node1", "node2") and landing.message is None
