@@ -48,6 +48,8 @@ from scheduling.engine.api import node_selection_admission as node_selection
 from scheduling.engine.controllers.descheduler import NAME as DESCHEDULER
 from scheduling.engine.controllers.descheduler import DeschedulerPolicyError, Flags, check_flags, load_policy
 from scheduling.engine.controllers.descheduler_strategies.common import KIND as DESCHEDULER_POLICY_KIND
+from scheduling.engine.controllers.descheduler_v1alpha2 import is_v1alpha2, load_policy_v2
+from scheduling.engine.controllers.descheduler_v1alpha2 import operator as kube_operator
 from .controllers.scheduling import build_state
 from .oc.output import api_document
 from .simulation import Simulation, SimulationError
@@ -79,7 +81,8 @@ NO_ADMISSION = {name: name == "Priority" for name in _admission.PLUGIN_NAMES}
 
 # The kinds simulate reads besides the cluster's objects: the scheduler Policy, Timelines,
 # the descheduler's policy and the admission plugins' configuration documents.
-EXTRA_KINDS = ("Policy", *SCHEDULER_CONFIG_KINDS, TIMELINE_KIND, DESCHEDULER_POLICY_KIND) + node_selection.CONFIG_KINDS
+EXTRA_KINDS = ("Policy", *SCHEDULER_CONFIG_KINDS, TIMELINE_KIND, DESCHEDULER_POLICY_KIND,
+               kube_operator.KIND) + node_selection.CONFIG_KINDS
 
 
 def admit(docs: Iterable[Mapping[str, Any]], plugins: Sequence[AdmissionPlugin] | None = None,
@@ -158,12 +161,20 @@ def simulate(
     except TimelineError as exc:
         raise SimulationError(str(exc)) from exc
 
-    descheduler_docs = [d for d in docs if d.get("kind") == DESCHEDULER_POLICY_KIND]
+    descheduler_docs = [d for d in docs if d.get("kind") in (DESCHEDULER_POLICY_KIND, kube_operator.KIND)]
     if len(descheduler_docs) > 1:
-        raise SimulationError("only one DeschedulerPolicy document may be given")
+        raise SimulationError("only one DeschedulerPolicy or KubeDescheduler document may be given")
     flags = descheduler_flags or Flags()
     try:
-        descheduler_policy = load_policy(descheduler_docs[0]) if descheduler_docs else None
+        descheduler_policy = None
+        if descheduler_docs:
+            first = descheduler_docs[0]
+            if first.get("kind") == kube_operator.KIND:
+                descheduler_policy = first  # the operator renders its policy when the controller runs
+            elif is_v1alpha2(first):
+                descheduler_policy = load_policy_v2(first)
+            else:
+                descheduler_policy = load_policy(first)
         node_selection_config = node_selection.NodeSelectionConfig.from_documents(docs)
     except (DeschedulerPolicyError, node_selection.NodeSelectorError) as exc:
         raise SimulationError(str(exc)) from exc
@@ -198,6 +209,8 @@ def simulate(
             "user": user,
             "descheduler": None if descheduler_policy is None else {
                 "policy": dict(descheduler_docs[0]), "interval": None, "flags": flags.to_doc()},
+            "openshift_scheduler_profile": next((((d.get("spec") or {}).get("profile")) or "LowNodeUtilization"
+                                                 for d in policies if d.get("kind") == "Scheduler"), "LowNodeUtilization"),
         },
     )
     if until > 0:
@@ -208,7 +221,11 @@ def simulate(
     if descheduler_policy is not None:
         out["descheduler"] = sim.store.state_of(DESCHEDULER).get("lastReport")
     if objects:
-        out["objects"] = [api_document(d) for d in sorted(sim.store.all(), key=_object_key)]
+        docs_out = list(sim.store.all())
+        config_map = (out.get("descheduler") or {}).get("configMap")
+        if config_map:  # the operator's ConfigMap (kept in the descheduler controller's state)
+            docs_out.append(config_map)
+        out["objects"] = [api_document(d) for d in sorted(docs_out, key=_object_key)]
     return out
 
 

@@ -122,3 +122,55 @@ def test_an_editor_runs_it_and_the_reconcile_evicts(editor_client, cluster):
     # saved without a new run request: it does not run again
     reconcile(cluster.pk, force=True)
     assert Event.objects.filter(cluster=cluster, reason="DeschedulerRun").count() == 1
+
+
+KUBE_DESCHEDULER = """\
+apiVersion: operator.openshift.io/v1
+kind: KubeDescheduler
+metadata: {name: cluster, namespace: openshift-kube-descheduler-operator}
+spec:
+  mode: Predictive
+  profiles: [TopologyAndDuplicates]
+"""
+
+
+def test_the_preview_of_a_kube_descheduler_names_the_plugin_and_the_landing(client, cluster):
+    body = act(client, cluster, action="preview", policy=KUBE_DESCHEDULER).content.decode()
+    assert "would evict 1 pods" in body
+    row = body.split('id="eviction-defaultweb-b"')[1].split("</tr>")[0]
+    assert "RemoveDuplicates" in row and "node2" in row
+    assert "policy.yaml" in body and "- RemovePodsViolatingTopologySpreadConstraint" in body
+
+
+def test_a_kube_descheduler_in_automatic_mode_evicts_when_run(editor_client, cluster):
+    act(editor_client, cluster, action="run", policy=KUBE_DESCHEDULER.replace("Predictive", "Automatic"))
+    reconcile(cluster.pk, force=True)
+    events = Event.objects.filter(cluster=cluster, reason="Descheduled")
+    assert [e.involved_name for e in events] == ["web-b"]
+    assert "(RemoveDuplicates)" in events[0].message
+    run = Event.objects.get(cluster=cluster, reason="DeschedulerRun")
+    assert (run.involved_kind, run.message) == ("KubeDescheduler", "1 pods evicted")
+
+
+def test_a_kube_descheduler_the_operator_refuses_is_reported(client, cluster):
+    body = act(client, cluster, action="validate", policy=KUBE_DESCHEDULER.replace("TopologyAndDuplicates", "CompactAndScale")).content.decode()
+    assert "enabling Descheduler CompactAndScale with Scheduler LowNodeUtilization may cause an eviction/scheduling hot loop" in body
+
+
+def test_the_openshift4_section_composes_a_kube_descheduler_and_previews_it(client, cluster):
+    page = client.get(reverse("descheduler", args=[cluster.pk])).content.decode()
+    assert 'id="descheduler-openshift4"' in page and "TopologyAndDuplicates" in page
+    body = act(client, cluster, action="compose", profiles=["TopologyAndDuplicates", "EvictPodsWithPVC"], mode="Predictive",
+               descheduling_interval_seconds="600", pod_lifetime="", low_thresholds="", high_thresholds="").content.decode()
+    assert "would evict 1 pods" in body
+    assert "kind: KubeDescheduler" in body and "deschedulingIntervalSeconds: 600" in body  # in the editor
+    row = body.split('id="eviction-defaultweb-b"')[1].split("</tr>")[0]
+    assert "RemoveDuplicates" in row and "node2" in row
+    assert "<th scope=\"col\">Plugin</th>" in body
+    assert 'id="usage-node1"' in body  # the nodes' requests
+
+
+def test_the_composer_reports_what_the_operator_refuses(client, cluster):
+    body = act(client, cluster, action="compose", profiles=["LifecycleAndUtilization"], mode="Predictive",
+               namespaces_included="a", namespaces_excluded="b").content.decode()
+    assert "It is forbidden to combine both included and excluded namespaces" in body

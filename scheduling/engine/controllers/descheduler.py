@@ -46,6 +46,9 @@ from scheduling.engine.scheduler.policy import Policy, default_policy
 from scheduling.engine.scheduler.scheduler import run_queue
 from scheduling.engine.store import Store, time_value
 from scheduling.engine.controllers import eviction
+from scheduling.engine.framework import runtime as framework_runtime
+from scheduling.engine.controllers import descheduler_v1alpha2 as v1alpha2
+from scheduling.engine.controllers.descheduler_v1alpha2 import operator as kube_operator
 from scheduling.engine.controllers.descheduler_strategies import (
     duplicates,
     low_node_utilization,
@@ -66,6 +69,7 @@ from scheduling.engine.controllers.descheduler_strategies.common import (
     PlannedEviction,
     RunContext,
     load_policy,
+    refresh_pdbs,
 )
 
 NAME = "descheduler"
@@ -137,15 +141,6 @@ def check_flags(flags: Flags) -> None:
         raise DeschedulerPolicyError(f"--max-pods-to-evict-per-node: must be 0 (no limit) or more, not {flags.max_pods_to_evict_per_node}")
 
 
-def _refresh_pdbs(store: Store, now: float) -> None:
-    """The disruption controller's view of every budget, in the working copy, so the
-    eviction API answers from current numbers even before the controller has run."""
-    for pdb in store.list("PodDisruptionBudget"):
-        status = eviction.pdb_status(store, pdb, now)
-        store.apply(A.PatchStatus("PodDisruptionBudget", (pdb.get("metadata") or {}).get("namespace") or "default",
-                                  (pdb.get("metadata") or {}).get("name") or "", status))
-
-
 def run_descheduler(store: Store, now: float, policy: DeschedulerPolicy | Mapping[str, Any], flags: Flags = Flags()) -> RunReport:
     """One run of the descheduler over `store` (not changed: apply `report.actions`)."""
     if not isinstance(policy, DeschedulerPolicy):
@@ -154,7 +149,7 @@ def run_descheduler(store: Store, now: float, policy: DeschedulerPolicy | Mappin
     report = RunReport(policy, flags, [n.name for n in nodes], aborted=len(nodes) <= 1)
     if not report.aborted:
         work = store.copy()
-        _refresh_pdbs(work, now)
+        refresh_pdbs(work, now)
         ctx = RunContext(work, now, flags, counts={n.name: 0 for n in nodes})
         for name, strategy_run in STRATEGIES:
             result = strategy_run(ctx, nodes, policy.strategy(name))
@@ -179,6 +174,22 @@ def node_usages(store: Store, policy: DeschedulerPolicy | Mapping[str, Any], fla
     if low_node_utilization.valid_thresholds(t.thresholds) and low_node_utilization.valid_target_thresholds(t.target_thresholds):
         return low_node_utilization.classify(ctx, nodes, dict(t.thresholds or {}), dict(t.target_thresholds or {}))
     return [low_node_utilization.node_utilization(n, ctx.pods_on(n)) for n in nodes]
+
+
+def run_any(store: Store, now: float, policy: Any, flags: Flags = Flags(), scheduler_profile: str = "LowNodeUtilization"):
+    """One run of whichever descheduler the document configures: the 3.11 format, a
+    v1alpha2 DeschedulerPolicy, or a KubeDescheduler (rendered by the operator first; its
+    Predictive mode, or `flags.dry_run`, evicts nothing)."""
+    if isinstance(policy, Mapping) and policy.get("kind") == kube_operator.KIND:
+        namespaces = [(d.get("metadata") or {}).get("name") or "" for d in store.list("Namespace")]
+        rendered = kube_operator.render_policy(policy, namespaces, scheduler_profile)
+        meta = policy.get("metadata") or {}
+        return v1alpha2.run_cycle(store, now, rendered, flags.dry_run or kube_operator.mode_of(policy) != kube_operator.AUTOMATIC,
+                                  event_kind=kube_operator.KIND, event_namespace=meta.get("namespace") or kube_operator.NAMESPACE,
+                                  event_name=meta.get("name") or kube_operator.NAME)
+    if isinstance(policy, v1alpha2.PolicyV2) or v1alpha2.is_v1alpha2(policy):
+        return v1alpha2.run_cycle(store, now, policy, flags.dry_run)
+    return run_descheduler(store, now, policy, flags)
 
 
 # --- the dry run that shows where the pods would land ------------------------------------------------------
@@ -225,8 +236,13 @@ def landings(report: RunReport, schedulers: Sequence[tuple[str, Policy]], rng: r
     state = build_state(d for k in work.kinds() for d in work.list(k))
     infos = state.node_infos()
     last = {}
-    for name, policy in schedulers:
-        for r in run_queue(state, policy, rng, preemption, scheduler_name=name, now=now, explain=False, node_infos=infos):
+    for name, scheduler in schedulers:
+        if isinstance(scheduler, framework_runtime.Profile):  # the OpenShift 4 scheduler
+            results, _ = framework_runtime.run_queue(state, scheduler, rng, preemption, scheduler_name=name, now=now,
+                                                     explain=False, node_infos=infos)
+        else:
+            results = run_queue(state, scheduler, rng, preemption, scheduler_name=name, now=now, explain=False, node_infos=infos)
+        for r in results:
             last[r.pod.key] = r
     out = []
     for p in report.planned:
@@ -259,7 +275,7 @@ class Preview:
 def preview(store: Store, now: float, policy: DeschedulerPolicy | Mapping[str, Any], flags: Flags = Flags(), *,
             schedulers: Sequence[tuple[str, Policy]] | None = None, seed: int = 0, preemption: bool = True) -> Preview:
     """The dry run: what a run would evict and where each pod would land. `store` is not changed."""
-    report = run_descheduler(store, now, policy, dataclasses.replace(flags, dry_run=True))
+    report = run_any(store, now, policy, dataclasses.replace(flags, dry_run=True))
     schedulers = list(schedulers) if schedulers is not None else [(DEFAULT_SCHEDULER, default_policy())]
     rng = rng_for(seed, NAME, "preview", time_value(now))
     return Preview(report, landings(report, schedulers, rng, now, preemption))
@@ -310,6 +326,8 @@ class Descheduler:
         if not config.get("policy"):
             return result
         interval = config.get("interval")
+        if ((config.get("policy") or {}).get("kind")) == kube_operator.KIND:
+            interval = kube_operator.interval_of(config["policy"])
         last = ctx.state.get("lastRun")
         requests = int(config.get("runRequests") or 0)
         handled = int(ctx.state.get("runRequests") or 0)
@@ -319,11 +337,22 @@ class Descheduler:
                 result.due(due)
                 return result
         flags = Flags.from_doc(config.get("flags"))
-        name = str(((config["policy"] or {}).get("metadata") or {}).get("name") or DEFAULT_POLICY_NAME)
+        doc = config["policy"] or {}
+        name = str((doc.get("metadata") or {}).get("name") or DEFAULT_POLICY_NAME)
+        kind, namespace = "DeschedulerPolicy", ""
+        extra: dict = {}
         try:
-            report = run_descheduler(ctx.store, ctx.now, config["policy"], flags)
-        except DeschedulerPolicyError as exc:
-            result.actions.append(A.RecordEvent(ctx.now, "Warning", "FailedDeschedulerRun", "DeschedulerPolicy", "",
+            if doc.get("kind") == kube_operator.KIND:  # OpenShift's operator: its ConfigMap, then the descheduler
+                kind, namespace, name = kube_operator.KIND, kube_operator.NAMESPACE, name if name != DEFAULT_POLICY_NAME else kube_operator.NAME
+                interval = kube_operator.interval_of(doc)
+                report, extra = self._operator_cycle(ctx, doc, flags.dry_run)
+                flags = dataclasses.replace(flags, dry_run=report.flags.dry_run)
+            elif v1alpha2.is_v1alpha2(doc):
+                report = v1alpha2.run_cycle(ctx.store, ctx.now, doc, flags.dry_run)
+            else:
+                report = run_descheduler(ctx.store, ctx.now, doc, flags)
+        except (DeschedulerPolicyError, kube_operator.OperatorError) as exc:
+            result.actions.append(A.RecordEvent(ctx.now, "Warning", "FailedDeschedulerRun", kind, namespace,
                                                 name, str(exc), SOURCE))
             report_json: dict | None = {"policy": name, "at": time_value(ctx.now), "error": str(exc)}
         else:
@@ -333,7 +362,9 @@ class Descheduler:
                 schedulers = ctx.settings.get("schedulers") or [(DEFAULT_SCHEDULER, default_policy())]
                 rng = ctx.rng(NAME, "landings", time_value(ctx.now))
                 found = landings(report, schedulers, rng, ctx.now, bool(ctx.settings.get("preemption", True)))
-            report_json = report_doc(report, ctx.now, found)
+            report_json = {**report_doc(report, ctx.now, found), **extra}
+            if isinstance(report, v1alpha2.RunReportV2):
+                report_json["utilization"] = report.utilization
         result.actions.append(A.SetControllerState(NAME, "lastRun", time_value(ctx.now)))
         result.actions.append(A.SetControllerState(NAME, "runs", int(ctx.state.get("runs") or 0) + 1))
         result.actions.append(A.SetControllerState(NAME, "runRequests", max(requests, handled)))
@@ -341,3 +372,18 @@ class Descheduler:
         if interval:
             result.due(ctx.now + float(interval))
         return result
+
+    @staticmethod
+    def _operator_cycle(ctx: Context, kd: dict, dry_run: bool = False):
+        """The Kube Descheduler Operator: render the KubeDescheduler into its ConfigMap's
+        policy.yaml (kept in this controller's state: `configMap`), then one cycle of the
+        descheduler with that policy (Predictive: a dry run)."""
+        namespaces = [(d.get("metadata") or {}).get("name") or "" for d in ctx.store.list("Namespace")]
+        policy = kube_operator.render_policy(kd, namespaces, ctx.settings.get("openshift_scheduler_profile") or "LowNodeUtilization")
+        config_map = kube_operator.config_map(kd, policy)
+        mode = kube_operator.mode_of(kd)
+        meta = kd.get("metadata") or {}
+        report = v1alpha2.run_cycle(ctx.store, ctx.now, policy, dry_run or mode != kube_operator.AUTOMATIC,
+                                    event_kind=kube_operator.KIND, event_namespace=meta.get("namespace") or kube_operator.NAMESPACE,
+                                    event_name=meta.get("name") or kube_operator.NAME)
+        return report, {"mode": mode, "configMap": config_map}

@@ -29,7 +29,10 @@ from scheduling.engine.scheduler.policy import schedulers_for
 from scheduling.engine.store import Store
 from scheduling.models import Cluster
 from scheduling.store.permissions import can_edit, get_cluster_for_user
-from scheduling.store.state import cluster_documents
+from scheduling.engine.framework.config import uses_framework
+from scheduling.store.state import cluster_documents, cluster_schedulers, cluster_versions
+from scheduling.engine.controllers.descheduler_v1alpha2 import is_v1alpha2, load_policy_v2, node_usage as v1alpha2_node_usage
+from scheduling.engine.controllers.descheduler_v1alpha2 import operator as kube_operator
 
 DEFAULT_SAMPLE = next(iter(SAMPLES))
 RESOURCES = ("cpu", "memory", "pods")
@@ -42,6 +45,91 @@ class DeschedulerForm(forms.Form):
     max_pods_to_evict_per_node = forms.IntegerField(required=False, min_value=0, label="--max-pods-to-evict-per-node")
     node_selector = forms.CharField(required=False, label="--node-selector")
     dry_run = forms.BooleanField(required=False, label="--dry-run")
+
+
+OPENSHIFT4_PROFILES = ("AffinityAndTaints", "TopologyAndDuplicates", "SoftTopologyAndDuplicates", "LifecycleAndUtilization",
+                      "LongLifecycle", "CompactAndScale", "EvictPodsWithPVC", "EvictPodsWithLocalStorage")
+
+
+class KubeDeschedulerForm(forms.Form):
+    """The KubeDescheduler's spec, field by field (the operator's CRD names)."""
+
+    profiles = forms.MultipleChoiceField(choices=[(p, p) for p in OPENSHIFT4_PROFILES], required=False,
+                                         widget=forms.CheckboxSelectMultiple, label="spec.profiles")
+    mode = forms.ChoiceField(choices=[(kube_operator.PREDICTIVE, kube_operator.PREDICTIVE), (kube_operator.AUTOMATIC, kube_operator.AUTOMATIC)],
+                             initial=kube_operator.PREDICTIVE, label="spec.mode")
+    descheduling_interval_seconds = forms.IntegerField(required=False, min_value=1, initial=kube_operator.DEFAULT_INTERVAL,
+                                                       label="spec.deschedulingIntervalSeconds")
+    pod_lifetime = forms.CharField(required=False, label="profileCustomizations.podLifetime (e.g. 24h, 5m)")
+    threshold_priority = forms.IntegerField(required=False, label="profileCustomizations.thresholdPriority")
+    threshold_priority_class_name = forms.CharField(required=False, label="profileCustomizations.thresholdPriorityClassName")
+    namespaces_included = forms.CharField(required=False, label="profileCustomizations.namespaces.included (comma-separated)")
+    namespaces_excluded = forms.CharField(required=False, label="profileCustomizations.namespaces.excluded (comma-separated)")
+    low_thresholds = forms.ChoiceField(required=False, choices=[("", "(default: Medium)"), ("Low", "Low"), ("Medium", "Medium"), ("High", "High")],
+                                       label="profileCustomizations.devLowNodeUtilizationThresholds")
+    high_thresholds = forms.ChoiceField(required=False, choices=[("", "(default: Modest)"), ("Minimal", "Minimal"), ("Modest", "Modest"),
+                                                                 ("Moderate", "Moderate")],
+                                        label="profileCustomizations.devHighNodeUtilizationThresholds")
+    eviction_limit_total = forms.IntegerField(required=False, min_value=0, label="spec.evictionLimits.total")
+    eviction_limit_node = forms.IntegerField(required=False, min_value=0, label="spec.evictionLimits.node")
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in (text or "").split(",") if n.strip()]
+
+
+def kube_descheduler_doc(data: dict) -> dict:
+    """The KubeDescheduler the composer's fields describe (only the fields set)."""
+    custom: dict = {}
+    if data.get("pod_lifetime"):
+        custom["podLifetime"] = data["pod_lifetime"].strip()
+    if data.get("threshold_priority") is not None:
+        custom["thresholdPriority"] = data["threshold_priority"]
+    if data.get("threshold_priority_class_name"):
+        custom["thresholdPriorityClassName"] = data["threshold_priority_class_name"].strip()
+    namespaces = {k: _names(data.get(f"namespaces_{k}") or "") for k in ("included", "excluded")}
+    if any(namespaces.values()):
+        custom["namespaces"] = {k: v for k, v in namespaces.items() if v}
+    if data.get("low_thresholds"):
+        custom["devLowNodeUtilizationThresholds"] = data["low_thresholds"]
+    if data.get("high_thresholds"):
+        custom["devHighNodeUtilizationThresholds"] = data["high_thresholds"]
+    spec: dict = {"mode": data.get("mode") or kube_operator.PREDICTIVE, "profiles": list(data.get("profiles") or ())}
+    if data.get("descheduling_interval_seconds"):
+        spec["deschedulingIntervalSeconds"] = data["descheduling_interval_seconds"]
+    limits = {k: data.get(f"eviction_limit_{k}") for k in ("total", "node") if data.get(f"eviction_limit_{k}") is not None}
+    if limits:
+        spec["evictionLimits"] = limits
+    if custom:
+        spec["profileCustomizations"] = custom
+    return {"apiVersion": kube_operator.API_VERSION, "kind": kube_operator.KIND,
+            "metadata": {"name": kube_operator.NAME, "namespace": kube_operator.NAMESPACE}, "spec": spec}
+
+
+def _composer_initial(cluster: Cluster) -> dict:
+    doc = (cluster.descheduler or {}).get("policy") or {}
+    if doc.get("kind") != kube_operator.KIND:
+        return {"profiles": ["AffinityAndTaints", "LifecycleAndUtilization"], "mode": kube_operator.PREDICTIVE,
+                "descheduling_interval_seconds": kube_operator.DEFAULT_INTERVAL}
+    spec = doc.get("spec") or {}
+    custom = spec.get("profileCustomizations") or {}
+    ns = custom.get("namespaces") or {}
+    limits = spec.get("evictionLimits") or {}
+    return {"profiles": spec.get("profiles") or [], "mode": spec.get("mode") or kube_operator.PREDICTIVE,
+            "descheduling_interval_seconds": spec.get("deschedulingIntervalSeconds") or kube_operator.DEFAULT_INTERVAL,
+            "pod_lifetime": custom.get("podLifetime") or "", "threshold_priority": custom.get("thresholdPriority"),
+            "threshold_priority_class_name": custom.get("thresholdPriorityClassName") or "",
+            "namespaces_included": ", ".join(ns.get("included") or ()), "namespaces_excluded": ", ".join(ns.get("excluded") or ()),
+            "low_thresholds": custom.get("devLowNodeUtilizationThresholds") or "",
+            "high_thresholds": custom.get("devHighNodeUtilizationThresholds") or "",
+            "eviction_limit_total": limits.get("total"), "eviction_limit_node": limits.get("node")}
+
+
+def runs_openshift4(cluster: Cluster) -> bool:
+    """The cluster runs the OpenShift 4 scheduler (a ClusterVersion of 4.10 or later, or a
+    framework configuration): the page opens its KubeDescheduler section."""
+    configs = [c for c in [cluster.policy, *(cluster.scheduler_policies or {}).values()] if c]
+    return uses_framework([*configs, *cluster_versions(cluster)])
 
 
 def _initial(cluster: Cluster) -> dict:
@@ -63,7 +151,15 @@ def parse_policy(text: str) -> dict:
         doc = kube.parse_value(text or "", source="", what="the DeschedulerPolicy")  # the one YAML error message
     except kube.DocumentError as exc:
         raise DeschedulerPolicyError(str(exc)) from None
-    load_policy(doc)
+    if doc.get("kind") == kube_operator.KIND:  # OpenShift 4: the operator's object, rendered as the operator does
+        try:
+            kube_operator.render_policy(doc)
+        except kube_operator.OperatorError as exc:
+            raise DeschedulerPolicyError(str(exc)) from None
+    elif is_v1alpha2(doc):
+        load_policy_v2(doc)
+    else:
+        load_policy(doc)
     return doc
 
 
@@ -91,7 +187,33 @@ def _bars(usage, thresholds, targets) -> list[dict]:
     return rows
 
 
+def _preview_v1alpha2(cluster: Cluster, doc: dict, flags: Flags) -> dict:
+    """The dry run of a KubeDescheduler or v1alpha2 policy: evictions by plugin and rule, and
+    where the cluster's own scheduler (3.11 Policy or OpenShift 4 framework) would put them."""
+    store = Store(cluster_documents(cluster))
+    result = preview(store, cluster.now, doc, flags, schedulers=cluster_schedulers(cluster), seed=cluster.seed,
+                     preemption=cluster.preemption_enabled)
+    out = result.to_doc()
+    if doc.get("kind") == kube_operator.KIND:
+        try:
+            namespaces = [(d.get("metadata") or {}).get("name") or "" for d in store.list("Namespace")]
+            out["policyYaml"] = kube_operator.policy_yaml(kube_operator.render_policy(doc, namespaces))
+        except kube_operator.OperatorError as exc:
+            out["policyYaml"] = str(exc)
+    report = result.report
+    rows = next(iter(report.utilization.values()), None) if getattr(report, "utilization", None) else None
+    if rows is None:
+        rows = v1alpha2_node_usage(store, getattr(report.policy, "node_selector", ""))
+    out["bars"] = [{"node": r["node"], "classification": r.get("classification", ""),
+                    "bars": [{"label": k, "percent": r.get(k), "width": max(0.0, min(100.0, r.get(k) or 0)), "low": None,
+                              "target": None, "over": False} for k in RESOURCES]} for r in rows]
+    out["v2"] = True
+    return out
+
+
 def _preview(cluster: Cluster, doc: dict, flags: Flags) -> dict:
+    if doc.get("kind") == kube_operator.KIND or is_v1alpha2(doc):
+        return _preview_v1alpha2(cluster, doc, flags)
     store = Store(cluster_documents(cluster))
     policy = load_policy(doc)
     schedulers = schedulers_for([cluster.policy, *(cluster.scheduler_policies or {}).values()])
@@ -105,12 +227,15 @@ def _preview(cluster: Cluster, doc: dict, flags: Flags) -> dict:
     }
 
 
-def page_context(request, cluster: Cluster, form: DeschedulerForm | None = None, **extra) -> dict:
+def page_context(request, cluster: Cluster, form: DeschedulerForm | None = None,
+                 composer: KubeDeschedulerForm | None = None, **extra) -> dict:
     state = ((cluster.controller_state or {}).get("controllers") or {}).get(NAME) or {}
     return {
         "cluster": cluster,
         "can_edit": can_edit(request.user),
         "form": form or DeschedulerForm(initial=_initial(cluster)),
+        "composer": composer or KubeDeschedulerForm(initial=_composer_initial(cluster)),
+        "openshift4": runs_openshift4(cluster),
         "samples": list(SAMPLES),
         "configured": bool((cluster.descheduler or {}).get("policy")),
         "last_report": state.get("lastReport"),
@@ -142,6 +267,22 @@ def descheduler_action(request, pk: int):
         form = DeschedulerForm(data)
         form.is_valid()
         return _render(request, cluster, form=form, notice=f'sample "{name}" loaded into the editor: preview it, save it or run it')
+    if action == "compose":  # the KubeDescheduler of the OpenShift 4 section: into the editor, then previewed
+        composer = KubeDeschedulerForm(request.POST)
+        if not composer.is_valid():
+            return _render(request, cluster, composer=composer,
+                           error="; ".join(f"{k}: {' '.join(v)}" for k, v in composer.errors.items()))
+        doc = kube_descheduler_doc(composer.cleaned_data)
+        data = request.POST.copy()
+        data["policy"] = yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
+        form = DeschedulerForm(data)
+        form.is_valid()
+        try:
+            parse_policy(data["policy"])
+        except DeschedulerPolicyError as exc:
+            return _render(request, cluster, form=form, composer=composer, error=str(exc))
+        return _render(request, cluster, form=form, composer=composer, preview=_preview(cluster, doc, _flags(form)),
+                       notice="the KubeDescheduler is in the editor: save it or run it")
     if action == "remove":
         services.set_descheduler(cluster, None, None, {})
         return _render(request, cluster, form=DeschedulerForm(initial=_initial(cluster)), notice="the descheduler is removed")

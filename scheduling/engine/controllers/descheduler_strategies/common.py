@@ -338,3 +338,12 @@ def pod_requests(pod: Pod) -> tuple[int, int]:
     """helper.GetResourceRequest for cpu (milli) and memory (bytes)."""
     r = pod.request
     return r.milli_cpu, r.memory
+
+
+def refresh_pdbs(store: Store, now: float) -> None:
+    """The disruption controller's view of every budget, in the working copy, so the
+    eviction API answers from current numbers even before the controller has run."""
+    for pdb in store.list("PodDisruptionBudget"):
+        status = eviction.pdb_status(store, pdb, now)
+        store.apply(A.PatchStatus("PodDisruptionBudget", (pdb.get("metadata") or {}).get("namespace") or "default",
+                                  (pdb.get("metadata") or {}).get("name") or "", status))

@@ -73,4 +73,23 @@ strategies:
       nodeAffinityType:
       - "requiredDuringSchedulingIgnoredDuringExecution"
 """,
+    # OpenShift 4: the Kube Descheduler Operator's object (its documentation's example)
+    "KubeDescheduler (OpenShift 4)": """\
+apiVersion: operator.openshift.io/v1
+kind: KubeDescheduler
+metadata:
+  name: cluster
+  namespace: openshift-kube-descheduler-operator
+spec:
+  deschedulingIntervalSeconds: 3600
+  logLevel: Normal
+  managementState: Managed
+  mode: Predictive
+  operatorLogLevel: Normal
+  profileCustomizations:
+    podLifetime: 48h
+  profiles:
+  - AffinityAndTaints
+  - LifecycleAndUtilization
+""",
 }

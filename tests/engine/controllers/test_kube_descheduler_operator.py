@@ -1,0 +1,101 @@
+"""The Kube Descheduler Operator's rendering of a KubeDescheduler into policy.yaml:
+translated from openshift/cluster-kube-descheduler-operator
+pkg/operator/target_config_reconciler_test.go TestManageConfigMap (the 21 of its 36 cases
+that do not need KubeVirt, PSI or Prometheus; their expected files, unchanged, are
+kube_descheduler_operator/*.yaml), plus the KubeVirt profile's error and the Scheduler
+profile conflicts (TestCheckProfileConflicts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scheduling.engine.controllers.descheduler_v1alpha2.operator import OperatorError, policy_yaml, render_policy
+
+ASSETS = Path(__file__).parent / "kube_descheduler_operator"
+# the namespaces of the upstream test's fake cluster
+NAMESPACES = ["openshift-kube-scheduler", "kube-system", "openshift-kube-descheduler-operator"]
+
+
+def kd(profiles, customizations=None, limits=None) -> dict:
+    spec: dict = {"profiles": list(profiles), "mode": "Predictive"}
+    if customizations is not None:
+        spec["profileCustomizations"] = customizations
+    if limits is not None:
+        spec["evictionLimits"] = limits
+    return {"apiVersion": "operator.openshift.io/v1", "kind": "KubeDescheduler",
+            "metadata": {"name": "cluster", "namespace": "openshift-kube-descheduler-operator"}, "spec": spec}
+
+
+LIFECYCLE = ["LifecycleAndUtilization"]
+CASES = [
+    ("Podlifetime", kd(LIFECYCLE, {"podLifetime": "5m"}), "lifecycleAndUtilizationPodLifeTimeCustomizationConfig", None),
+    ("PvcPods", kd(["LifecycleAndUtilization", "EvictPodsWithPVC"]), "lifecycleAndUtilizationEvictPvcPodsConfig", None),
+    ("ThresholdPriorityClassName", kd(LIFECYCLE, {"thresholdPriorityClassName": "className"}),
+     "lifecycleAndUtilizationPodLifeTimeWithThresholdPriorityClassNameConfig", None),
+    ("ThresholdPriority", kd(LIFECYCLE, {"thresholdPriority": 1000}), "lifecycleAndUtilizationPodLifeTimeWithThresholdPriorityConfig", None),
+    ("LowNodeUtilizationIncludedNamespace",
+     kd(LIFECYCLE, {"devLowNodeUtilizationThresholds": "Low", "namespaces": {"included": ["includedNamespace"]}}),
+     "lowNodeUtilizationIncludedNamespace", None),
+    ("LowNodeUtilizationLow", kd(LIFECYCLE, {"devLowNodeUtilizationThresholds": "Low"}), "lowNodeUtilizationLowConfig", None),
+    ("LowNodeUtilizationMedium", kd(LIFECYCLE, {"devLowNodeUtilizationThresholds": "Medium"}), "lowNodeUtilizationMediumConfig", None),
+    ("LowNodeUtilizationNoCustomization", kd(LIFECYCLE), "lowNodeUtilizationMediumConfig", None),
+    ("LowNodeUtilizationEmptyDefault", kd(LIFECYCLE, {"devLowNodeUtilizationThresholds": ""}), "lowNodeUtilizationMediumConfig", None),
+    ("LowNodeUtilizationHigh", kd(LIFECYCLE, {"devLowNodeUtilizationThresholds": "High"}), "lowNodeUtilizationHighConfig", None),
+    ("LowNodeUtilizationEvictionLimits", kd(LIFECYCLE, {"devLowNodeUtilizationThresholds": ""}, {"total": 10, "node": 3}),
+     "lowNodeUtilizationEvictionLimits", None),
+    ("AffinityAndTaintsWithNamespaces", kd(["AffinityAndTaints"], {"namespaces": {"included": ["includedNamespace"]}}),
+     "affinityAndTaintsWithNamespaces", None),
+    ("LongLifecycleWithNamespaces", kd(["LongLifecycle"], {"namespaces": {"included": ["includedNamespace"]}}),
+     "longLifecycleWithNamespaces", None),
+    ("LongLifecycleWithLocalStorage", kd(["LongLifecycle", "EvictPodsWithLocalStorage"]), "longLifecycleWithLocalStorage", None),
+    ("SoftTopologyAndDuplicates", kd(["SoftTopologyAndDuplicates"]), "softTopologyAndDuplicates", None),
+    ("TopologyAndDuplicates", kd(["TopologyAndDuplicates"]), "topologyAndDuplicates", None),
+    ("CompactAndScaleWithNamespaces", kd(["CompactAndScale"], {"namespaces": {"included": ["includedNamespace"]}}),
+     "highNodeUtilizationWithNamespaces", "HighNodeUtilization"),
+    ("CompactAndScaleMinimal", kd(["CompactAndScale"], {"devHighNodeUtilizationThresholds": "Minimal"}),
+     "highNodeUtilizationMinimal", "HighNodeUtilization"),
+    ("CompactAndScaleModest", kd(["CompactAndScale"], {"devHighNodeUtilizationThresholds": "Modest"}),
+     "highNodeUtilization", "HighNodeUtilization"),
+    ("CompactAndScaleDefault", kd(["CompactAndScale"], {"devHighNodeUtilizationThresholds": ""}),
+     "highNodeUtilization", "HighNodeUtilization"),
+    ("CompactAndScaleModerate", kd(["CompactAndScale"], {"devHighNodeUtilizationThresholds": "Moderate"}),
+     "highNodeUtilizationModerate", "HighNodeUtilization"),
+]
+
+
+@pytest.mark.parametrize("name,descheduler,asset,scheduler_profile", CASES, ids=[c[0] for c in CASES])
+def test_manage_config_map(name, descheduler, asset, scheduler_profile):
+    want = (ASSETS / f"{asset}.yaml").read_text()
+    got = policy_yaml(render_policy(descheduler, NAMESPACES, scheduler_profile or "LowNodeUtilization"))
+    assert got == want
+
+
+ERRORS = [
+    ("ThresholdPriorityClassNameAndValueError", kd(LIFECYCLE, {"thresholdPriority": 1000, "thresholdPriorityClassName": "className"}),
+     "It is invalid to set both .spec.profileCustomizations.thresholdPriority and .spec.profileCustomizations.ThresholdPriorityClassName fields",
+     "LowNodeUtilization"),
+    ("DevKubeVirtRelieveAndMigrateWithoutKubeVirt", kd(["DevKubeVirtRelieveAndMigrate"]),
+     "profile DevKubeVirtRelieveAndMigrate can only be used when KubeVirt is properly deployed", "LowNodeUtilization"),
+    ("LowNodeUtilizationWithSchedulerHighNodeUtilization", kd(LIFECYCLE),
+     "enabling Descheduler LowNodeUtilization with Scheduler HighNodeUtilization may cause an eviction/scheduling hot loop",
+     "HighNodeUtilization"),
+    ("CompactAndScaleWithSchedulerLowNodeUtilization", kd(["CompactAndScale"]),
+     "enabling Descheduler CompactAndScale with Scheduler LowNodeUtilization may cause an eviction/scheduling hot loop",
+     "LowNodeUtilization"),
+    ("NoProfile", kd([]), "descheduler should have at least 1 profile enabled", "LowNodeUtilization"),
+    ("IncludedAndExcluded", kd(LIFECYCLE, {"namespaces": {"included": ["a"], "excluded": ["b"]}}),
+     "It is forbidden to combine both included and excluded namespaces", "LowNodeUtilization"),
+    ("ProtectedIncluded", kd(LIFECYCLE, {"namespaces": {"included": ["kube-system"]}}),
+     "Protected namespace kube-system included. It is forbidden to include any of the protected namespaces from "
+     "[kube-system hypershift openshift openshift-kube-descheduler-operator openshift-kube-scheduler]", "LowNodeUtilization"),
+    ("UnknownProfile", kd(["Nope"]), 'Profile "Nope" not recognized', "LowNodeUtilization"),
+]
+
+
+@pytest.mark.parametrize("name,descheduler,message,scheduler_profile", ERRORS, ids=[c[0] for c in ERRORS])
+def test_manage_config_map_errors(name, descheduler, message, scheduler_profile):
+    with pytest.raises(OperatorError) as exc:
+        render_policy(descheduler, NAMESPACES, scheduler_profile)
+    assert str(exc.value) == message
