@@ -22,6 +22,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 venv: $(VENV)/.installed
 
 # Embedded mode: SQLite, in-process Celery worker + beat, in-memory channel layer.
+# HOST=0.0.0.0 serves the room: the machine's addresses are allowed and carry the join links.
 run: venv
 	env -u REDIS_URL -u DATABASE_URL DEBUG=1 $(PY) manage.py migrate --noinput
 	env -u REDIS_URL -u DATABASE_URL DEBUG=1 $(PY) manage.py load_demo
