@@ -8,7 +8,10 @@
  *    - a node card whose labels changed while the board is grouped resynchronises too (the
  *      card may belong to another group now);
  *    - a fragment whose target was rendered for a filtered view (data-filtered) is not
- *      swapped: that element is refetched from its data-src with this page's filters.
+ *      swapped: that element is refetched from its data-src with this page's filters;
+ *    - a "refresh this section" partial (data-refresh: the server's stand-in for a fragment
+ *      too large for one websocket message) is not swapped either: its section is refetched
+ *      the same way (the whole live region when it has no data-src).
  * 2. A reconnected socket resynchronises the page (the changes missed meanwhile).
  * 3. Links marked data-panel open in the side panel; Escape or the × button closes it.
  * 4. Buttons with data-clear="#id" empty that element (cancel a preview: nothing to undo
@@ -59,6 +62,10 @@
       Array.prototype.forEach.call(tpl.content.children, function (el) {
         var oob = el.getAttribute("hx-swap-oob") || "true";
         var target = el.id ? document.getElementById(el.id) : null;
+        if (el.hasAttribute("data-refresh")) {
+          if (target) refetch(target);
+          return;
+        }
         if (!target) {
           // A card or tile this page lacks: a new node (or one that changed group). The
           // overview shows tiles, not cards (a card is swapped only where a tile is open),
