@@ -122,3 +122,21 @@ def test_an_editor_runs_it_and_the_reconcile_evicts(editor_client, cluster):
     # saved without a new run request: it does not run again
     reconcile(cluster.pk, force=True)
     assert Event.objects.filter(cluster=cluster, reason="DeschedulerRun").count() == 1
+
+
+def test_a_misspelt_strategy_name_is_refused_naming_the_known_ones(editor_client, cluster):
+    policy = ('apiVersion: "descheduler/v1alpha1"\nkind: "DeschedulerPolicy"\n'
+              'strategies:\n  "RemoveDuplicate":\n    enabled: true\n')
+    body = act(editor_client, cluster, action="save", policy=policy).content.decode()
+    assert ("strategies.RemoveDuplicate: unknown strategy name &quot;RemoveDuplicate&quot;: the descheduler skips it; "
+            "the strategies are RemoveDuplicates, LowNodeUtilization, RemovePodsViolatingInterPodAntiAffinity, "
+            "RemovePodsViolatingNodeAffinity") in body
+    assert not (Cluster.objects.get(pk=cluster.pk).descheduler or {}).get("policy")  # nothing saved
+
+
+def test_the_page_says_which_pods_3_11_protects_as_critical(client, cluster):
+    body = client.get(reverse("descheduler", args=[cluster.pk])).content.decode()
+    never = " ".join(body[body.index('id="descheduler-never"'):].split("</p>", 1)[0].split())
+    assert "<code>scheduler.alpha.kubernetes.io/critical-pod: \"\"</code>" in never
+    assert "<code>kube-system</code>" in never
+    assert "<code>system-cluster-critical</code> does not protect a pod" in never
