@@ -26,6 +26,7 @@ urlpatterns = [
     # the board's sections, refetched with the viewer's filters
     path("clusters/<int:pk>/pending", board.pending_section, name="pending-section"),
     path("clusters/<int:pk>/events", board.events_section, name="events-section"),
+    path("clusters/<int:pk>/overview-meta", board.overview_meta_section, name="overview-meta"),
     path("clusters/<int:pk>/clock", clock.clock_action, name="clock-action"),
     # the explainer and the what-if editor
     path("clusters/<int:pk>/nodes/<str:name>/", node.node_detail, name="node-detail"),

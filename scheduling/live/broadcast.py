@@ -134,7 +134,7 @@ def render_changes(cluster_id: int, changes: list[Change]) -> str:
     """The out-of-band fragments for `changes`, rendered from the committed state: the
     summary always; the clock (and the event ages) when the cluster itself changed; the
     node cards listed in the changes (an element that deletes the card of a node that is
-    gone); the pending queue when a pod or a node changed; the event stream when an event
+    gone); the overview's counts and legend and the pending queue when a pod or a node changed; the event stream when an event
     was recorded; the update progress (updates/views.progress_fragment, empty without a
     ClusterVersion) when one of UPDATE_KINDS changed; the machine pages' fragments
     (updates/views_machines.machine_fragments, which knows the kinds its pages show: empty
@@ -158,6 +158,7 @@ def render_changes(cluster_id: int, changes: list[Change]) -> str:
         parts.append(FRAGMENTS["node-cards"](cluster, names, {c.name for c in changes if c.kind == "Node"}))
         parts.append(FRAGMENTS["node-tiles"](cluster, names))
     if kinds & {"Pod", "Node"}:
+        parts.append(FRAGMENTS["overview-meta"](cluster))
         parts.append(FRAGMENTS["pending"](cluster))
     if kinds & {"Event", "Cluster"}:
         parts.append(FRAGMENTS["events"](cluster))
