@@ -119,8 +119,7 @@
     });
   }
 
-  function refreshPanel(body, force) {
-    if (!force && panelBusy(body)) {
+  function markStale(body) {
       if (!body.querySelector("[data-panel-stale]")) {
         var note = document.createElement("p");
         note.className = "stale";
@@ -130,9 +129,21 @@
         var head = body.querySelector(".panel-head");
         if (head) head.insertAdjacentElement("afterend", note); else body.prepend(note);
       }
-      return;
-    }
-    htmx.ajax("GET", body.getAttribute("data-panel-url"), { target: "#panel", swap: "innerHTML" });
+  }
+
+  // Fetched first, swapped only if nobody started working in the panel meanwhile.
+  function refreshPanel(body, force) {
+    if (!force && panelBusy(body)) { markStale(body); return; }
+    fetch(body.getAttribute("data-panel-url"), { headers: { "HX-Request": "true" }, credentials: "same-origin" })
+      .then(function (response) { return response.ok ? response.text() : Promise.reject(response.status); })
+      .then(function (html) {
+        var p = panel();
+        if (!p || !p.contains(body)) return; // the panel shows something else now
+        if (!force && panelBusy(body)) { markStale(body); return; }
+        p.innerHTML = html;
+        htmx.process(p);
+      })
+      .catch(function () { markStale(body); });
   }
 
   document.addEventListener("click", function (event) {
