@@ -45,6 +45,7 @@ fuzz: venv
 	CLUSTERUI_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(TEST_ENV) $(PY) -m pytest -q tests/scheduling/test_one_truth.py --hypothesis-show-statistics $(PYTEST_ARGS)
 
 bench: venv
+	$(PY) -m scheduling.bench.scale --nodes 500 --pods 10000
 	$(PY) -m scheduling.bench.scheduler
 	$(PY) -m scheduling.bench.board
 	$(PY) -m scheduling.bench.update --nodes 1000 --pods 10000

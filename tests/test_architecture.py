@@ -180,6 +180,7 @@ LAZY_IMPORTS = {
     "scheduling.bench.preview": "a benchmark script: configures Django before importing it",
     "scheduling.bench.rewind": "a benchmark script: configures Django before importing it",
     "scheduling.bench.machineset": "a benchmark script: configures Django before importing it",
+    "scheduling.bench.scale": "a benchmark script: configures Django before importing it",
 }
 
 
