@@ -22,6 +22,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 venv: $(VENV)/.installed
 
 # Embedded mode: SQLite, in-process Celery worker + beat, in-memory channel layer.
+# HOST=0.0.0.0 serves the room: the machine's addresses are allowed and carry the join links.
 run: venv
 	env -u REDIS_URL -u DATABASE_URL DEBUG=1 $(PY) manage.py migrate --noinput
 	env -u REDIS_URL -u DATABASE_URL DEBUG=1 $(PY) manage.py load_demo
@@ -44,6 +45,7 @@ fuzz: venv
 	CLUSTERUI_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(TEST_ENV) $(PY) -m pytest -q tests/scheduling/test_one_truth.py --hypothesis-show-statistics $(PYTEST_ARGS)
 
 bench: venv
+	$(PY) -m scheduling.bench.scale --nodes 500 --pods 10000
 	$(PY) -m scheduling.bench.scheduler
 	$(PY) -m scheduling.bench.framework
 	$(PY) -m scheduling.bench.board

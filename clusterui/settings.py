@@ -5,7 +5,10 @@ REDIS_URL      unset: embedded mode (memory:// Celery broker run by a worker thr
                channel layer); set: distributed mode (Redis broker and RedisChannelLayer)
 SECRET_KEY     required in distributed mode unless DEBUG; embedded mode keeps one in var/
 DEBUG          default off
-ALLOWED_HOSTS  comma-separated; default localhost names
+ALLOWED_HOSTS  comma-separated; default localhost names (`manage.py serve --host` adds the
+               address it listens on; on 0.0.0.0 the machine's addresses: clusterui/hosts.py)
+CLUSTERUI_ADDRESSES  the addresses the room reaches this machine at, for `serve --host 0.0.0.0`
+               (default: read from the network interfaces)
 HTTPS          serve behind TLS: secure cookies, HSTS, SSL redirect (default: on when DEBUG is off
                in distributed mode)
 """
@@ -45,6 +48,9 @@ def _secret_key() -> str:
 SECRET_KEY = _secret_key()
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# The host of the training join link and QR code: set by `manage.py serve` when it serves the
+# room (clusterui/hosts.py); None means the address the instructor's browser used.
+JOIN_HOST = None
 
 INSTALLED_APPS = [
     "daphne",

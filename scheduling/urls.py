@@ -26,10 +26,12 @@ urlpatterns = [
     # the board's sections, refetched with the viewer's filters
     path("clusters/<int:pk>/pending", board.pending_section, name="pending-section"),
     path("clusters/<int:pk>/events", board.events_section, name="events-section"),
+    path("clusters/<int:pk>/overview-meta", board.overview_meta_section, name="overview-meta"),
     path("clusters/<int:pk>/clock", clock.clock_action, name="clock-action"),
     # the explainer and the what-if editor
     path("clusters/<int:pk>/nodes/<str:name>/", node.node_detail, name="node-detail"),
     path("clusters/<int:pk>/nodes/<str:name>/card", board.node_card, name="node-card"),
+    path("clusters/<int:pk>/nodes/<str:name>/why", node.node_why, name="node-why"),
     path("clusters/<int:pk>/nodes/<str:name>/preview", whatif.node_preview, name="node-preview"),
     path("clusters/<int:pk>/pods/<str:namespace>/<str:name>/", pod.pod_detail, name="pod-detail"),
     path("clusters/<int:pk>/pods/<str:namespace>/<str:name>/preview", whatif.pod_preview, name="pod-preview"),

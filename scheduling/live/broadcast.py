@@ -23,6 +23,7 @@ import atexit
 import logging
 import os
 import queue
+import re
 import threading
 
 from asgiref.sync import async_to_sync
@@ -133,7 +134,7 @@ def render_changes(cluster_id: int, changes: list[Change]) -> str:
     """The out-of-band fragments for `changes`, rendered from the committed state: the
     summary always; the clock (and the event ages) when the cluster itself changed; the
     node cards listed in the changes (an element that deletes the card of a node that is
-    gone); the pending queue when a pod or a node changed; the event stream when an event
+    gone); the overview's counts and legend and the pending queue when a pod or a node changed; the event stream when an event
     was recorded; the update progress (updates/views.progress_fragment, empty without a
     ClusterVersion) when one of UPDATE_KINDS changed; the machine pages' fragments
     (updates/views_machines.machine_fragments, which knows the kinds its pages show: empty
@@ -157,6 +158,7 @@ def render_changes(cluster_id: int, changes: list[Change]) -> str:
         parts.append(FRAGMENTS["node-cards"](cluster, names, {c.name for c in changes if c.kind == "Node"}))
         parts.append(FRAGMENTS["node-tiles"](cluster, names))
     if kinds & {"Pod", "Node"}:
+        parts.append(FRAGMENTS["overview-meta"](cluster))
         parts.append(FRAGMENTS["pending"](cluster))
     if kinds & {"Event", "Cluster"}:
         parts.append(FRAGMENTS["events"](cluster))
@@ -169,15 +171,118 @@ def render_changes(cluster_id: int, changes: list[Change]) -> str:
 
 
 def send_html(cluster_id: int, html: str, loop: asyncio.AbstractEventLoop | None = None) -> None:
-    """Send to the cluster's group: on `loop` (the delivery thread's), else via async_to_sync."""
+    """Send to the cluster's group: on `loop` (the delivery thread's), else via async_to_sync;
+    in as many messages as `socket_messages` makes of it."""
     layer = get_channel_layer()
     if layer is None:
         return
-    message = {"type": "cluster.update", "html": html}
+
+    async def send_all():
+        for part in socket_messages(html):
+            await layer.group_send(group_name(cluster_id), {"type": "cluster.update", "html": part})
+
     try:
         if loop is not None:
-            loop.run_until_complete(layer.group_send(group_name(cluster_id), message))
+            loop.run_until_complete(send_all())
         else:
-            async_to_sync(layer.group_send)(group_name(cluster_id), message)
+            async_to_sync(send_all)()
     except Exception:  # a broken channel layer must never break a write that already committed
         logger.exception("broadcast to cluster %s failed", cluster_id)
+
+
+# --- messages a websocket carries ------------------------------------------------------------------
+#
+# Daphne (autobahn) refuses to send a websocket message over 1 MiB (PayloadExceededError: the
+# page never gets it and goes stale), and a browser swaps a huge message in one long task.
+# A push larger than MAX_MESSAGE_BYTES goes out as several messages, each holding whole
+# fragments (the top-level elements the htmx ws extension swaps one by one); a single fragment
+# larger than that (the node cards of a whole cluster are many fragments, but the pending
+# queue of 10,000 pods is one) is replaced by its "refresh this section" partial: an empty
+# element with the fragment's id and `data-refresh`, which the page answers by fetching the
+# section from its data-src with its own filters (static/js/clusterui.js), as it does for a
+# filtered view.
+
+MAX_MESSAGE_BYTES = 512 * 1024
+
+_TAG = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][\w:-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>", re.S)
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})
+_RAW = frozenset({"script", "style", "textarea", "title"})
+_ID = re.compile(r"""\sid=(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
+
+
+def top_level_elements(html: str) -> list[str] | None:
+    """The top-level elements of `html`, each as written (the text between them dropped:
+    the ws extension swaps elements only); None when the HTML does not nest."""
+    out: list[str] = []
+    depth, start, pos = 0, 0, 0
+    lowered = None
+    while True:
+        m = _TAG.search(html, pos)
+        if m is None:
+            break
+        pos = m.end()
+        if m.group(2) is None:  # a comment
+            continue
+        closing, name, attrs = m.group(1), m.group(2).lower(), m.group(3)
+        if closing:
+            depth -= 1
+            if depth < 0:
+                return None
+            if depth == 0:
+                out.append(html[start:m.end()])
+            continue
+        if depth == 0:
+            start = m.start()
+        if name in _VOID or attrs.rstrip().endswith("/"):
+            if depth == 0:
+                out.append(html[start:m.end()])
+            continue
+        depth += 1
+        if name in _RAW:  # its text is not markup: on to its end tag
+            lowered = html.lower() if lowered is None else lowered
+            end = lowered.find(f"</{name}", pos)
+            if end < 0:
+                return None
+            pos = end
+    return out if depth == 0 else None
+
+
+def refresh_partial(element: str) -> str | None:
+    """The "refresh this section" stand-in of a fragment: its tag and id, empty, marked
+    data-refresh (None for an element without an id: nothing to refresh)."""
+    m = _TAG.match(element)
+    found = _ID.search(m.group(3)) if m else None
+    if found is None:
+        return None
+    element_id = next(g for g in found.groups() if g is not None)
+    name = m.group(2)
+    return f'<{name} id="{element_id}" data-refresh hx-swap-oob="true">' + ("" if name.lower() in _VOID else f"</{name}>")
+
+
+def socket_messages(html: str, limit: int = MAX_MESSAGE_BYTES) -> list[str]:
+    """`html` as websocket messages of at most `limit` bytes each (see above)."""
+    if len(html) * 4 <= limit or len(html.encode()) <= limit:
+        return [html]
+    elements = top_level_elements(html)
+    if elements is None:
+        logger.warning("a push of %d bytes could not be split into its fragments; sent whole", len(html.encode()))
+        return [html]
+    messages: list[str] = []
+    current: list[str] = []
+    size = 0
+    for element in elements:
+        n = len(element.encode())
+        if n > limit:
+            stand_in = refresh_partial(element)
+            if stand_in is None:
+                logger.warning("a fragment of %d bytes without an id was left out of a push", n)
+                continue
+            element, n = stand_in, len(stand_in.encode())
+        if current and size + n > limit:
+            messages.append("".join(current))
+            current, size = [], 0
+        current.append(element)
+        size += n
+    if current:
+        messages.append("".join(current))
+    return messages

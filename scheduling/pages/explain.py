@@ -44,6 +44,10 @@ MAX_FILTER_ROWS = 200
 OPEN_FILTER_ROWS = 20
 NODES_PER_REASON = 12  # node names listed beside a reason of the summary (then "and N more")
 MAX_NODE_PODS = 40
+# A node's page works out inline why each of its pods is there (each pod scheduled again
+# against every node) up to this many pod x node checks; past it the page loads that table
+# in a request of its own, after the node is shown.
+NODE_EXPLAIN_INLINE_CHECKS = 2_000
 MAX_PODS_FOR_PENDING_MESSAGES = 2000
 
 
@@ -443,9 +447,16 @@ def explain_node(state: ClusterState, policy: Policy, node_name: str, *, seed: i
         raise KeyError(node_name)
     pods = [p for p in state.pods if p.node_name == node_name]
     rows = []
+    # The cluster without one of this node's pods differs from the whole cluster on this node
+    # only: the other nodes' infos are built once (as infos_without builds them).
+    base = infos_with(state.nodes, state.pods)
     for original in pods[:MAX_NODE_PODS]:
         pod = unbound_copy(original)
-        infos = infos_without(state, {original.key})
+        infos = dict(base)
+        if node_name in infos:
+            without = NodeInfo(infos[node_name].node)
+            without.add_pods([p for p in pods if p.key != original.key])
+            infos[node_name] = without
         result = attempt(pod, state, infos, policy, seed, None, True)
         totals = {n: s.get(TOTAL, 0) for n, s in result.scores.items()}
         ordered = sorted(set(totals.values()), reverse=True)
@@ -466,6 +477,10 @@ def explain_node(state: ClusterState, policy: Policy, node_name: str, *, seed: i
 
 
 # --- the stored cluster ---------------------------------------------------------------------------
+
+
+def node_explained_inline(pods_on_node: int, nodes: int) -> bool:
+    return min(pods_on_node, MAX_NODE_PODS) * nodes <= NODE_EXPLAIN_INLINE_CHECKS
 
 
 def cluster_policy(cluster):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import segno
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, JsonResponse
@@ -71,7 +72,14 @@ def code_text(code: str) -> str:
 
 
 def join_url(request, session: TrainingSession) -> str:
-    return request.build_absolute_uri(reverse("training-join-code", args=[session.code]))
+    """The link the room opens: on the address the server serves the room at when it does
+    (settings.JOIN_HOST, from `manage.py serve --host 0.0.0.0`), else the one this browser used."""
+    path = reverse("training-join-code", args=[session.code])
+    if settings.JOIN_HOST:
+        _, colon, port = request.get_host().rpartition(":")  # the port this browser used
+        port = port if colon and port.isdigit() else ""
+        return f"{request.scheme}://{settings.JOIN_HOST}{':' + port if port else ''}{path}"
+    return request.build_absolute_uri(path)
 
 
 def session_context(request, session: TrainingSession, role: str, attendee: Attendee | None = None) -> dict:

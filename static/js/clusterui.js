@@ -8,13 +8,19 @@
  *    - a node card whose labels changed while the board is grouped resynchronises too (the
  *      card may belong to another group now);
  *    - a fragment whose target was rendered for a filtered view (data-filtered) is not
- *      swapped: that element is refetched from its data-src with this page's filters.
+ *      swapped: that element is refetched from its data-src with this page's filters;
+ *    - a "refresh this section" partial (data-refresh: the server's stand-in for a fragment
+ *      too large for one websocket message) is not swapped either: its section is refetched
+ *      the same way (the whole live region when it has no data-src).
  * 2. A reconnected socket resynchronises the page (the changes missed meanwhile).
  * 3. Links marked data-panel open in the side panel; Escape or the × button closes it.
  * 4. Buttons with data-clear="#id" empty that element (cancel a preview: nothing to undo
  *    on the server, a preview never writes).
  * 5. The filter form sends only the options that differ from the defaults, so shared URLs
  *    stay short; the large-type box applies at once.
+ *    - a pushed card or tile of the node shown in the side panel (or on the node's own page)
+ *      refreshes that panel, unless someone is working in it (a preview shown, a field
+ *      focused or filled in): then it says the node changed, with a button to refresh.
  * 6. A page's pushed fragments marked data-catch-up (the machine pages) are fetched once
  *    whenever its socket (re)opens: what changed before the socket was open. The socket's
  *    element says whether it is live (data-live="on"/"off").
@@ -57,8 +63,14 @@
       var kept = [];
       var needResync = false;
       Array.prototype.forEach.call(tpl.content.children, function (el) {
+        var changedNode = el.getAttribute("data-node") || el.getAttribute("data-tile");
+        if (changedNode) panelNodeChanged(changedNode);
         var oob = el.getAttribute("hx-swap-oob") || "true";
         var target = el.id ? document.getElementById(el.id) : null;
+        if (el.hasAttribute("data-refresh")) {
+          if (target) refetch(target);
+          return;
+        }
         if (!target) {
           // A card or tile this page lacks: a new node (or one that changed group). The
           // overview shows tiles, not cards (a card is swapped only where a tile is open),
@@ -83,6 +95,62 @@
       if (needResync) resync();
       return kept.join("");
     }
+  });
+
+  // The node shown in the side panel changed: show its current state, or say so.
+  var panelTimer = null;
+  function panelNodeChanged(name) {
+    var body = document.querySelector('#panel .panel-body[data-panel-for="node/' + CSS.escape(name) + '"][data-panel-url]');
+    if (!body || panelTimer) return;
+    panelTimer = setTimeout(function () {
+      panelTimer = null;
+      var current = document.querySelector('#panel .panel-body[data-panel-for="node/' + CSS.escape(name) + '"][data-panel-url]');
+      if (current) refreshPanel(current, false);
+    }, 300);
+  }
+
+  function panelBusy(body) {
+    var preview = body.querySelector("#preview");
+    if (preview && preview.innerHTML.trim() !== "") return true;
+    var active = document.activeElement;
+    if (active && body.contains(active) && /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName)) return true;
+    return Array.prototype.some.call(body.querySelectorAll("input[type=text], input:not([type]), textarea"), function (f) {
+      return f.value !== f.defaultValue;
+    });
+  }
+
+  function markStale(body) {
+      if (!body.querySelector("[data-panel-stale]")) {
+        var note = document.createElement("p");
+        note.className = "stale";
+        note.setAttribute("data-panel-stale", "");
+        note.setAttribute("role", "status");
+        note.innerHTML = 'This node changed since this panel was shown. <button type="button" class="secondary small" data-refresh-panel>Show its current state</button>';
+        var head = body.querySelector(".panel-head");
+        if (head) head.insertAdjacentElement("afterend", note); else body.prepend(note);
+      }
+  }
+
+  // Fetched first, swapped only if nobody started working in the panel meanwhile.
+  function refreshPanel(body, force) {
+    if (!force && panelBusy(body)) { markStale(body); return; }
+    fetch(body.getAttribute("data-panel-url"), { headers: { "HX-Request": "true" }, credentials: "same-origin" })
+      .then(function (response) { return response.ok ? response.text() : Promise.reject(response.status); })
+      .then(function (html) {
+        var p = panel();
+        if (!p || !p.contains(body)) return; // the panel shows something else now
+        if (!force && panelBusy(body)) { markStale(body); return; }
+        p.innerHTML = html;
+        htmx.process(p);
+      })
+      .catch(function () { markStale(body); });
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-refresh-panel]");
+    if (!button) return;
+    var body = button.closest(".panel-body[data-panel-url]");
+    if (body) refreshPanel(body, true);
   });
 
   function setStatus(text, cls) {

@@ -47,8 +47,9 @@ def server_env(var_dir: Path) -> dict:
     return env
 
 
-def start_live_server(var_dir: Path) -> tuple[subprocess.Popen, LiveServer]:
-    env = server_env(var_dir)
+def start_live_server(var_dir: Path, host: str = "", extra_env: Mapping[str, str] | None = None) -> tuple[subprocess.Popen, LiveServer]:
+    """`host` is serve's --host (default its own, 127.0.0.1); the tests reach it on 127.0.0.1."""
+    env = {**server_env(var_dir), **(extra_env or {})}
     manage = [sys.executable, "manage.py"]
     for command in (["migrate", "--noinput"], ["load_demo"], ["local_account"]):
         subprocess.run([*manage, *command], cwd=ROOT, env=env, check=True, capture_output=True)
@@ -58,7 +59,7 @@ def start_live_server(var_dir: Path) -> tuple[subprocess.Popen, LiveServer]:
         cwd=ROOT, env=env, check=True, capture_output=True, text=True,
     ).stdout.strip().splitlines()[-1]
     port = free_port()
-    process = start_process(["manage.py", "serve", "--port", str(port)], env, var_dir / "server.log")
+    process = start_process(["manage.py", "serve", "--port", str(port), *(["--host", host] if host else [])], env, var_dir / "server.log")
     base = f"http://127.0.0.1:{port}"
 
     def answers():

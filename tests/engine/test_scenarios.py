@@ -4,6 +4,7 @@ plays with simulate(..., until=...), and shows its seed example with exact simul
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -135,3 +136,14 @@ def test_a_scenario_replays_identically_and_the_seed_changes_the_names():
         docs = load_documents(f.read(), scenario.file)
     other = simulate(docs, until=scenario.until, seed=1)
     assert [p["pod"] for p in other["pods"]] != [p["pod"] for p in first["pods"]]
+
+
+@pytest.mark.parametrize("scenario", scenarios.SCENARIOS, ids=lambda s: s.name)
+def test_scenario_texts_are_plain_words_without_internal_references(scenario):
+    """What a user reads of a scenario (its title, description, sources, its file and the
+    Timeline steps' descriptions in it) names no internal document or section number."""
+    with open(scenarios.path(scenario), encoding="utf-8") as f:
+        text = f.read()
+    internal = re.compile(r"(?i)\bseeds?\b|§")
+    for words in (scenario.title, scenario.description, scenario.source, text):
+        assert not internal.search(words), internal.search(words).group(0)

@@ -88,3 +88,22 @@ def test_the_quick_framework_benchmark_prints_its_end_to_end_throughput():
     assert re.search(r"framework scheduler, file in -> answer out: 60 nodes / 400 pods, 400 placed: [\d.]+ CPU s "
                      r"\([\d.]+ s wall\), [\d,]+ pods/CPU-s \(target >= 1,500: (ok|BELOW TARGET)\); peak RSS \d+ MiB",
                      done.stdout), done.stdout
+
+
+def test_the_scale_benchmark_prints_each_figure_with_its_target():
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
+    done = subprocess.run(
+        [sys.executable, "-m", "scheduling.bench.scale", "--nodes", "12", "--pods", "120", "--repeat", "1"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "scale: 12 nodes, 120 pods, CPU seconds of one process" in out
+    for label, target, lines in (("import", "8.0", None), ("oc get events -A", "0.3", 121),
+                                 ("oc get pods -A -o wide", "0.3", 121), ("oc describe node", "0.3", None),
+                                 ("node page, first load", "0.3", None)):
+        line = next(row for row in out.splitlines() if row.strip().startswith(label + " "))
+        assert re.search(rf"[\d.]+ s  \(target < {re.escape(target)} s: (ok|OVER)", line), line
+        if lines is not None:
+            assert line.endswith(f", {lines} lines)"), line
+    assert "node page, why table" in out

@@ -105,3 +105,33 @@ def test_a_push_carries_the_changed_tile(big):
     html = broadcast.render_changes(big.pk, [Change("Node", "n003", nodes=("n003",))])
     assert re.search(r'<a hx-swap-oob="true" class="tile s-tainted" id="tile-n003"', html)
     assert '<article id="node-n003"' in html  # the card too, for a page that opened the tile
+
+
+def _legend(html: str) -> dict[str, int]:
+    meta = html[html.index('<div id="overview-meta"'):]
+    meta = meta[:meta.index("</ul>")]
+    return {state: int(n) for state, n in re.findall(r'<li data-state="([a-z]+)">.*?<strong>(\d+)</strong></li>', meta)}
+
+
+def test_a_push_carries_the_overviews_counts_and_legend(client, big):
+    html = broadcast.render_changes(big.pk, [Change("Pod", "p0", "team-b", nodes=("n000",))])
+    assert 'hx-swap-oob="true"' in html[html.index('<div id="overview-meta"'):].split(">", 1)[0]
+    assert _legend(html) == {"notready": 1, "cordoned": 1, "pressure": 1, "tainted": 1, "ready": 147}
+    # A node is tainted NoExecute and a pod is added: the next push counts them.
+    doc = services.get_object(big, "Node", "n000").document
+    doc.setdefault("spec", {})["taints"] = [{"key": "k", "value": "v", "effect": "NoExecute"}]
+    services.replace_object(big, doc)
+    services.create_object(big, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "late", "namespace": "default"},
+                                 "spec": {"containers": [{"name": "c", "image": "i"}]}})
+    html = broadcast.render_changes(big.pk, [Change("Node", "n000", nodes=("n000",)), Change("Pod", "late", "default")])
+    assert _legend(html) == {"notready": 1, "cordoned": 1, "pressure": 1, "tainted": 2, "ready": 146}
+    assert f"{board.OVERVIEW_THRESHOLD + 1} nodes, 5 pods" in html
+    assert _legend(html) == _legend(page(client, big))  # what a fresh load shows
+
+
+def test_a_filtered_overview_refetches_its_counts_with_its_filters(client, big):
+    body = page(client, big, ns="team-a")
+    assert re.search(r'<div id="overview-meta" data-src="([^"]+)" data-filtered>', body)
+    meta = client.get(reverse("overview-meta", args=[big.pk]), {"ns": "team-a"}).content.decode()
+    assert f"Overview: 1 of {board.OVERVIEW_THRESHOLD + 1} nodes, 4 pods" in " ".join(meta.split())
+    assert "data-filtered" in meta and 'hx-swap-oob' not in meta

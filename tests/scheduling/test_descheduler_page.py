@@ -174,3 +174,21 @@ def test_the_composer_reports_what_the_operator_refuses(client, cluster):
     body = act(client, cluster, action="compose", profiles=["LifecycleAndUtilization"], mode="Predictive",
                namespaces_included="a", namespaces_excluded="b").content.decode()
     assert "It is forbidden to combine both included and excluded namespaces" in body
+
+
+def test_a_misspelt_strategy_name_is_refused_naming_the_known_ones(editor_client, cluster):
+    policy = ('apiVersion: "descheduler/v1alpha1"\nkind: "DeschedulerPolicy"\n'
+              'strategies:\n  "RemoveDuplicate":\n    enabled: true\n')
+    body = act(editor_client, cluster, action="save", policy=policy).content.decode()
+    assert ("strategies.RemoveDuplicate: unknown strategy name &quot;RemoveDuplicate&quot;: the descheduler skips it; "
+            "the strategies are RemoveDuplicates, LowNodeUtilization, RemovePodsViolatingInterPodAntiAffinity, "
+            "RemovePodsViolatingNodeAffinity") in body
+    assert not (Cluster.objects.get(pk=cluster.pk).descheduler or {}).get("policy")  # nothing saved
+
+
+def test_the_page_says_which_pods_3_11_protects_as_critical(client, cluster):
+    body = client.get(reverse("descheduler", args=[cluster.pk])).content.decode()
+    never = " ".join(body[body.index('id="descheduler-never"'):].split("</p>", 1)[0].split())
+    assert "<code>scheduler.alpha.kubernetes.io/critical-pod: \"\"</code>" in never
+    assert "<code>kube-system</code>" in never
+    assert "<code>system-cluster-critical</code> does not protect a pod" in never

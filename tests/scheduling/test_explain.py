@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from random import Random
 
 import pytest
 import yaml
@@ -12,6 +13,7 @@ from django.urls import reverse
 
 from scheduling.pages import board, explain
 from scheduling.store import services
+from scheduling.engine.scheduler import scheduler
 from scheduling.engine.scheduler.policy import default_policy, load_policy
 from scheduling.engine.simulate import build_state
 from scheduling.store.kube import load_documents
@@ -111,6 +113,21 @@ def test_a_node_explains_each_of_its_pods(demo_state):
     assert row.total is None and row.rank is None
 
 
+def test_a_nodes_explanation_is_each_pod_scheduled_again_without_itself(demo_state):
+    """explain_node builds the other nodes' infos once: the same answers as scheduling each
+    pod against the whole cluster without it (infos_without), for every node of the demo."""
+    policy = default_policy()
+    for node in demo_state.nodes:
+        why = explain.explain_node(demo_state, policy, node.name)
+        for row in why.pods:
+            result = scheduler.schedule(explain.unbound_copy(row.pod), demo_state, explain.infos_without(demo_state, {row.pod.key}),
+                              policy, Random(0), explain=True)
+            totals = {n: s.get("total", 0) for n, s in result.scores.items()}
+            assert row.fits == tuple(result.filters.get(node.name, ()))
+            assert row.total == totals.get(node.name)
+            assert row.best_total == (max(totals.values()) if totals else None)
+
+
 # --- the pages --------------------------------------------------------------------------------
 
 
@@ -135,6 +152,17 @@ def test_the_node_page_says_why_its_pods_are_there(client, demo):
     assert "default/running-on-node1" in body
     assert "tolerated by</span> <code>key1=value1:NoExecute</code>" in body
     assert "key2=value2:NoSchedule <span class=\"hint\">not tolerated</span>" in body
+
+
+def test_a_large_clusters_node_page_loads_the_why_table_after_the_node(client, demo, monkeypatch):
+    monkeypatch.setattr(explain, "NODE_EXPLAIN_INLINE_CHECKS", 1)  # as a 500-node cluster would be
+    body = client.get(reverse("node-detail", args=[demo.pk, "node1"])).content.decode()
+    why_url = reverse("node-why", args=[demo.pk, "node1"])
+    assert f'<div id="node-why" hx-get="{why_url}" hx-trigger="load" hx-swap="outerHTML">' in body
+    assert "default/running-on-node1" not in body
+    table = client.get(why_url).content.decode()
+    assert table.lstrip().startswith('<div id="node-why">')
+    assert "default/running-on-node1" in table and "tolerated by</span> <code>key1=value1:NoExecute</code>" in table
 
 
 def test_the_pod_panel_is_a_fragment_for_htmx(client, demo):

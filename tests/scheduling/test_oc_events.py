@@ -163,3 +163,28 @@ def test_a_snapshots_events_print_as_given(tmp_path):
         "29m         Normal   Pulled   pod/web   spec.containers{c}   kubelet, ip-10-0-1-1.ec2.internal   Container image "
         '"nginx" already present on machine   149m         7       web.17f8a2b3c4d5e6f7\n', "", 0)
     assert oc("-f", str(path), "get", "events", "-A", "-o", "name") == ("event/web.17f8a2b3c4d5e6f7\n", "", 0)
+
+
+def test_events_read_again_show_what_was_recorded_bumped_or_rewound_since(cluster):
+    """The process keeps the events it read (oc_cli): a second read shows a new event, a
+    bumped count and a rewind as a first read in a fresh process would."""
+    from scheduling.models import Event
+
+    def rows():
+        stdout, stderr, code = oc("--cluster", "demo", "--now", NOW, "get", "events", "-A")
+        assert code == 0, stderr
+        return [" ".join(line.split()[2:6]) for line in stdout.splitlines()[1:]]
+
+    first = rows()
+    assert first == ["Warning BackOff pod/web Back-off", "Normal NodeReady node/node2 Node"]
+    services.record_event(cluster, reason="BackOff", message="Back-off restarting failed container", kind="Pod",
+                          name="web", namespace="default", type="Warning", source="kubelet", time=560)
+    services.record_event(cluster, reason="Scheduled", message="Successfully assigned default/web to node2", kind="Pod",
+                          name="web", namespace="default", source="default-scheduler", time=570)
+    assert rows() == ["Normal NodeReady node/node2 Node", "Warning BackOff pod/web Back-off",
+                      "Normal Scheduled pod/web Successfully"]
+    stdout, _, _ = oc("--cluster", "demo", "--now", NOW, "get", "events", "-A", "-o", "json")
+    assert [e["count"] for e in json.loads(stdout)["items"]] == [1, 3, 1]
+    Event.objects.filter(cluster=cluster, reason="Scheduled").delete()
+    Event.objects.filter(cluster=cluster, reason="BackOff").update(count=2, last_time=300)
+    assert rows() == first

@@ -247,3 +247,22 @@ def test_an_unknown_controller_exits_with_status_2_listing_the_valid_names(clust
         "scheduler, node-lifecycle, taint-manager, kubelet, workloads, drain, descheduler, cvo, mco-node-controller, mco-daemon, machineset-controller, control-plane-machine-set-controller, machine-controller, machine-drain-controller, machinehealthcheck-controller, etcd-quorum-guard, machine-hook-owners, cluster-autoscaler"
     )
     assert run.stdout == ""
+
+
+def test_fail_on_pending_exits_1_naming_the_pods_that_stay_pending(cluster_file):
+    run = simulate(str(cluster_file), "-", "--explain", "none", "--fail-on-pending", stdin=TOO_BIG)
+    assert run.returncode == 1
+    # The decisions are still printed; stderr names each pending pod with why it waits.
+    assert [p["pod"] for p in json.loads(run.stdout)["pods"]] == ["default/web-1", "default/big"]
+    assert run.stderr.splitlines() == [
+        "error: 1 pod still Pending at the end of the run:",
+        "  default/big: 0/2 nodes are available: 2 Insufficient cpu.",
+    ]
+
+
+def test_fail_on_pending_exits_0_when_every_pod_is_placed(cluster_file):
+    run = simulate(str(cluster_file), "--fail-on-pending")
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""
+    # Without the flag a pending pod does not change the status.
+    assert simulate(str(cluster_file), "-", stdin=TOO_BIG).returncode == 0

@@ -5,7 +5,8 @@ The store's events are the engine's RecordEvents (one per occurrence) or stored 
 last time; from a snapshot, with the Event document as given). `folded` turns them into
 the events the API server would hold: client-go's EventCorrelator folds a repeat (same
 source, object, type, reason and message) into the first Event, bumping `count` and
-`lastTimestamp`; a stored row is one Event already.
+`lastTimestamp`; a stored row is one Event already (kept on the row's `folded` attribute
+when it has one, so a row read again is not turned into an Event and a document again).
 
 `document` is that Event as `oc get events -o yaml` prints it, the way client-go's legacy
 recorder (tools/record makeEvent + generateEvent) creates it: named
@@ -66,6 +67,10 @@ def folded(events: Iterable[Any]) -> list[Event]:
     by_key: dict[tuple, Event] = {}
     for e in events:
         stored = hasattr(e, "count")
+        kept = getattr(e, "folded", None) if stored else None
+        if kept is not None:  # a stored row read before: its Event (and document) as then
+            out.append(kept)
+            continue
         first = float(getattr(e, "first_time", e.time) if stored else e.time)
         last = float(getattr(e, "last_time", e.time) if stored else e.time)
         count = int(getattr(e, "count", 1) or 1)
@@ -73,6 +78,8 @@ def folded(events: Iterable[Any]) -> list[Event]:
                       getattr(e, "document", None))
         if stored:
             out.append(event)
+            if hasattr(e, "folded"):
+                e.folded = event
             continue
         key = (event.source, event.kind, event.namespace, event.name, event.type, event.reason, event.message)
         seen = by_key.get(key)

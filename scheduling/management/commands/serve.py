@@ -17,6 +17,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import connection
 
+from clusterui.hosts import WILDCARDS, serve_on, url_host
+
 SHUTDOWN_GRACE_SECONDS = 10.0
 
 
@@ -34,6 +36,7 @@ class Command(BaseCommand):
         from daphne.endpoints import build_endpoint_description_strings
         from daphne.server import Server
 
+        room = serve_on(host, port)  # before the ASGI app is built: its origin check reads ALLOWED_HOSTS
         from clusterui.asgi import application
         from scheduling.models import Cluster
         from scheduling.store.reconcile import enqueue_due
@@ -51,7 +54,11 @@ class Command(BaseCommand):
         connection.close()
         _stop_on_signal_before_the_reactor_runs()
         mode = "embedded" if settings.EMBEDDED else "distributed"
-        self.stdout.write(f"clusterui ({mode} mode) serving on http://{host}:{port}/  (Ctrl-C to stop)")
+        self.stdout.write(f"clusterui ({mode} mode) serving on http://{url_host(host)}:{port}/  (Ctrl-C to stop)")
+        if room["hosts"]:
+            self.stdout.write("the room reaches it at " + ", ".join(f"http://{h}:{port}/" for h in room["hosts"]))
+        elif host in WILDCARDS:
+            self.stdout.write("no network address found: set CLUSTERUI_ADDRESSES to the address the room reaches")
         try:
             Server(
                 application=application,

@@ -3,7 +3,8 @@
 Kubernetes YAML or JSON in (`-` = stdin), the
 scheduler's decisions out as JSON (default), YAML or a text table. No database is used:
 the files are read with scheduling.store.kube and handed to the pure engine
-(scheduling.engine.simulate). Bad input exits with status 2 and the message on stderr.
+(scheduling.engine.simulate). Bad input exits with status 2 and the message on stderr;
+with --fail-on-pending a run that leaves a pod Pending exits 1, naming the pods on stderr.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ class Command(BaseCommand):
         parser.add_argument("--as-group", dest="as_groups", action="append", default=[], metavar="GROUP",
                             help="a group of the requesting user (repeatable)")
         parser.add_argument("--objects", action="store_true", help="add every object at the end of the run to the output")
+        parser.add_argument("--fail-on-pending", action="store_true",
+                            help="exit 1 when a pod is still Pending at the end of the run, naming each on stderr")
 
     def execute(self, *args, **options):
         # Print a bad input's message as it is (no "CommandError: " prefix) and exit 2.
@@ -70,7 +73,7 @@ class Command(BaseCommand):
             self._simulate(*args, **options)
 
     def _simulate(self, *args, files, policy, until, seed, explain, no_admission, output_format, controllers=None,
-                  objects=False, **options):
+                  objects=False, fail_on_pending=False, **options):
         docs: list[dict] = []
         problems: list[str] = []
         for name in files:
@@ -104,6 +107,15 @@ class Command(BaseCommand):
             self.stdout.write(yaml.safe_dump(result, sort_keys=False, default_flow_style=False), ending="")
         else:
             self.stdout.write(format_text(result), ending="")
+        if fail_on_pending:
+            pending = pending_lines(result)
+            if pending:
+                self.stdout.flush()
+                count = len(pending)
+                self.stderr.write(f"error: {count} pod{'' if count == 1 else 's'} still Pending at the end of the run:")
+                for line in pending:
+                    self.stderr.write(line)
+                sys.exit(1)
 
     def _read(self, name: str) -> str:
         try:
@@ -154,6 +166,18 @@ def _keep(docs: list[dict]) -> None:
     already (then they are left as they are)."""
     if docs and not gc.get_freeze_count():
         gc.freeze()
+
+
+def pending_lines(result: dict) -> list[str]:
+    """One line per pod still Pending at the end of a run (`--fail-on-pending`): its name,
+    the node it is bound to if any, and why it waits (the FailedScheduling message)."""
+    lines = []
+    for entry in result["pods"]:
+        if entry["phase"] != "Pending":
+            continue
+        why = entry.get("message") or (f"bound to {entry['node']}, not started" if entry.get("node") else "")
+        lines.append(f"  {entry['pod']}" + (f": {_one_line(why)}" if why else ""))
+    return lines
 
 
 def format_text(result: dict) -> str:

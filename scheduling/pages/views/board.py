@@ -115,6 +115,15 @@ def pending_section(request, pk: int):
 
 
 @require_GET
+def overview_meta_section(request, pk: int):
+    """The overview's counts and legend with this page's options (a filtered page refetches them)."""
+    cluster = get_cluster_for_user(request, pk)
+    options = board.BoardOptions.from_query(request.GET)
+    overview = board.build_overview(cluster, options, page_urls(cluster)["node_base"])
+    return render(request, f"{PAGE}#overview-meta", {"cluster": cluster, "board": overview, "options": options})
+
+
+@require_GET
 def events_section(request, pk: int):
     cluster = get_cluster_for_user(request, pk)
     options = board.BoardOptions.from_query(request.GET)
@@ -151,6 +160,11 @@ def node_tile_fragments(cluster: Cluster, names: Iterable[str]) -> str:
             html = tile.html
             parts.append(html.replace("<a ", '<a hx-swap-oob="true" ', 1))
     return "".join(parts)
+
+
+def overview_meta_fragment(cluster: Cluster) -> str:
+    return render_to_string(f"{PAGE}#overview-meta", {"cluster": cluster, "oob": True, "options": board.BoardOptions(),
+                                                       "board": board.overview_counts(cluster)})
 
 
 def pending_fragment(cluster: Cluster) -> str:

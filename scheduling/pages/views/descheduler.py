@@ -23,7 +23,12 @@ from scheduling.engine.controllers.descheduler import (
     node_usages,
     preview,
 )
-from scheduling.engine.controllers.descheduler_strategies.common import LOW_NODE_UTILIZATION
+from scheduling.engine.controllers.descheduler_strategies.common import (
+    CRITICAL_POD_ANNOTATION,
+    LOW_NODE_UTILIZATION,
+    NAMESPACE_SYSTEM,
+    STRATEGY_NAMES,
+)
 from scheduling.engine.controllers.descheduler_strategies.samples import SAMPLES
 from scheduling.engine.scheduler.policy import schedulers_for
 from scheduling.engine.store import Store
@@ -159,7 +164,17 @@ def parse_policy(text: str) -> dict:
     elif is_v1alpha2(doc):
         load_policy_v2(doc)
     else:
-        load_policy(doc)
+        policy = load_policy(doc)
+        unknown = [name for name in policy.strategies if name not in STRATEGY_NAMES]
+        if unknown:
+            # The 3.11 binary runs its four strategies by name and never looks at any other
+            # entry, so a misspelt one is silently off; later descheduler releases skip it
+            # with "unknown strategy name". The page refuses it instead of saving a policy
+            # that does nothing.
+            raise DeschedulerPolicyError("\n".join(
+                f'strategies.{name}: unknown strategy name "{name}": the descheduler skips it; '
+                f"the strategies are {', '.join(STRATEGY_NAMES)}" for name in unknown
+            ))
     return doc
 
 
@@ -239,6 +254,9 @@ def page_context(request, cluster: Cluster, form: DeschedulerForm | None = None,
         "samples": list(SAMPLES),
         "configured": bool((cluster.descheduler or {}).get("policy")),
         "last_report": state.get("lastReport"),
+        "strategy_names": STRATEGY_NAMES,
+        "critical_annotation": CRITICAL_POD_ANNOTATION,
+        "system_namespace": NAMESPACE_SYSTEM,
         **extra,
     }
 

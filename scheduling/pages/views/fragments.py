@@ -16,6 +16,7 @@ FRAGMENTS = {
     "clock": clock.clock_fragment,  # (cluster)
     "node-cards": board.node_card_fragments,  # (cluster, names, gone)
     "node-tiles": board.node_tile_fragments,  # (cluster, names)
+    "overview-meta": board.overview_meta_fragment,  # (cluster)
     "pending": board.pending_fragment,  # (cluster)
     "events": board.events_fragment,  # (cluster)
 }
