@@ -29,8 +29,8 @@ from scheduling.engine.store import name_of
 
 from . import conditions as C
 from .data.admin_gates import ADMIN_GATES
-from .kubelet import kube_minor, minor_of_kubelet
-from .versions import Version, is_version
+from .kubelet import kube_minor, kubelet_version, minor_of_kubelet
+from .versions import Version, is_version, semver_error
 
 GATES_NAMESPACE, GATES_NAME = "openshift-config-managed", "admin-gates"
 ACKS_NAMESPACE, ACKS_NAME = "openshift-config", "admin-acks"
@@ -162,22 +162,24 @@ def _nodes_text(names: list[str]) -> str:
     return ", ".join(names[:-1] + ["and " + names[-1]])
 
 
-def kubelet_skew(openshift_version: str, nodes: list[Mapping[str, Any]]) -> tuple[str, str, str] | None:
+def kubelet_skew(openshift_version: str, nodes: list[Mapping[str, Any]], api_server: str = "") -> tuple[str, str, str] | None:
     """KubeletVersionSkewController.sync: (status, reason, message) of the operator condition
-    KubeletMinorVersionUpgradeable, for the kube-apiserver at `openshift_version`; None when
-    the version is not a release."""
-    api_minor = kube_minor(openshift_version)
-    if api_minor is None:
+    KubeletMinorVersionUpgradeable, for the kube-apiserver operator of `openshift_version`
+    whose operand is `api_server` (default: the release's Kubernetes version); None when the
+    versions are not releases."""
+    if not api_server and kube_minor(openshift_version) is not None:
+        api_server = kubelet_version(openshift_version).removeprefix("v")
+    if not is_version(openshift_version) or not is_version(api_server):
         return None
+    api_minor = Version(api_server).minor
     ocp_minor = Version(openshift_version).minor
-    api_server = f"1.{api_minor}.0"
     lowest, next_lowest = _min_skew(ocp_minor), _min_skew(ocp_minor + 1)
     groups: dict[str, list[tuple[str, str]]] = {k: [] for k in ("errors", "unsupported_behind", "limit", "ok", "synced", "ahead")}
     for node in sorted(nodes, key=name_of):
         raw = ((node.get("status") or {}).get("nodeInfo") or {}).get("kubeletVersion") or ""
         minor = minor_of_kubelet(raw)
         if minor is None:
-            groups["errors"].append((name_of(node), raw))
+            groups["errors"].append((name_of(node), semver_error(raw.removeprefix("v"))))
             continue
         version = raw.removeprefix("v")
         skew = minor - api_minor
@@ -216,7 +218,7 @@ def kubelet_skew(openshift_version: str, nodes: list[Mapping[str, Any]]) -> tupl
     if g["errors"]:
         return ("Unknown", "KubeletVersionUnknown", say(
             g["errors"],
-            "Unable to determine the kubelet version on node {nodes}: No Major.Minor.Patch elements found",
+            "Unable to determine the kubelet version on node {nodes}: {version}",
             "Unable to determine the kubelet version on nodes {nodes}.",
             "Unable to determine the kubelet version on {count} nodes."))
     if g["limit"]:
