@@ -149,6 +149,7 @@ OC_HELP_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("Advanced Commands:", (
         ("adm", "Tools for managing a cluster"),
         ("replace", "Replace a resource by file name or stdin"),
+        ("patch", "Update fields of a resource"),
     )),
 )
 OC_NAME_PADDING = len("serviceaccounts")

@@ -12,13 +12,15 @@ from typing import Any, Iterable, Mapping, Sequence
 from scheduling.engine.api.quantity import QuantityError, format_quantity, parse_quantity
 from scheduling.engine.store import Store
 
+from . import describe_generic
 from .core import SELECTOR, OcError, OcResult, meta, not_found, parse_flags, resource_or_error
 from .output import age, go_tabwriter, human_duration, rfc1123z, seconds
 from .printers import node_roles
 from .selectors import parse_selector
 
 FLAGS = (SELECTOR, )
-DESCRIBABLE = ("Node", "Pod")
+# Node and Pod have kubectl's own describers; the OpenShift kinds and ConfigMaps its generic one
+DESCRIBABLE = ("Node", "Pod") + describe_generic.GENERIC_KINDS
 # kubectl's IsStandardContainerResourceName (hugepages-* apart) and pods: not "extended"
 STANDARD_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
 
@@ -372,7 +374,7 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
     errors: list[OcError] = []
     for r, name in pairs:
         if r.kind not in DESCRIBABLE:
-            raise OcError(f"the simulator describes nodes and pods only, not {r.plural}")
+            raise OcError(f"the simulator does not describe {r.plural}")
         ns = namespace if r.namespaced else ""
         if name is None:
             match = parse_selector(flags.selector) if flags.selector else (lambda labels: True)
@@ -387,7 +389,8 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
                 continue
             docs = [doc]
         for doc in docs:
-            out.append(describe_pod(store, doc, now) if r.kind == "Pod" else describe_node(store, doc, now))
+            describer = {"Pod": describe_pod, "Node": describe_node}.get(r.kind, describe_generic.describe)
+            out.append(describer(store, doc, now))
     # several objects: separated by a blank line, as kubectl separates them
     result = OcResult("\n\n".join(o.rstrip("\n") for o in out) + "\n" if out else "")
     if errors:

@@ -29,6 +29,7 @@ Application Management Commands:
 Advanced Commands:
   adm             Tools for managing a cluster
   replace         Replace a resource by file name or stdin
+  patch           Update fields of a resource
 
 Usage:
   oc [flags] [options]
