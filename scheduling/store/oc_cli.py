@@ -522,8 +522,9 @@ def resume_drain(cluster: Cluster, pending: Mapping[str, Any], emit: Emit) -> Oc
 
 def run_on_snapshot(store: Store, argv: Sequence[str], emit: Emit, *, now: float,
                     files: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> OcResult:
-    """Run one command against snapshot objects: print, change nothing on disk."""
-    result = commands.run(store, argv, now, files=files)
+    """Run one command against snapshot objects: print, change nothing on disk. The commands
+    are told (files["snapshot"]) that no cluster stands behind the objects (no alerts to ask)."""
+    result = commands.run(store, argv, now, files={**(files or {}), "snapshot": []})
     _emit_result(result, emit)
     scratch = store.copy()
     scratch.apply_all(result.actions)

@@ -389,8 +389,10 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
                 continue
             docs = [doc]
         for doc in docs:
-            describer = {"Pod": describe_pod, "Node": describe_node}.get(r.kind, describe_generic.describe)
-            out.append(describer(store, doc, now))
+            if r.kind in describe_generic.GENERIC_KINDS:
+                out.append(describe_generic.describe(store, doc, now, _W(), _map_lines, _events))
+            else:
+                out.append(describe_pod(store, doc, now) if r.kind == "Pod" else describe_node(store, doc, now))
     # several objects: separated by a blank line, as kubectl separates them
     result = OcResult("\n\n".join(o.rstrip("\n") for o in out) + "\n" if out else "")
     if errors:

@@ -12,7 +12,7 @@ genericDescriber (pkg/describe/describe.go), which has no describer of its own f
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from scheduling.engine.store import Store
 
@@ -118,17 +118,17 @@ def print_unstructured(w, level: int, content: Mapping[str, Any], prefix: str = 
             w.write(level, f"{smart_label(field)}:\t{go_value(value)}\n")
 
 
-def describe(store: Store, doc: Mapping[str, Any], now: float) -> str:
-    """genericDescriber.Describe, with the events of the object."""
-    from .describe import _W, _events, _map_lines  # the describers' shared writer and sections
-
+def describe(store: Store, doc: Mapping[str, Any], now: float, w: Any, map_lines: Callable[..., None],
+             events: Callable[..., None]) -> str:
+    """genericDescriber.Describe, with the events of the object; `w` (kubectl's PrefixWriter),
+    `map_lines` (printLabelsMultiline) and `events` (DescribeEvents) are the ones the other
+    describers of scheduling.engine.oc.describe use, handed over by it."""
     api = api_document(doc)
     metadata = api.get("metadata") or {}
-    w = _W()
     w.write(0, f"Name:\t{metadata.get('name') or ''}\n")
     w.write(0, f"Namespace:\t{metadata.get('namespace') or ''}\n")
-    _map_lines(w, "Labels", metadata.get("labels"))
-    _map_lines(w, "Annotations", metadata.get("annotations"))
+    map_lines(w, "Labels", metadata.get("labels"))
+    map_lines(w, "Annotations", metadata.get("annotations"))
     print_unstructured(w, 0, api)
-    _events(w, store, api.get("kind") or "", metadata.get("namespace") or "", metadata.get("name") or "", now)
+    events(w, store, api.get("kind") or "", metadata.get("namespace") or "", metadata.get("name") or "", now)
     return w.render()

@@ -23,7 +23,7 @@ from .taint import print_obj
 
 FLAGS = (DRY_RUN, OUTPUT, Flag("patch", "string", "p", ""), Flag("type", "string", "", "strategic"),
          Flag("patch-file", "string", "", ""), Flag("local", "bool", "", False))
-BUILT_IN_GROUPS = frozenset({"", "apps", "policy", "storage.k8s.io", "scheduling.k8s.io", "batch"})
+CUSTOM_RESOURCE_GROUPS = ".openshift.io"  # the simulator's custom resources are OpenShift's CRDs
 UNSUPPORTED = ("Error from server (UnsupportedMediaType): the body of the request was in an unknown format - accepted media "
                "types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml")
 
@@ -94,13 +94,8 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
         raise OcError(f"--type must be one of [json merge strategic], not \"{flags.type}\"", usage=True)
     try:
         patch = json.loads(flags.patch)
-    except ValueError:
-        try:
-            import yaml  # the patch may be YAML, as kubectl's yaml.ToJSON reads it
-
-            patch = yaml.safe_load(flags.patch)
-        except Exception as exc:  # noqa: BLE001 - any parse error is the user's
-            raise OcError(f"unable to parse \"{flags.patch}\": {exc}") from exc
+    except ValueError as exc:  # kubectl also reads YAML here (yaml.ToJSON); the simulator reads JSON only
+        raise OcError(f"unable to parse \"{flags.patch}\": {exc}") from exc
     dry_run = dry_run_strategy(flags.dry_run)
     chosen = targets(store, positional, flags.namespace or "default", False, "")
     out: list[str] = []
@@ -112,7 +107,7 @@ def run(store: Store, args: Sequence[str], now: float = 0.0) -> OcResult:
             errors.append(not_found(r, name))
             continue
         group = (doc.get("apiVersion") or "v1").rpartition("/")[0]
-        if flags.type == "strategic" and group not in BUILT_IN_GROUPS:
+        if flags.type == "strategic" and group.endswith(CUSTOM_RESOURCE_GROUPS):
             errors.append(OcError(UNSUPPORTED, raw=True))
             continue
         if flags.type == "json":
