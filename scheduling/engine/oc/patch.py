@@ -6,7 +6,7 @@ anything else replaces); a strategic merge patch is accepted for the built-in ki
 as a merge patch (the maps the simulator's commands patch, a ConfigMap's data, a spec's
 fields, merge the same way; lists are replaced); custom resources (the OpenShift kinds) refuse
 it as their API server does (UnsupportedMediaType). A JSON patch (RFC 6902) applies its
-add / remove / replace operations."""
+add / remove / replace operations. The patch is read as JSON (kubectl also takes YAML)."""
 
 from __future__ import annotations
 
