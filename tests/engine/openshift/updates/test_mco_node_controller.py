@@ -9,10 +9,11 @@ from __future__ import annotations
 import pytest
 
 from scheduling.engine import actions as A
+from scheduling.engine import oc
 from scheduling.engine.api.objects import LabelSelector
 from scheduling.engine.openshift.mco import DESIRED, DESIRED_IMAGE, max_unavailable, pools_for_node, primary_pool, scaled_int_or_percent
 
-from .builders import machine_config, node
+from .builders import cluster_version, machine_config, node
 from .driver import MCO, Driver
 
 
@@ -97,3 +98,12 @@ def test_the_desired_image_annotation_goes_when_the_pool_is_not_layered():
     d.apply([A.ReplaceObject(machine_config("99-worker-ssh", "worker"))])
     d.run_until(1)
     assert DESIRED_IMAGE not in d.store.get("Node", "", "worker-0")["metadata"]["annotations"]
+
+
+def test_a_node_that_does_not_say_its_kubelet_reports_the_releases_at_first_boot():
+    d = Driver([cluster_version("4.16.60", "eus-4.18"), node("master-0", "master"), node("worker-0")])
+    d.run_until(0)
+    versions = {n["metadata"]["name"]: n["status"]["nodeInfo"]["kubeletVersion"] for n in d.store.list("Node")}
+    assert versions == {"master-0": "v1.29.21", "worker-0": "v1.29.21"}
+    rows = oc.run(d.store, "oc get nodes", d.now).stdout.splitlines()
+    assert [r.split()[-1] for r in rows[1:]] == ["v1.29.21", "v1.29.21"]
