@@ -24,6 +24,7 @@ from scheduling.engine.openshift import alerts as AL
 from scheduling.engine.openshift import facts as F
 from updates import machine_previews as MP
 from scheduling.engine.openshift import oc_upgrade, progress
+from scheduling.engine.openshift import upgradeable as U
 from scheduling.engine.openshift.cvo import current_version
 from scheduling.engine.openshift.mco import NODE_CONTROLLER
 from scheduling.engine.openshift.cvo import INJECT_DEGRADED as CVO_INJECT_DEGRADED, SLOW as CVO_SLOW
@@ -254,3 +255,38 @@ def set_pool_paused(cluster: Cluster, pool: str, paused: bool) -> str:
     doc = docs[0]
     services.replace_object(cluster, {**doc, "spec": {**(doc.get("spec") or {}), "paused": paused}})
     return f"machineconfigpool.machineconfiguration.openshift.io/{pool} patched"
+
+
+def admin_gates(cluster: Cluster) -> list[dict]:
+    """The admin gates of the admin-gates ConfigMap that apply to the cluster's current minor
+    (as the CVO's check reads them), each with whether admin-acks acknowledges it."""
+    docs = {((d.get("metadata") or {}).get("namespace"), (d.get("metadata") or {}).get("name")): d
+            for d in cluster_documents(cluster, ("ConfigMap", "ClusterVersion"))}
+    cv = docs.get(("", "version")) or docs.get((None, "version"))
+    gates = docs.get((U.GATES_NAMESPACE, U.GATES_NAME))
+    acks = (docs.get((U.ACKS_NAMESPACE, U.ACKS_NAME)) or {}).get("data") or {}
+    history = ((cv or {}).get("status") or {}).get("history") or []
+    current = next((h.get("version") for h in history if h.get("state") == "Completed"), "") or current_version(cv or {})
+    out = []
+    for key, message in sorted(((gates or {}).get("data") or {}).items()):
+        if U.admin_ack_check(current, {"data": {key: message}}, {"data": {}}) is None:
+            continue  # another minor's gate (or none)
+        out.append({"key": key, "message": message, "acked": acks.get(key) == "true",
+                    "command": f"oc -n {U.ACKS_NAMESPACE} patch cm {U.ACKS_NAME} --patch "
+                               f"'{{\"data\":{{\"{key}\":\"true\"}}}}' --type=merge"})
+    return out
+
+
+def acknowledge_gate(cluster: Cluster, key: str) -> str:
+    """`oc -n openshift-config patch cm admin-acks --type=merge -p '{"data":{"<key>":"true"}}'`
+    for a gate of the admin-gates ConfigMap."""
+    if key not in {g["key"] for g in admin_gates(cluster)}:
+        raise UpdateError(f"{U.GATES_NAME} has no gate {key!r} for this version")
+    docs = [d for d in cluster_documents(cluster, ("ConfigMap",))
+            if ((d.get("metadata") or {}).get("namespace"), (d.get("metadata") or {}).get("name")) == (U.ACKS_NAMESPACE, U.ACKS_NAME)]
+    if docs:
+        doc = docs[0]
+        services.replace_object(cluster, {**doc, "data": {**(doc.get("data") or {}), key: "true"}})
+    else:
+        services.create_object(cluster, {**U.acks_config_map(cluster.now), "data": {key: "true"}})
+    return f"configmap/{U.ACKS_NAME} patched"

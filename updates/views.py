@@ -143,6 +143,7 @@ def settings_context(request, cluster, **extra) -> dict:
         "alert_names": sorted((set(AL.PRESETS) | set(oc_recommend.KNOWN_ALERTS)) - set(AL.DERIVED)),
         "severities": AL.SEVERITIES,
         "recommend_text": _recommend_text(store, cluster) if cv else "",
+        "admin_gates": services.admin_gates(cluster) if cv else [],
         "invalid_objects": skipped,
         **extra,
     }
@@ -322,6 +323,19 @@ def update_inject(request, pk: int):
     else:
         messages.success(request, text)
     return redirect("update-progress", pk=cluster.pk)
+
+
+@require_POST
+def update_ack(request, pk: int):
+    """Acknowledge an admin gate (the admin-acks ConfigMap), as the page's command says."""
+    cluster = get_cluster_for_user(request, pk, write=True)
+    try:
+        text = services.acknowledge_gate(cluster, request.POST.get("gate", ""))
+    except services.UpdateError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, text)
+    return redirect("update-settings", pk=cluster.pk)
 
 
 @require_POST

@@ -64,3 +64,25 @@ def test_oc_on_the_stored_demo_shows_versions_pools_and_the_gate(loaded):
     assert "admin-acks" in oc("--cluster", "openshift4", "get", "cm", "-n", "openshift-config")
     status = oc("--cluster", "openshift4", "adm", "upgrade", "status")
     assert status.startswith("The cluster is not updating.")
+
+
+def test_cluster_settings_lists_the_admin_gate_and_an_editor_acknowledges_it(editor_client, loaded):
+    page = editor_client.get(reverse("update-settings", args=[loaded.pk])).content.decode()
+    assert "<code>ack-4.18-kube-1.32-api-removals-in-4.19</code>: waits for your acknowledgement" in page
+    assert "oc -n openshift-config patch cm admin-acks --patch" in page
+    response = editor_client.post(reverse("update-ack", args=[loaded.pk]), {"gate": "ack-4.18-kube-1.32-api-removals-in-4.19"})
+    assert response.status_code == 302
+    acks = ConfigMap.objects.get(cluster=loaded, namespace="openshift-config", name="admin-acks").document
+    assert acks["data"] == {"ack-4.18-kube-1.32-api-removals-in-4.19": "true"}
+    page = editor_client.get(reverse("update-settings", args=[loaded.pk])).content.decode()
+    assert "<code>ack-4.18-kube-1.32-api-removals-in-4.19</code>: acknowledged" in page
+    # a gate of another minor is refused
+    editor_client.post(reverse("update-ack", args=[loaded.pk]), {"gate": "ack-4.19-admissionregistration-v1beta1-api-removals-in-4.20"})
+    acks = ConfigMap.objects.get(cluster=loaded, namespace="openshift-config", name="admin-acks").document
+    assert list(acks["data"]) == ["ack-4.18-kube-1.32-api-removals-in-4.19"]
+
+
+def test_a_viewer_cannot_acknowledge(viewer_client, loaded):
+    response = viewer_client.post(reverse("update-ack", args=[loaded.pk]), {"gate": "ack-4.18-kube-1.32-api-removals-in-4.19"})
+    assert response.status_code == 403
+    assert "data" not in ConfigMap.objects.get(cluster=loaded, namespace="openshift-config", name="admin-acks").document
