@@ -25,6 +25,7 @@ from scheduling.engine.openshift import facts as F
 from updates import machine_previews as MP
 from scheduling.engine.openshift import oc_upgrade, progress
 from scheduling.engine.openshift import upgradeable as U
+from scheduling.engine.openshift.mco import pool_nodes, scaled_int_or_percent
 from scheduling.engine.openshift.cvo import current_version
 from scheduling.engine.openshift.mco import NODE_CONTROLLER
 from scheduling.engine.openshift.cvo import INJECT_DEGRADED as CVO_INJECT_DEGRADED, SLOW as CVO_SLOW
@@ -290,3 +291,49 @@ def acknowledge_gate(cluster: Cluster, key: str) -> str:
     else:
         services.create_object(cluster, {**U.acks_config_map(cluster.now), "data": {key: "true"}})
     return f"configmap/{U.ACKS_NAME} patched"
+
+
+NODE_UPDATE_MINUTES = 5  # the update-duration docs: "5 or more minutes" per node (drain, OS, reboot)
+
+
+def max_unavailable_value(text: str) -> int | str:
+    """What a user types as maxUnavailable: a whole number is an int, anything else the string
+    the CRD's int-or-string keeps (the node controller then reads it as upstream does)."""
+    text = text.strip()
+    return int(text) if text.isdigit() else text
+
+
+def preview_max_unavailable(cluster: Cluster, pool: str, text: str) -> dict:
+    """What a new maxUnavailable does to the pool's next rollout: the nodes updated at once
+    (getMaxUnavailable: intstr.GetScaledValueFromIntOrPercent rounded down, 0 read as 1; an
+    invalid value stops the node controller, with upstream's error), the rounds and their time
+    at the docs' 5 minutes a node. Nothing is written."""
+    store = Store(cluster_documents(cluster, ("MachineConfigPool", "Node")))
+    doc = store.get("MachineConfigPool", "", pool)
+    if doc is None:
+        raise UpdateError(f'machineconfigpools.machineconfiguration.openshift.io "{pool}" not found')
+    count = len(pool_nodes(store, doc))
+    value = max_unavailable_value(text)
+    try:
+        at_once = scaled_int_or_percent(value, count, False)
+    except ValueError as exc:
+        return {"pool": pool, "value": value, "nodes": count, "error": str(exc)}
+    at_once = 1 if at_once == 0 else at_once
+    rounds = -(-count // at_once) if count and at_once > 0 else 0
+    return {"pool": pool, "value": value, "nodes": count, "at_once": min(at_once, count), "rounds": rounds,
+            "minutes": rounds * NODE_UPDATE_MINUTES,
+            "command": f"oc patch mcp/{pool} --type merge -p '{{\"spec\":{{\"maxUnavailable\":{json_value(value)}}}}}'"}
+
+
+def json_value(value: int | str) -> str:
+    return str(value) if isinstance(value, int) else '"' + value.replace('"', '\\"') + '"'
+
+
+def set_max_unavailable(cluster: Cluster, pool: str, text: str) -> str:
+    """`oc patch mcp/<pool> --type merge -p '{"spec":{"maxUnavailable":...}}'`."""
+    docs = [d for d in cluster_documents(cluster, ("MachineConfigPool",)) if (d.get("metadata") or {}).get("name") == pool]
+    if not docs:
+        raise UpdateError(f'machineconfigpools.machineconfiguration.openshift.io "{pool}" not found')
+    doc = docs[0]
+    services.replace_object(cluster, {**doc, "spec": {**(doc.get("spec") or {}), "maxUnavailable": max_unavailable_value(text)}})
+    return f"machineconfigpool.machineconfiguration.openshift.io/{pool} patched"

@@ -291,9 +291,11 @@ def live_context(cluster) -> dict:
             "chart_total": total, "chart_w": CHART_W, "chart_h": CHART_H, "invalid_objects": skipped}
 
 
-def progress_context(request, cluster) -> dict:
+def progress_context(request, cluster, **extra) -> dict:
+    pools = sorted(((d.get("metadata") or {}).get("name") or "", (d.get("spec") or {}).get("maxUnavailable", 1))
+                   for d in cluster_documents(cluster, ("MachineConfigPool",)))
     return {**live_context(cluster), "can_edit": can_edit(request.user), "clock_text": board.format_clock(cluster.now),
-            "pool_actions": ("pause", "resume"), "inject_actions": list(services.INJECTIONS)}
+            "pool_actions": ("pause", "resume"), "inject_actions": list(services.INJECTIONS), "pool_settings": pools, **extra}
 
 
 def progress_fragment(cluster) -> str:
@@ -336,6 +338,25 @@ def update_ack(request, pk: int):
     else:
         messages.success(request, text)
     return redirect("update-settings", pk=cluster.pk)
+
+
+@require_POST
+def update_pool_max(request, pk: int):
+    """maxUnavailable of a pool: `preview` shows what it does (anyone may), `apply` writes it."""
+    pool, text = request.POST.get("pool", ""), request.POST.get("max_unavailable", "")
+    if request.POST.get("action") == "apply":
+        cluster = get_cluster_for_user(request, pk, write=True)
+        try:
+            messages.success(request, services.set_max_unavailable(cluster, pool, text))
+        except services.UpdateError as exc:
+            messages.error(request, str(exc))
+        return redirect("update-progress", pk=cluster.pk)
+    cluster = get_cluster_for_user(request, pk)
+    try:
+        preview = services.preview_max_unavailable(cluster, pool, text)
+    except services.UpdateError as exc:
+        preview = {"pool": pool, "error": str(exc)}
+    return render(request, "updates/progress.html", progress_context(request, cluster, pool_preview=preview))
 
 
 @require_POST

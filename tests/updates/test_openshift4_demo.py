@@ -86,3 +86,16 @@ def test_a_viewer_cannot_acknowledge(viewer_client, loaded):
     response = viewer_client.post(reverse("update-ack", args=[loaded.pk]), {"gate": "ack-4.18-kube-1.32-api-removals-in-4.19"})
     assert response.status_code == 403
     assert "data" not in ConfigMap.objects.get(cluster=loaded, namespace="openshift-config", name="admin-acks").document
+
+
+def test_max_unavailable_is_previewed_then_applied(editor_client, loaded):
+    url = reverse("update-pool-max", args=[loaded.pk])
+    page = editor_client.post(url, {"pool": "worker", "max_unavailable": "40%", "action": "preview"}).content.decode()
+    assert "updates <strong>2 of 6</strong> nodes at once" in page and "3 rounds, about 15 minutes" in page
+    assert MachineConfigPool.objects.get(cluster=loaded, name="worker").document["spec"]["maxUnavailable"] == 1  # nothing written
+    bad = editor_client.post(url, {"pool": "worker", "max_unavailable": "40 %", "action": "preview"}).content.decode()
+    assert 'invalid value for IntOrString: invalid value &quot;40 %&quot;: strconv.Atoi: parsing &quot;40 &quot;: invalid syntax' in bad
+    editor_client.post(url, {"pool": "worker", "max_unavailable": "40%", "action": "apply"})
+    assert MachineConfigPool.objects.get(cluster=loaded, name="worker").document["spec"]["maxUnavailable"] == "40%"
+    editor_client.post(url, {"pool": "infra", "max_unavailable": "2", "action": "apply"})
+    assert MachineConfigPool.objects.get(cluster=loaded, name="infra").document["spec"]["maxUnavailable"] == 2
