@@ -168,6 +168,10 @@ class StorageClass(KubeObject):
     NAMESPACED = False
 
 
+class ConfigMap(KubeObject):
+    KIND = "ConfigMap"
+
+
 class ClusterVersion(KubeObject):
     KIND = "ClusterVersion"
     API_VERSION = "config.openshift.io/v1"
@@ -225,6 +229,7 @@ KIND_MODELS: dict[str, type[KubeObject]] = {
         StatefulSet,
         DaemonSet,
         Pod,
+        ConfigMap,
         ClusterVersion,
         ClusterOperator,
         MachineConfig,

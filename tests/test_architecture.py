@@ -357,7 +357,7 @@ def test_every_list_of_kinds_is_the_kinds_tables():
             refused += [p for p in e.problems if "no matches for kind" in p]
     assert refused == []
     with pytest.raises(kube.DocumentError, match="no matches for kind"):
-        kube.check_documents([{"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "x"}}])
+        kube.check_documents([{"kind": "Secret", "apiVersion": "v1", "metadata": {"name": "x"}}])
 
 
 def _kind_names() -> tuple[set[str], set[str]]:

@@ -24,6 +24,8 @@ from scheduling.engine.openshift import alerts as AL
 from scheduling.engine.openshift import facts as F
 from updates import machine_previews as MP
 from scheduling.engine.openshift import oc_upgrade, progress
+from scheduling.engine.openshift import upgradeable as U
+from scheduling.engine.openshift.mco import pool_nodes, scaled_int_or_percent
 from scheduling.engine.openshift.cvo import current_version
 from scheduling.engine.openshift.mco import NODE_CONTROLLER
 from scheduling.engine.openshift.cvo import INJECT_DEGRADED as CVO_INJECT_DEGRADED, SLOW as CVO_SLOW
@@ -253,4 +255,85 @@ def set_pool_paused(cluster: Cluster, pool: str, paused: bool) -> str:
         raise UpdateError(f'machineconfigpools.machineconfiguration.openshift.io "{pool}" not found')
     doc = docs[0]
     services.replace_object(cluster, {**doc, "spec": {**(doc.get("spec") or {}), "paused": paused}})
+    return f"machineconfigpool.machineconfiguration.openshift.io/{pool} patched"
+
+
+def admin_gates(cluster: Cluster) -> list[dict]:
+    """The admin gates of the admin-gates ConfigMap that apply to the cluster's current minor
+    (as the CVO's check reads them), each with whether admin-acks acknowledges it."""
+    docs = {((d.get("metadata") or {}).get("namespace"), (d.get("metadata") or {}).get("name")): d
+            for d in cluster_documents(cluster, ("ConfigMap", "ClusterVersion"))}
+    cv = docs.get(("", "version")) or docs.get((None, "version"))
+    gates = docs.get((U.GATES_NAMESPACE, U.GATES_NAME))
+    acks = (docs.get((U.ACKS_NAMESPACE, U.ACKS_NAME)) or {}).get("data") or {}
+    history = ((cv or {}).get("status") or {}).get("history") or []
+    current = next((h.get("version") for h in history if h.get("state") == "Completed"), "") or current_version(cv or {})
+    out = []
+    for key, message in sorted(((gates or {}).get("data") or {}).items()):
+        if U.admin_ack_check(current, {"data": {key: message}}, {"data": {}}) is None:
+            continue  # another minor's gate (or none)
+        out.append({"key": key, "message": message, "acked": acks.get(key) == "true",
+                    "command": f"oc -n {U.ACKS_NAMESPACE} patch cm {U.ACKS_NAME} --patch "
+                               f"'{{\"data\":{{\"{key}\":\"true\"}}}}' --type=merge"})
+    return out
+
+
+def acknowledge_gate(cluster: Cluster, key: str) -> str:
+    """`oc -n openshift-config patch cm admin-acks --type=merge -p '{"data":{"<key>":"true"}}'`
+    for a gate of the admin-gates ConfigMap."""
+    if key not in {g["key"] for g in admin_gates(cluster)}:
+        raise UpdateError(f"{U.GATES_NAME} has no gate {key!r} for this version")
+    docs = [d for d in cluster_documents(cluster, ("ConfigMap",))
+            if ((d.get("metadata") or {}).get("namespace"), (d.get("metadata") or {}).get("name")) == (U.ACKS_NAMESPACE, U.ACKS_NAME)]
+    if docs:
+        doc = docs[0]
+        services.replace_object(cluster, {**doc, "data": {**(doc.get("data") or {}), key: "true"}})
+    else:
+        services.create_object(cluster, {**U.acks_config_map(cluster.now), "data": {key: "true"}})
+    return f"configmap/{U.ACKS_NAME} patched"
+
+
+NODE_UPDATE_MINUTES = 5  # the update-duration docs: "5 or more minutes" per node (drain, OS, reboot)
+
+
+def max_unavailable_value(text: str) -> int | str:
+    """What a user types as maxUnavailable: a whole number is an int, anything else the string
+    the CRD's int-or-string keeps (the node controller then reads it as upstream does)."""
+    text = text.strip()
+    return int(text) if text.isdigit() else text
+
+
+def preview_max_unavailable(cluster: Cluster, pool: str, text: str) -> dict:
+    """What a new maxUnavailable does to the pool's next rollout: the nodes updated at once
+    (getMaxUnavailable: intstr.GetScaledValueFromIntOrPercent rounded down, 0 read as 1; an
+    invalid value stops the node controller, with upstream's error), the rounds and their time
+    at the docs' 5 minutes a node. Nothing is written."""
+    store = Store(cluster_documents(cluster, ("MachineConfigPool", "Node")))
+    doc = store.get("MachineConfigPool", "", pool)
+    if doc is None:
+        raise UpdateError(f'machineconfigpools.machineconfiguration.openshift.io "{pool}" not found')
+    count = len(pool_nodes(store, doc))
+    value = max_unavailable_value(text)
+    try:
+        at_once = scaled_int_or_percent(value, count, False)
+    except ValueError as exc:
+        return {"pool": pool, "value": value, "nodes": count, "error": str(exc)}
+    at_once = 1 if at_once == 0 else at_once
+    rounds = -(-count // at_once) if count and at_once > 0 else 0
+    return {"pool": pool, "value": value, "nodes": count, "at_once": min(at_once, count), "rounds": rounds,
+            "minutes": rounds * NODE_UPDATE_MINUTES,
+            "command": f"oc patch mcp/{pool} --type merge -p '{{\"spec\":{{\"maxUnavailable\":{json_value(value)}}}}}'"}
+
+
+def json_value(value: int | str) -> str:
+    return str(value) if isinstance(value, int) else '"' + value.replace('"', '\\"') + '"'
+
+
+def set_max_unavailable(cluster: Cluster, pool: str, text: str) -> str:
+    """`oc patch mcp/<pool> --type merge -p '{"spec":{"maxUnavailable":...}}'`."""
+    docs = [d for d in cluster_documents(cluster, ("MachineConfigPool",)) if (d.get("metadata") or {}).get("name") == pool]
+    if not docs:
+        raise UpdateError(f'machineconfigpools.machineconfiguration.openshift.io "{pool}" not found')
+    doc = docs[0]
+    services.replace_object(cluster, {**doc, "spec": {**(doc.get("spec") or {}), "maxUnavailable": max_unavailable_value(text)}})
     return f"machineconfigpool.machineconfiguration.openshift.io/{pool} patched"

@@ -12,4 +12,6 @@ urlpatterns = [
     path("clusters/<int:pk>/updates/progress", views.update_progress, name="update-progress"),
     path("clusters/<int:pk>/updates/inject", views.update_inject, name="update-inject"),
     path("clusters/<int:pk>/updates/pool", views.update_pool, name="update-pool"),
+    path("clusters/<int:pk>/updates/ack", views.update_ack, name="update-ack"),
+    path("clusters/<int:pk>/updates/pool-max", views.update_pool_max, name="update-pool-max"),
 ]

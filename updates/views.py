@@ -143,6 +143,7 @@ def settings_context(request, cluster, **extra) -> dict:
         "alert_names": sorted((set(AL.PRESETS) | set(oc_recommend.KNOWN_ALERTS)) - set(AL.DERIVED)),
         "severities": AL.SEVERITIES,
         "recommend_text": _recommend_text(store, cluster) if cv else "",
+        "admin_gates": services.admin_gates(cluster) if cv else [],
         "invalid_objects": skipped,
         **extra,
     }
@@ -290,9 +291,11 @@ def live_context(cluster) -> dict:
             "chart_total": total, "chart_w": CHART_W, "chart_h": CHART_H, "invalid_objects": skipped}
 
 
-def progress_context(request, cluster) -> dict:
+def progress_context(request, cluster, **extra) -> dict:
+    pools = sorted(((d.get("metadata") or {}).get("name") or "", (d.get("spec") or {}).get("maxUnavailable", 1))
+                   for d in cluster_documents(cluster, ("MachineConfigPool",)))
     return {**live_context(cluster), "can_edit": can_edit(request.user), "clock_text": board.format_clock(cluster.now),
-            "pool_actions": ("pause", "resume"), "inject_actions": list(services.INJECTIONS)}
+            "pool_actions": ("pause", "resume"), "inject_actions": list(services.INJECTIONS), "pool_settings": pools, **extra}
 
 
 def progress_fragment(cluster) -> str:
@@ -322,6 +325,38 @@ def update_inject(request, pk: int):
     else:
         messages.success(request, text)
     return redirect("update-progress", pk=cluster.pk)
+
+
+@require_POST
+def update_ack(request, pk: int):
+    """Acknowledge an admin gate (the admin-acks ConfigMap), as the page's command says."""
+    cluster = get_cluster_for_user(request, pk, write=True)
+    try:
+        text = services.acknowledge_gate(cluster, request.POST.get("gate", ""))
+    except services.UpdateError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, text)
+    return redirect("update-settings", pk=cluster.pk)
+
+
+@require_POST
+def update_pool_max(request, pk: int):
+    """maxUnavailable of a pool: `preview` shows what it does (anyone may), `apply` writes it."""
+    pool, text = request.POST.get("pool", ""), request.POST.get("max_unavailable", "")
+    if request.POST.get("action") == "apply":
+        cluster = get_cluster_for_user(request, pk, write=True)
+        try:
+            messages.success(request, services.set_max_unavailable(cluster, pool, text))
+        except services.UpdateError as exc:
+            messages.error(request, str(exc))
+        return redirect("update-progress", pk=cluster.pk)
+    cluster = get_cluster_for_user(request, pk)
+    try:
+        preview = services.preview_max_unavailable(cluster, pool, text)
+    except services.UpdateError as exc:
+        preview = {"pool": pool, "error": str(exc)}
+    return render(request, "updates/progress.html", progress_context(request, cluster, pool_preview=preview))
 
 
 @require_POST

@@ -627,8 +627,9 @@ def _resume(store: Store, pending: Mapping[str, Any], now: float) -> OcResult:
 
 def run_on_snapshot(store: Store, argv: Sequence[str], emit: Emit, *, now: float,
                     files: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> OcResult:
-    """Run one command against snapshot objects: print, change nothing on disk."""
-    result = commands.run(store, argv, now, files=files)
+    """Run one command against snapshot objects: print, change nothing on disk. The commands
+    are told (files["snapshot"]) that no cluster stands behind the objects (no alerts to ask)."""
+    result = commands.run(store, argv, now, files={**(files or {}), "snapshot": []})
     _emit_result(result, emit)
     if result.pending is not None and result.pending.get("watch") == "get":
         return result  # nothing changes in a snapshot: the watch has nothing more to print

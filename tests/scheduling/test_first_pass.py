@@ -27,7 +27,7 @@ spec:
 
 
 @pytest.mark.parametrize("command", [
-    ["load_demo"],
+    ["load_demo", "--only", "demo"],
     ["import_cluster", "imported", "{path}"],
 ])
 def test_an_import_by_a_command_places_the_pods_before_it_returns(command, tmp_path):

@@ -1,5 +1,6 @@
 """The small clusters the update tests start from, as YAML: a ClusterVersion at 4.13.19 on
-stable-4.14, nodes by role, and (for the drain tests) a ReplicaSet of two pods behind a
+stable-4.14 whose administrator has acknowledged the 4.13 admin gate (the admin-acks
+ConfigMap), nodes by role, and (for the drain tests) a ReplicaSet of two pods behind a
 PodDisruptionBudget that allows none to go."""
 
 from __future__ import annotations
@@ -13,6 +14,11 @@ kind: ClusterVersion
 metadata: {name: version}
 spec: {channel: stable-4.14, clusterID: 5a4c3e2f-0000-4000-8000-000000000001}
 status: {desired: {version: 4.13.19}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: admin-acks, namespace: openshift-config}
+data: {ack-4.13-kube-1.27-api-removals-in-4.14: "true"}
 """
 
 WEB_BEHIND_A_PDB = """---

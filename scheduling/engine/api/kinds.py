@@ -103,6 +103,8 @@ TABLE: tuple[Kind, ...] = (
        "scheduling.engine.api.validation.storage:validate_storage_class"),
     _k("PriorityClass", ("scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha1", "scheduling.k8s.io/v1"), "priorityclasses", ("pc",), False,
        _PRINTERS + "priority_classes", "scheduling.engine.api.validation.scheduling:validate_priority_class"),
+    # ConfigMap: read by the Cluster Version Operator (the admin-gates and admin-acks ConfigMaps)
+    _k("ConfigMap", ("v1",), "configmaps", ("cm",), True, _OPENSHIFT_PRINTERS + "config_maps"),
     # OpenShift kinds (custom resources): their CRDs' printer columns, printed by the update
     # and machine printers (a value the column's JSONPath does not find prints empty).
     _k("ClusterVersion", ("config.openshift.io/v1",), "clusterversions", (), False,

@@ -35,6 +35,7 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("label",): "scheduling.engine.oc.label:label",
     ("annotate",): "scheduling.engine.oc.label:annotate",
     ("scale",): "scheduling.engine.oc.scale:run",
+    ("patch",): "scheduling.engine.oc.patch:run",
     ("delete",): "scheduling.engine.oc.delete:run",
     ("create",): "scheduling.engine.oc.create:create",
     ("apply",): "scheduling.engine.oc.create:apply",
@@ -76,7 +77,7 @@ COMMANDS: dict[tuple[str, ...], str] = {
 KUBECTL_NAMES = {"taint": ("adm", "taint"), "cordon": ("adm", "cordon"), "uncordon": ("adm", "uncordon"), "drain": ("adm", "drain")}
 # Commands that change the cluster (the console and --as check the user may edit before
 # running them); READ_ONLY ones never do. Other `adm` commands count as writes unless listed.
-MUTATING = frozenset({("label",), ("annotate",), ("scale",), ("delete",), ("create",), ("apply",), ("replace",), ("adm", "taint"),
+MUTATING = frozenset({("label",), ("annotate",), ("scale",), ("patch",), ("delete",), ("create",), ("apply",), ("replace",), ("adm", "taint"),
                       ("adm", "cordon"), ("adm", "uncordon"), ("adm", "drain"), ("adm", "upgrade"), ("adm", "upgrade", "channel"),
                       ("adm", "upgrade", "rollback"), ("create", "namespace"), ("create", "ns"), ("create", "deployment"),
                       ("create", "deploy"), ("create", "priorityclass"), ("create", "pc"), ("rollout", "restart"), ("rollout", "pause"), ("rollout", "resume"),
@@ -185,6 +186,7 @@ OC_HELP_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("Advanced Commands:", (
         ("adm", "Tools for managing a cluster"),
         ("replace", "Replace a resource by file name or stdin"),
+        ("patch", "Update fields of a resource"),
     )),
     ("Settings Commands:", (
         ("config", "Modify kubeconfig files"),

@@ -15,7 +15,7 @@ from scheduling.engine.store import Store
 
 from scheduling.engine.api.kinds import resolve
 
-from . import namespaces
+from . import describe_generic, namespaces
 from .core import SELECTOR, OcError, OcResult, meta, not_found, parse_flags, resource_or_error
 from .output import age, go_tabwriter, human_duration, rfc1123z, seconds
 from .printers import node_roles
@@ -23,7 +23,8 @@ from .selectors import parse_selector
 from .session import SESSION
 
 FLAGS = (SELECTOR, )
-DESCRIBABLE = ("Node", "Pod")
+# Node and Pod have kubectl's own describers; the OpenShift kinds and ConfigMaps its generic one
+DESCRIBABLE = ("Node", "Pod") + describe_generic.GENERIC_KINDS
 # kubectl's IsStandardContainerResourceName (hugepages-* apart) and pods: not "extended"
 STANDARD_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
 
@@ -436,8 +437,11 @@ def run(store: Store, args: Sequence[str], now: float = 0.0, *, files=None) -> O
                 continue
             docs = [doc]
         for doc in docs:
-            describer = {"Pod": describe_pod, "Node": describe_node}.get(r.kind) or resolve(DESCRIBERS[r.kind])
-            out.append(describer(store, doc, now))
+            if r.kind in describe_generic.GENERIC_KINDS:
+                out.append(describe_generic.describe(store, doc, now, _W(), _map_lines, _events))
+            else:
+                describer = {"Pod": describe_pod, "Node": describe_node}.get(r.kind) or resolve(DESCRIBERS[r.kind])
+                out.append(describer(store, doc, now))
     # several objects: separated by a blank line, as kubectl separates them
     result = OcResult("\n\n".join(o.rstrip("\n") for o in out) + "\n" if out else "")
     if errors:

@@ -40,6 +40,7 @@ from . import conditions as C
 from . import facts as F
 from . import graph as G
 from . import promql
+from . import upgradeable as U
 from .payload import CVO_COMPONENT, MCO_OPERATOR, Payload, payload, version_of_image
 from .versions import Version, VersionError, is_version, semver_error
 from .versions import parse as parse_version
@@ -142,6 +143,50 @@ def _create_missing_operators(running, operators: dict, current: str, now: float
             operators[op] = doc
 
 
+def _kubelets(store) -> tuple:
+    """The nodes' kubelet versions (what the kube-apiserver operator's skew check reads)."""
+    return tuple((name_of(n), ((n.get("status") or {}).get("nodeInfo") or {}).get("kubeletVersion")) for n in store.list("Node"))
+
+
+def _sync_admin_config_maps(store, version: str, now: float, result: A.Result) -> tuple[dict | None, dict | None]:
+    """The CVO's own manifests of runlevel 00 for the release it applies: the admin-gates
+    ConfigMap (replaced with the release's gates) and the admin-acks ConfigMap (created once:
+    create-only). Returns them as the checks read them."""
+    gates = store.get("ConfigMap", U.GATES_NAMESPACE, U.GATES_NAME)
+    want = U.gates_of(version)
+    if gates is None or (gates.get("data") or {}) != want:
+        doc = U.gates_config_map(version, time_value(now))
+        if gates is not None:
+            doc["metadata"] = {**(gates.get("metadata") or {}), **{k: v for k, v in doc["metadata"].items() if k != "creationTimestamp"}}
+        result.actions.append(A.CreateObject(doc) if gates is None else A.ReplaceObject(doc))
+        gates = doc
+    acks = store.get("ConfigMap", U.ACKS_NAMESPACE, U.ACKS_NAME)
+    if acks is None:
+        acks = U.acks_config_map(time_value(now))
+        result.actions.append(A.CreateObject(acks))
+    return gates, acks
+
+
+def _sync_operators_upgradeable(store, operators: dict, current: str, now: float, result: A.Result) -> None:
+    """The operators' own Upgradeable conditions the simulation keeps: kube-apiserver's
+    kubelet version skew (at the version it reports) and machine-config's degraded pools."""
+    wanted = {}
+    kas = operators.get("kube-apiserver")
+    if kas is not None:
+        found = U.kube_apiserver_upgradeable(operator_version(kas) or current, store.list("Node"))
+        if found is not None:
+            wanted["kube-apiserver"] = found
+    if operators.get(MCO_OPERATOR) is not None:
+        wanted[MCO_OPERATOR] = U.machine_config_upgradeable(store.list("MachineConfigPool"))
+    for name, (status, reason, message) in wanted.items():
+        co = operators[name]
+        conds = (co.get("status") or {}).get("conditions") or []
+        new = C.set_condition(conds, "Upgradeable", status, reason, message, now)
+        if new != conds:
+            result.actions.append(A.PatchStatus("ClusterOperator", "", name, {"conditions": new}))
+            operators[name] = {**co, "status": {**(co.get("status") or {}), "conditions": new}}
+
+
 def _retrieved_updates(conds: list[dict], channel: str, at: str, now: float) -> list[dict]:
     """The RetrievedUpdates condition: no channel, a channel that does not hold the version,
     or as expected."""
@@ -176,24 +221,27 @@ class ClusterVersionOperator:
     # what it reads: the ClusterVersion, the ClusterOperators, the master pool (and the
     # MachineConfigs, which change with a pool); Nodes only for the risks' series, evaluated
     # when the check key changes or every RISK_INTERVAL, never because a Node changed
-    watches = frozenset({"ClusterVersion", "ClusterOperator", "MachineConfigPool"})
+    # ConfigMaps: the admin-gates and admin-acks the Upgradeable check reads
+    watches = frozenset({"ClusterVersion", "ClusterOperator", "MachineConfigPool", "ConfigMap"})
 
     def __init__(self) -> None:
         self._series: dict = {}  # the pods' series of the last evaluation (facts.cluster_series)
         # after a run that changed nothing: (its state, its next_due); a run woken before that
         # time by pools it does not read (only the master pool) would change nothing again
-        self._quiet: tuple[Mapping[str, Any], float | None] | None = None
+        self._quiet: tuple[Mapping[str, Any], float | None, tuple] | None = None
+        self._admin_check: dict | None = None  # the admin-ack check of this run (upgradeable.admin_ack_check)
 
     def reconcile(self, ctx: Context) -> A.Result:
         quiet = self._quiet
         if (quiet is not None and ctx.changed and (quiet[1] is None or ctx.now + 1e-9 < quiet[1])
-                and all(r[0] == "MachineConfigPool" and r[2] != "master" for r in ctx.changed) and ctx.state == quiet[0]):
+                and all(r[0] == "MachineConfigPool" and r[2] != "master" for r in ctx.changed) and ctx.state == quiet[0]
+                and _kubelets(ctx.store) == quiet[2]):
             result = A.Result()
             if quiet[1] is not None:
                 result.due(quiet[1])
             return result
         result = self._reconcile(ctx)
-        self._quiet = None if result.actions else (dict(ctx.state), result.next_due)
+        self._quiet = None if result.actions else (dict(ctx.state), result.next_due, _kubelets(ctx.store))
         return result
 
     def _available_updates(self, ctx: Context, status: Mapping[str, Any], channel: str, at: str,
@@ -262,6 +310,9 @@ class ClusterVersionOperator:
         running = payload(current)
         if not state:  # operators of the release that are missing (a cluster given as nodes only)
             _create_missing_operators(running, operators, current, now, result)
+        gates, acks = _sync_admin_config_maps(store, (status.get("desired") or {}).get("version") or current, now, result)
+        _sync_operators_upgradeable(store, operators, current, now, result)
+        self._admin_check = U.admin_ack_check(_history_version(history), gates, acks)
 
         state, conds = self._take_desired_update(ctx, spec.get("desiredUpdate") or {}, current, state, conds, result)
 
@@ -332,24 +383,10 @@ class ClusterVersionOperator:
             conds[:] = C.set_condition(conds, "ReleaseAccepted", "True", "PayloadLoaded",
                                        f'Payload loaded version="{current}" image="{G.pull_spec(current)}" architecture="amd64"', now)
 
-    @staticmethod
-    def _upgradeable(conds: list, operators: Mapping[str, Any], now: float) -> None:
-        blocking = []
-        for name in sorted(operators):
-            c = C.find((operators[name].get("status") or {}).get("conditions"), "Upgradeable")
-            if c is not None and c.get("status") == "False":
-                blocking.append((name, c))
-        if not blocking:
-            conds[:] = C.remove(conds, "Upgradeable")
-            return
-        if len(blocking) == 1:
-            name, c = blocking[0]
-            conds[:] = C.set_condition(conds, "Upgradeable", "False", c.get("reason") or "",
-                                       f"Cluster operator {name} should not be upgraded between minor versions: {c.get('message') or ''}", now)
-        else:
-            lines = "\n".join(f"* Cluster operator {n} should not be upgraded between minor versions: {c.get('message') or ''}" for n, c in blocking)
-            conds[:] = C.set_condition(conds, "Upgradeable", "False", "ClusterOperatorsNotUpgradeable",
-                                       f"Multiple cluster operators should not be upgraded between minor versions:\n{lines}", now)
+    def _upgradeable(self, conds: list, operators: Mapping[str, Any], now: float) -> None:
+        """Upgradeable from the CVO's checks (engine.openshift.upgradeable): the admin acks of
+        this run, then the ClusterOperators."""
+        conds[:] = U.set_upgradeable(conds, [self._admin_check, U.operators_check(operators)], now)
 
     def _operator_seconds(self, ctx: Context, version: str, op: str, co: Mapping[str, Any] | None) -> float:
         base = OPERATOR_SECONDS.get(op, DEFAULT_OPERATOR_SECONDS)

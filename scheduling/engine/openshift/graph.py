@@ -3,7 +3,8 @@
 Edges (the data has none; see scheduling/engine/openshift/data/README.md): we implement the approximation the
 data README describes — `a -> b` in channel C iff both are listed in C, b > a, and either
 same minor with z_min(b.minor) <= a, or next minor with minor_min(b.minor) <= a <=
-minor_max(b.minor) and a not in minor_block_list; and a was first listed no later than b
+minor_max(b.minor) and a not in minor_block_list (the next minor in the data's order: 4.22 is
+followed by 5.0); and a was first listed no later than b
 (a release image cannot name a predecessor that did not exist yet). Unconditional
 blocked edges whose `from` regex finds `a+amd64` drop the edge; conditional edges attach
 their risk. Risks are evaluated as the CVO does (pkg/cvo/availableupdates.go): matching
@@ -86,14 +87,20 @@ def _first_listed(version: str) -> str:
     return GRAPH["first_listed"].get(version) or "9999-99-99"
 
 
+def next_minor(line: str) -> str | None:
+    """The minor that follows `line` in the data's order (4.y -> 4.(y+1), and 4.22 -> 5.0)."""
+    order = GRAPH["minors"]
+    return order[order.index(line) + 1] if line in order and order.index(line) + 1 < len(order) else None
+
+
 def _edge_allowed(a: Version, b: Version) -> bool:
     bs = GRAPH["build_suggestions"].get(b.minor_line)
-    if bs is None or not b > a or b.major != a.major:
+    if bs is None or not b > a:
         return False
-    if b.minor == a.minor:
+    if b.minor_line == a.minor_line:
         if Version(bs["z_min"]) > a or a.text in bs.get("z_block_list", ()):
             return False
-    elif b.minor == a.minor + 1:
+    elif b.minor_line == next_minor(a.minor_line):
         if not (Version(bs["minor_min"]) <= a <= Version(bs["minor_max"])) or a.text in bs.get("minor_block_list", ()):
             return False
     else:

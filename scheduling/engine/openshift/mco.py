@@ -58,6 +58,7 @@ from scheduling.engine.store import (
 
 from . import conditions as C
 from .cvo import current_version, os_image
+from .kubelet import kubelet_version
 
 NODE_CONTROLLER = "mco-node-controller"
 DAEMON = "mco-daemon"
@@ -77,6 +78,7 @@ DESIRED = "machineconfiguration.openshift.io/desiredConfig"
 STATE = "machineconfiguration.openshift.io/state"
 REASON = "machineconfiguration.openshift.io/reason"
 DESIRED_DRAIN = "machineconfiguration.openshift.io/desiredDrain"
+DESIRED_IMAGE = "machineconfiguration.openshift.io/desiredImage"
 LAST_DRAIN = "machineconfiguration.openshift.io/lastAppliedDrain"
 ROLE_LABEL = "machineconfiguration.openshift.io/role"
 GENERATED_BY = "machineconfiguration.openshift.io/generated-by-controller-version"
@@ -136,23 +138,56 @@ def _selector(doc_selector: Any) -> LabelSelector | None:
     return LabelSelector.from_doc(doc_selector) if doc_selector is not None else None
 
 
+OS_LABEL = "kubernetes.io/os"
+
+
+def pools_for_node(name: str, labels: Mapping[str, str], selectors: Iterable[tuple[str, LabelSelector | None]]) -> list[str]:
+    """The pools a node belongs to, primary first, as pkg/helpers GetPoolsForNode decides: a
+    Windows node (kubernetes.io/os=windows) and a node no pool selects are in none (a pool
+    with an empty selector matches nothing); one custom pool wins over worker (the node is
+    in [custom, worker]), but master wins over a custom pool ([master, worker] when worker
+    matches too); master and worker: master. More than one custom pool is an error
+    (ValueError with upstream's message): the node is in no pool."""
+    if labels.get(OS_LABEL) == "windows":
+        return []
+    master = worker = None
+    custom: list[str] = []
+    for pool, sel in selectors:
+        if sel is None or sel.is_empty or not sel.matches(labels):
+            continue
+        if pool == "master":
+            master = pool
+        elif pool == "worker":
+            worker = pool
+        else:
+            custom.append(pool)
+    if len(custom) > 1:
+        raise ValueError(f"node {name} belongs to {len(custom)} custom roles, cannot proceed with this Node")
+    if custom:
+        return [master or custom[0]] + ([worker] if worker else [])
+    if master:
+        return [master]
+    return [worker] if worker else []
+
+
+def primary_pool(name: str, labels: Mapping[str, str], selectors: Iterable[tuple[str, LabelSelector | None]]) -> str | None:
+    """GetPrimaryPoolForNode: the first of pools_for_node; None when there is none or the
+    node's pools are an error (getNodesForPool then skips the node: "can't get pool for node")."""
+    try:
+        pools = pools_for_node(name, labels, selectors)
+    except ValueError:
+        return None
+    return pools[0] if pools else None
+
+
 def pool_nodes(store, pool: Mapping[str, Any]) -> list[dict]:
-    """The pool's nodes; a node matching a custom pool and worker belongs to the custom pool,
-    as the MCO's GetPoolsForNode resolves it."""
+    """The pool's nodes: the nodes whose primary pool it is (getNodesForPool)."""
     sel = _selector((pool.get("spec") or {}).get("nodeSelector"))
     if sel is None or sel.is_empty:
         return []
-    pools = store.list("MachineConfigPool")
-    out = []
-    for node in store.list("Node"):
-        if not sel.matches(labels_of(node)):
-            continue
-        if name_of(pool) == "worker":
-            if any(name_of(p) not in ("worker", "master") and (s := _selector((p.get("spec") or {}).get("nodeSelector")))
-                   and not s.is_empty and s.matches(labels_of(node)) for p in pools):
-                continue
-        out.append(node)
-    return out
+    selectors = [(name_of(p), _selector((p.get("spec") or {}).get("nodeSelector"))) for p in store.list("MachineConfigPool")]
+    return [node for node in store.list("Node")
+            if sel.matches(labels_of(node)) and primary_pool(name_of(node), labels_of(node), selectors) == name_of(pool)]
 
 
 def pool_configs(store, pool: Mapping[str, Any]) -> list[dict]:
@@ -198,21 +233,40 @@ def is_node_unavailable(node: Mapping[str, Any]) -> bool:
         annotations_of(node).get(CURRENT) != annotations_of(node).get(DESIRED) and not is_node_failing(node))
 
 
+def scaled_int_or_percent(value: Any, total: int, round_up: bool) -> int:
+    """k8s.io/apimachinery intstr.GetScaledValueFromIntOrPercent: an int as it is; a string
+    must be a percentage ("40%": Atoi of what precedes the "%", so "40 %" and "60" are errors),
+    scaled by `total` and rounded up or down. Raises ValueError with upstream's message."""
+    if isinstance(value, bool) or value is None:
+        raise ValueError("invalid value for IntOrString: invalid type: neither int nor percentage")
+    if isinstance(value, int):
+        return value
+    if not isinstance(value, str):
+        raise ValueError("invalid value for IntOrString: invalid type: neither int nor percentage")
+    if not value.endswith("%"):
+        raise ValueError(f"invalid value for IntOrString: invalid type: string is not a percentage")
+    digits = value[:-1]
+    if not digits or not (digits.isascii() and (digits.isdigit() or (digits[0] in "+-" and digits[1:].isdigit()))):
+        raise ValueError(f'invalid value for IntOrString: invalid value "{value}": strconv.Atoi: parsing "{digits}": invalid syntax')
+    percent = int(digits)
+    scaled = percent * total / 100
+    return math.ceil(scaled) if round_up else math.floor(scaled)
+
+
 def max_unavailable(pool: Mapping[str, Any], count: int) -> int:
-    """maxUnavailable (GetScaledValueFromIntOrPercent), at least 1; 0 when the value is not an
-    integer or a percentage (the CRD takes any int-or-string): upstream the node controller's
-    sync then fails before it targets any node, and only the pool's status is kept up."""
+    """maxUnavailable as the node controller's getMaxUnavailable reads it: unset is 1, else
+    intstr.GetScaledValueFromIntOrPercent rounded down (a string must be a percentage: "60" or
+    "40 %" are errors), and 0 becomes 1; 0 when the value is an error (the CRD takes any
+    int-or-string): upstream the node controller's sync then fails before it targets any node,
+    and only the pool's status is kept up."""
     value = (pool.get("spec") or {}).get("maxUnavailable")
+    if value is None:
+        return 1
     try:
-        if value is None:
-            n = 1
-        elif isinstance(value, str) and value.endswith("%"):
-            n = math.floor(int(value[:-1]) * count / 100)
-        else:
-            n = int(value)
-    except (TypeError, ValueError):
+        n = scaled_int_or_percent(value, count, False)
+    except ValueError:
         return 0
-    return n if n > 0 else 1
+    return n if n != 0 else 1
 
 
 def _creation(node: Mapping[str, Any]) -> float:
@@ -335,7 +389,9 @@ class _PoolCounts:
         self.target = target
         self.facts: dict[str, _NodeFacts] = {}
         self.updated = self.ready = self.unavailable = self.failing_targets = 0
-        self.candidates: set[str] = set()  # not targeting the pool's config, with a current one
+        # not targeting the pool's config, with a current one, and ready (getAllCandidateMachines
+        # skips a node that is not: it already counts as unavailable, never twice)
+        self.candidates: set[str] = set()
         self.degraded: set[str] = set()
 
     def set(self, name: str, facts: _NodeFacts | None) -> None:
@@ -351,7 +407,7 @@ class _PoolCounts:
         self.ready += delta * (f.updated and f.ready)
         self.unavailable += delta * f.unavailable
         self.failing_targets += delta * (f.targeting and f.failing)
-        for group, member in ((self.candidates, not f.targeting and f.has_current), (self.degraded, f.failing)):
+        for group, member in ((self.candidates, not f.targeting and f.has_current and f.ready), (self.degraded, f.failing)):
             if member and delta > 0:
                 group.add(name)
             elif member:
@@ -379,8 +435,6 @@ class _Membership:
             self.roles, self.pools_of, self.members, self.role_count = {}, {}, {}, {}
             changed = None
         selectors = [(name, _selector(raw)) for name, raw in key]
-        selectors = [(name, sel) for name, sel in selectors if sel is not None and not sel.is_empty]
-        custom = [sel for name, sel in selectors if name not in ("worker", "master")]
         names = [name_of(n) for n in store.list("Node")] if changed is None else changed
         for name in names:
             for role in self.roles.pop(name, ()):
@@ -393,9 +447,8 @@ class _Membership:
             self.roles[name] = node_roles(node)
             for role in self.roles[name]:
                 self.role_count[role] = self.role_count.get(role, 0) + 1
-            labels = labels_of(node)
-            pools_of = tuple(pool for pool, sel in selectors if sel.matches(labels)
-                             and not (pool == "worker" and any(c.matches(labels) for c in custom)))
+            primary = primary_pool(name, labels_of(node), selectors)
+            pools_of = (primary,) if primary else ()
             self.pools_of[name] = pools_of
             for pool in pools_of:
                 self.members.setdefault(pool, {})[name] = None
@@ -650,6 +703,9 @@ def _set_new_targets(store, now: float, pool: Mapping[str, Any], size: int, coun
         candidates = store.in_order("Node", (("", n) for n in counts.candidates))
     for node in candidates:
         result.actions.append(A.SetAnnotation("Node", "", name_of(node), DESIRED, target))
+        if DESIRED_IMAGE in annotations_of(node):
+            # SetDesiredStateFromPool of a pool that is not layered: no desired image
+            result.actions.append(A.SetAnnotation("Node", "", name_of(node), DESIRED_IMAGE, None))
         result.actions.append(A.AddTaint(name_of(node), {"key": TAINT_KEY, "effect": "PreferNoSchedule"}))
     msg = (f"Targeted node {name_of(candidates[0])} to MachineConfig: {target}" if len(candidates) == 1
            else f"Set target for {len(candidates)} nodes to MachineConfig: {target}")
@@ -666,6 +722,16 @@ def _start_update(now: float, nname: str, desired: str, result: A.Result) -> dic
     result.actions.append(A.RecordEvent(now, "Normal", "Cordon", "Node", EVENT_NAMESPACE, nname, "Cordoned node to apply update", MCD_SOURCE))
     result.actions.append(A.RecordEvent(now, "Normal", "Drain", "Node", EVENT_NAMESPACE, nname, "Draining node to update config.", MCD_SOURCE))
     return {"config": desired, "phase": "Draining", "since": now}
+
+
+def _report_kubelet(store, node: Mapping[str, Any], config: str, result: A.Result) -> None:
+    """The kubelet of the release a rendered config carries (its release-image-version)
+    reports its version in status.nodeInfo.kubeletVersion (the other nodeInfo fields kept)."""
+    release = annotations_of(store.get("MachineConfig", "", config) or {}).get(RELEASE_VERSION) or ""
+    version = kubelet_version(release)
+    info = dict((node.get("status") or {}).get("nodeInfo") or {})
+    if version and info.get("kubeletVersion") != version:
+        result.actions.append(A.PatchStatus("Node", "", name_of(node), {"nodeInfo": {**info, "kubeletVersion": version}}))
 
 
 def _complete_update(now: float, nname: str, desired: str, result: A.Result) -> None:
@@ -761,9 +827,12 @@ class MCODaemon:
         if not desired:
             return
         if not current:
-            # first boot: the node came up with this config
+            # first boot: the node came up with this config (and its kubelet, when the node
+            # does not say which)
             result.actions.append(A.SetAnnotation("Node", "", nname, CURRENT, desired))
             result.actions.append(A.SetAnnotation("Node", "", nname, STATE, STATE_DONE))
+            if not ((node.get("status") or {}).get("nodeInfo") or {}).get("kubeletVersion"):
+                _report_kubelet(ctx.store, node, desired, result)
             return
         st = dict(states.get(nname) or {})
         if desired == current and not st:
@@ -792,8 +861,10 @@ class MCODaemon:
                 result.due(st["until"])
                 states[nname] = st
                 return
-            # back from the reboot: completeUpdate asks the drain controller to uncordon
+            # back from the reboot: completeUpdate asks the drain controller to uncordon; the
+            # kubelet of the new release reports its version
             result.actions.append(A.SetAnnotation("Node", "", nname, HEARTBEAT_STOPPED_ANNOTATION, None))
+            _report_kubelet(ctx.store, node, desired, result)
             result.actions.append(A.SetAnnotation("Node", "", nname, DESIRED_DRAIN, f"uncordon-{desired}"))
             st.update(phase="Uncordoning", since=now, until=now + UNCORDON_POLL)
             phase = "Uncordoning"

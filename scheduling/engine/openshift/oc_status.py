@@ -10,6 +10,7 @@ facts handed as files["cluster-facts"], and the ones derived from the objects)."
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -36,6 +37,7 @@ HISTORY_DOC = ("https://docs.openshift.com/container-platform/latest/updating/tr
 
 LEVELS = ("Info", "Warning", "Error", "Critical")
 ALERTS_FILE, FACTS_FILE = "--alerts", "cluster-facts"
+SNAPSHOT = "snapshot"  # the "file" run_on_snapshot hands the commands: objects given as files, no cluster behind them
 # alerts.go allowedAlerts: shown even when they fired before the update started
 ALLOWED_ALERTS = ("PodDisruptionBudgetLimit", "PodDisruptionBudgetAtLimit")
 PHASES = ("Draining", "Updating", "Rebooting", "Paused", "Pending", "Updated")
@@ -53,18 +55,58 @@ def go_round(s: float, unit: float) -> float:
     return math.copysign(math.floor(abs(s) / unit + 0.5) * unit, s)
 
 
+def go_duration_ns(ns: int) -> str:
+    """time.Duration(ns).String(), exactly: 368.975µs, 1.5ms, 2m0.000368975s, 1h0m0s."""
+    if ns == 0:
+        return "0s"
+    sign, u = ("-", -ns) if ns < 0 else ("", ns)
+
+    def frac(value: int, prec: int) -> tuple[int, str]:
+        digits = str(value % 10 ** prec).rjust(prec, "0").rstrip("0") if prec else ""
+        return value // 10 ** prec, ("." + digits if digits else "")
+
+    if u < 1_000_000_000:
+        unit, prec = ("ns", 0) if u < 1_000 else ("\u00b5s", 3) if u < 1_000_000 else ("ms", 6)
+        whole, fraction = frac(u, prec)
+        return f"{sign}{whole}{fraction}{unit}"
+    secs, fraction = frac(u, 9)
+    text = f"{secs % 60}{fraction}s"
+    minutes = secs // 60
+    if minutes:
+        text = f"{minutes % 60}m" + text
+        if minutes // 60:
+            text = f"{minutes // 60}h" + text
+    return sign + text
+
+
+def _parse_go_duration(text: str) -> int | None:
+    """time.ParseDuration for what shortDuration hands it (digits and h/m/s units)."""
+    parts = re.findall(r"(\d+)(h|m|s)", text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        return None
+    return sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in parts) * 1_000_000_000
+
+
 def short_duration(s: float) -> str:
-    orig = go_duration(s)
+    """shortDuration (health.go), its checks in upstream's order: a whole-hour or -minute
+    duration loses its zero parts, one with a fraction is cut at the dot ("368.975µs" becomes
+    368s, printed 6m8s, as upstream prints an operator that changed an instant ago)."""
+    return _short(int(round(s * 1_000_000_000)))
+
+
+def _short(ns: int) -> str:
+    orig = go_duration_ns(ns)
     if orig in ("0h0m0s", "0s"):
         return "now"
-    if "." in orig or orig.endswith("ms"):
-        return short_duration(math.trunc(s))
     if orig.endswith("h0m0s"):
         return orig[:-4]
     if orig.endswith("m0s"):
         return orig[:-2]
     if orig.endswith("h0m"):
         return orig[:-2]
+    if "." in orig:
+        again = _parse_go_duration(orig[:orig.index(".")] + "s")
+        return orig if again is None else _short(again)
     return orig
 
 
@@ -160,12 +202,15 @@ class ControlPlane:
     previous: str = "unknown"
     target_install: bool = False
     previous_partial: bool = False
+    multi_arch: bool = False
 
     def version_text(self) -> str:
         if self.target_install:
             return f"{self.target} (a new install)"
         if self.previous_partial:
             return f"{self.target} (from incomplete {self.previous})"
+        if self.multi_arch:
+            return f"{self.target} to Multi-Architecture"
         return f"{self.target} (from {self.previous})"
 
     def health(self) -> str:
@@ -291,6 +336,7 @@ def assess_control_plane(cv: Mapping[str, Any], operators: Sequence[Mapping[str,
     elif len(history) > 1:
         d.previous = history[1].get("version") or "unknown"
         d.previous_partial = history[1].get("state") == "Partial"
+        d.multi_arch = multi_arch_migration(history)
         if not completed and d.previous_partial:
             last_complete = next((h.get("version") for h in history[2:] if h.get("state") == "Completed"), "unknown")
             insights.append(Insight(_t(history[0].get("startedTime")), 1, "None",
@@ -309,7 +355,16 @@ def assess_control_plane(cv: Mapping[str, Any], operators: Sequence[Mapping[str,
     return d, insights
 
 
-def _vague_under(actual: float, estimated: float) -> str:
+def multi_arch_migration(history: Sequence[Mapping[str, Any]]) -> bool:
+    """multiArchMigration: the same version again with another image (a migration to the
+    multi-architecture payload)."""
+    return (len(history) > 1 and history[0].get("version") == history[1].get("version")
+            and history[0].get("image") != history[1].get("image"))
+
+
+def _vague_under(actual: float, estimated: float, multi_arch: bool = False) -> str:
+    if multi_arch:
+        return "N/A for Multi-Architecture Migration"
     if actual < -600:
         return f"N/A; estimate duration was {short_duration(estimated)}"
     if actual < 600:
@@ -325,7 +380,7 @@ def write_control_plane(d: ControlPlane, detailed: bool, now: float) -> str:
     if d.updating:
         out.append(f"Updating:        {', '.join(n for n, _ in d.updating)}\n")
     out.append(f"Completion:      {d.completion:.0f}% ({d.updated} operators updated, {len(d.updating)} updating, {d.waiting} waiting)\n")
-    est = f" (Est. Time Remaining: {_vague_under(d.est_to_complete, d.est_duration)})" if d.est_to_complete else ""
+    est = f" (Est. Time Remaining: {_vague_under(d.est_to_complete, d.est_duration, d.multi_arch)})" if d.est_to_complete else ""
     out.append(f"Duration:        {short_duration(d.duration)}{est}\n")
     out.append(f"Operator Health: {d.health()}\n")
     if detailed and d.updating:
@@ -467,7 +522,8 @@ def _slows_the_update(bad: Sequence[tuple[str, str, float | None]], now: float) 
 
 
 def assess_nodes(cv: Mapping[str, Any], pool: Mapping[str, Any], nodes: Sequence[Mapping[str, Any]],
-                 configs: Mapping[str, Mapping[str, Any]], now: float) -> tuple[list[NodeRow], list[Insight]]:
+                 configs: Mapping[str, Mapping[str, Any]], now: float,
+                 multi_arch_in_progress: bool = False) -> tuple[list[NodeRow], list[Insight]]:
     rows: list[NodeRow] = []
     insights: list[Insight] = []
     history = (cv.get("status") or {}).get("history") or []
@@ -484,7 +540,10 @@ def assess_nodes(cv: Mapping[str, Any], pool: Mapping[str, Any], nodes: Sequence
         unavailable, bad = _unavailable_reasons(node)
         degraded = bool(desired) and ann.get(M.STATE) in (M.STATE_DEGRADED, M.STATE_UNRECONCILABLE)
         matched = ann.get(M.CURRENT) == desired
-        updated = found_current and latest == current_v
+        # a multi-arch migration keeps the version: a node is updated only once it runs the
+        # pool's config (or has no desired config)
+        updated = found_current and latest == current_v and (
+            not multi_arch_in_progress or desired is None or (matched and desired == target))
         updating = (not updated and found_current and found_desired and latest == desired_v and not matched
                     and desired == target)
         phase = _node_phase(node, ann, updating, updated, paused)
@@ -668,7 +727,8 @@ def _mco_image(store: Store) -> str | None:
 
 
 def _assess_pools(cv: Mapping[str, Any], pools: Sequence[Mapping[str, Any]], nodes: Sequence[Mapping[str, Any]],
-                  configs: Mapping[str, Mapping[str, Any]], now: float) -> tuple[Pool | None, list[Pool], list[Insight]]:
+                  configs: Mapping[str, Mapping[str, Any]], now: float,
+                  multi_arch_in_progress: bool = False) -> tuple[Pool | None, list[Pool], list[Insight]]:
     """Each pool assessed from its nodes: the control plane's pool (master), the worker
     pools, and the insights found on the way."""
     per_pool: dict[str, list] = {}
@@ -679,7 +739,7 @@ def _assess_pools(cv: Mapping[str, Any], pools: Sequence[Mapping[str, Any]], nod
     control_pool: Pool | None = None
     for pool in pools:
         name = (pool.get("metadata") or {}).get("name") or ""
-        rows, found = assess_nodes(cv, pool, per_pool.get(name, []), configs, now)
+        rows, found = assess_nodes(cv, pool, per_pool.get(name, []), configs, now, multi_arch_in_progress)
         insights += found
         p, found = assess_pool(pool, rows)
         insights += found
@@ -716,7 +776,9 @@ def status(store: Store, args: Sequence[str], now: float = 0.0, *,
     nodes = store.list("Node")
     configs = {(mc.get("metadata") or {}).get("name") or "": mc for mc in store.list("MachineConfig")}
     mco_image = _mco_image(store)
-    control_pool, workers, insights = _assess_pools(cv, pools, nodes, configs, now)
+    # a multi-arch migration in progress (the Progressing condition, as upstream reads it)
+    multi_arch = multi_arch_migration((cv.get("status") or {}).get("history") or []) and progressing.get("status") == "True"
+    control_pool, workers, insights = _assess_pools(cv, pools, nodes, configs, now, multi_arch)
     outdated_workers = any(p.total > 0 and p.completion != 100 for p in workers)
     if progressing.get("status") != "True" and not outdated_workers:
         return OcResult(stdout="The cluster is not updating.\n")
@@ -728,9 +790,12 @@ def status(store: Store, args: Sequence[str], now: float = 0.0, *,
     files = files or {}
     if files.get(ALERTS_FILE):
         alert_data: Any = files[ALERTS_FILE][0]
+    elif SNAPSHOT in files:
+        alert_data = None  # a snapshot has no Prometheus to ask: upstream's mock reads no alerts, derives none
     else:
         alert_data = AL.alert_data(store, F.facts_from_store(store, (files.get(FACTS_FILE) or [None])[0]), now)
-    insights += alert_insights(alert_data, started)
+    if alert_data is not None:
+        insights += alert_insights(alert_data, started)
     plane, found = assess_control_plane(cv, operators, mco_image, now)
     insights += found
     out = [write_control_plane(plane, enabled("operators"), now)]

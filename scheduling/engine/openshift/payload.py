@@ -3,7 +3,9 @@
 The pull spec is deterministic (`quay.io/openshift-release-dev/ocp-release@sha256:<hex>`,
 the hex a SHA-256 of the version's by-tag pull spec: a stand-in for the real digest, the
 same in every run). Manifests come from scheduling.engine.openshift.data.runlevel_data, which has the 4.12,
-4.13 and 4.14 payloads; an older release uses the 4.12 layout, a newer one the 4.14 layout.
+4.13, 4.14, 4.16, 4.18, 4.20 and 4.22 payloads; a release uses the layout of the newest of those
+not newer than its own minor (4.17 the 4.16 layout, 5.0 the 4.22 one), a release older than
+4.12 the 4.12 layout.
 """
 
 from __future__ import annotations
@@ -39,10 +41,9 @@ def layout_version(version: str) -> str:
     known = sorted(RELEASES, key=lambda v: Version(v + ".0"))
     if not is_version(version):
         return known[-1]
-    line = Version(version).minor_line
-    if line in RELEASES:
-        return line
-    return known[0] if Version(version) < Version(known[0] + ".0") else known[-1]
+    line = Version(Version(version).minor_line + ".0")
+    older = [v for v in known if Version(v + ".0") <= line]
+    return older[-1] if older else known[0]
 
 
 @dataclass(frozen=True)
@@ -84,15 +85,20 @@ class Payload:
         return None
 
 
-# ClusterOperators of TechPreviewNoUpgrade or optional platform pieces, not in a default cluster.
+# ClusterOperators of TechPreviewNoUpgrade or optional platform pieces, not in a default cluster:
+# the 4.12 and 4.13 data carry no feature-set flags, so they are named here; from 4.14 on the
+# data leaves out the ClusterOperators whose manifest is TechPreviewNoUpgrade-only (cluster-api
+# until 4.20, olm in 4.16), so cluster-api is in the 4.22 payload and olm from 4.18 on.
 TECH_PREVIEW_OPERATORS = frozenset({"cluster-api", "platform-operators-aggregated"})
+UNFLAGGED_LAYOUTS = frozenset({"4.12", "4.13"})
 
 
 @lru_cache(maxsize=64)
 def payload(version: str) -> Payload:
     by_rl: dict[str, list[Component]] = {}
-    for runlevel, component, operators, manifests in RELEASES[layout_version(version)]:
-        ops = tuple(o for o in operators if o not in TECH_PREVIEW_OPERATORS)
+    layout = layout_version(version)
+    for runlevel, component, operators, manifests in RELEASES[layout]:
+        ops = tuple(o for o in operators if layout not in UNFLAGGED_LAYOUTS or o not in TECH_PREVIEW_OPERATORS)
         # a few file names do not match the CVO's runlevel_component pattern: no component
         by_rl.setdefault(runlevel, []).append(Component(runlevel, component or "", ops, tuple(sorted(manifests))))
     runlevels = tuple(Runlevel(rl, tuple(sorted(cs, key=lambda c: c.name))) for rl, cs in sorted(by_rl.items()))

@@ -33,6 +33,14 @@ def _name(d: Doc) -> str:
     return (d.get("metadata") or {}).get("name") or ""
 
 
+def config_maps(docs: Sequence[Doc], now: float, wide: bool) -> Table:
+    """NAME DATA AGE (kubectl's printConfigMap: DATA counts data and binaryData keys); here
+    because the ConfigMaps the simulator keeps are the update's admin-gates and admin-acks."""
+    rows = [[_name(d), str(len(d.get("data") or {}) + len(d.get("binaryData") or {})),
+             age((d.get("metadata") or {}).get("creationTimestamp"), now)] for d in docs]
+    return ["NAME", "DATA", "AGE"], rows
+
+
 def cluster_versions(docs: Sequence[Doc], now: float, wide: bool) -> Table:
     """NAME VERSION (.status.history[?(@.state=="Completed")].version) AVAILABLE
     PROGRESSING SINCE (Progressing's lastTransitionTime) STATUS (Progressing's message)."""

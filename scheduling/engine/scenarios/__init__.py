@@ -175,6 +175,18 @@ SCENARIOS += (
         700,
         "OpenShift 4 docs, Adding taints and tolerations using a machine set",
     ),
+    Scenario(
+        "eus-to-eus-update",
+        "EUS to EUS: 4.16 to 4.18 with the worker pools paused",
+        "A 9-node cluster at 4.16.60 on eus-4.18: the worker and infra pools are paused (60), the control plane goes "
+        "to 4.17.56 (120) and then to 4.18.52 (7260); at 4.18 kube-apiserver says the 4.16 kubelets would not be "
+        "supported after another minor update and the 4.18 admin gate waits for its ack. Unpaused at 14460, each "
+        "worker and infra node reboots once, straight to 4.18; the control-plane nodes rebooted twice.",
+        "eus-to-eus-update.yaml",
+        22000,
+        "OpenShift 4 docs, Performing a Control Plane Only update (EUS-to-EUS update); the Cluster Version Operator's "
+        "admin gates; the kube-apiserver operator's kubelet version skew check",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SCENARIOS}

@@ -27,6 +27,8 @@ EXAMPLES["MachineSet"] = {"apiVersion": "machine.openshift.io/v1beta1", "kind": 
     "name": "ms", "namespace": "openshift-machine-api", "creationTimestamp": 0}, "spec": {"replicas": 1}}
 EXAMPLES["MachineHealthCheck"] = {"apiVersion": "machine.openshift.io/v1beta1", "kind": "MachineHealthCheck", "metadata": {
     "name": "mhc", "namespace": "openshift-machine-api", "creationTimestamp": 0}, "spec": {}}
+EXAMPLES["ConfigMap"] = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+    "name": "admin-acks", "namespace": "openshift-config", "creationTimestamp": 0}, "data": {"ack-4.18-kube-1.32-api-removals-in-4.19": "true"}}
 STORE_DOCS = [EXAMPLES[kind] for kind in PRINTERS]
 
 

@@ -38,6 +38,7 @@ Troubleshooting and Debugging Commands:
 Advanced Commands:
   adm             Tools for managing a cluster
   replace         Replace a resource by file name or stdin
+  patch           Update fields of a resource
 
 Settings Commands:
   config          Modify kubeconfig files
