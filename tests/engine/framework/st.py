@@ -5,7 +5,7 @@ Pod.from_doc, so the translated test tables read as upstream's do."""
 from __future__ import annotations
 
 import copy
-from typing import Any, Iterable
+from typing import Iterable
 
 from scheduling.engine.api.objects import Node, Pod
 

@@ -45,7 +45,6 @@ from scheduling.engine.framework.interface import ArgsError, CycleState, Plugin,
 from scheduling.engine.framework.plugins.pod_index import (
     HARD_AFFINITY,
     PREFERRED_AFFINITY,
-    PREFERRED_ANTI_AFFINITY,
     AffinityTerm,
     index_for,
     pod_terms,

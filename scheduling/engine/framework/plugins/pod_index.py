@@ -39,7 +39,7 @@ from typing import Iterable, Mapping, Sequence
 
 from scheduling.engine.api import selectors
 from scheduling.engine.api.objects import LabelSelector, Pod, PodAffinityTerm
-from scheduling.engine.api.selectors import EVERYTHING, NOTHING, Requirement, Selector, SelectorError
+from scheduling.engine.api.selectors import NOTHING, Requirement, Selector, SelectorError
 from scheduling.engine.scheduler.cluster import NodeInfo
 
 GroupKey = tuple  # Pod.label_set: (namespace, frozenset of label items)

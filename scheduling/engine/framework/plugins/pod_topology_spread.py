@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from scheduling.engine.api.objects import Pod, TopologySpreadConstraint, untolerated_taints
-from scheduling.engine.api.selectors import EVERYTHING, NOTHING, Requirement, Selector, SelectorError, selector_from_set
+from scheduling.engine.api.selectors import NOTHING, Selector, SelectorError, selector_from_set
 from scheduling.engine.api.validation import field
 from scheduling.engine.framework import interface as fw
 from scheduling.engine.framework.interface import ArgsError, CycleState, Plugin, Status
