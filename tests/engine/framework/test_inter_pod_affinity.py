@@ -751,3 +751,20 @@ def test_get_tp_map_matching_incoming_affinity_anti_affinity(name, existing_pods
     state = cs.get(PREFILTER_KEY)
     got = ({}, {}) if state is None else (dict(state.affinity_counts), dict(state.anti_affinity_counts))
     assert got == (want_affinity, want_anti)
+
+
+def test_match_and_mismatch_label_keys_merge_into_the_term():
+    """matchLabelKeys / mismatchLabelKeys of a term add `key in (value)` / `key notin (value)` of
+    the owner pod's labels to its selector (as the API server does on create)."""
+    nodes = [n("n1", hostname="n1"), n("n2", hostname="n2")]
+    old = _aff("old", {"app": "web", "rev": "1"}, "n1")
+    new = _aff("new", {"app": "web", "rev": "2"}, "n2")
+    t = term(expr("app", "In", "web"), key="hostname")
+    pod = _aff("p", {"app": "web", "rev": "2"},
+               anti={"requiredDuringSchedulingIgnoredDuringExecution": [{**t, "matchLabelKeys": ["rev"]}]})
+    got = filter_one(pod, [old, new], nodes)
+    assert got["n1"].is_success and got["n2"].reasons == (ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,)
+    pod = _aff("p", {"app": "web", "rev": "2"},
+               anti={"requiredDuringSchedulingIgnoredDuringExecution": [{**t, "mismatchLabelKeys": ["rev"]}]})
+    got = filter_one(pod, [old, new], nodes)
+    assert got["n2"].is_success and got["n1"].reasons == (ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,)
