@@ -1041,3 +1041,25 @@ def test_pre_filter_state_remove_pod(name, preemptor, nodes, existing, removed, 
     state = cs[PREFILTER_KEY]
     assert state.tp_value_to_match_num == want
     assert _paths(state) == paths
+
+
+REMOVE_POD_POLICIES = [
+    ("remove a pod when scheduling node affinity unmatched pod with NodeInclusionPolicy disabled", _ZONE_NOT_BAR(), _AFF_NODES(),
+     [_Z("p-a2", "node-a", "zone1"), _Z("p-b1", "node-b", "zone2")], _Z("p-a1", "node-a", "zone1"), 0,
+     [{"zone2": 1}], [(("zone2", 1), ("", MAXINT))]),
+    ("remove a pod when scheduling node affinity unmatched pod with NodeInclusionPolicy enabled", _ZONE_NOT_BAR(), _AFF_NODES(),
+     [_Z("p-a2", "node-a", "zone1"), _Z("p-b1", "node-b", "zone2")], _Z("p-a1", "node-a", "zone1"), 0,
+     [{"zone2": 1}], [(("zone2", 1), ("", MAXINT))]),
+    ("remove a pod when scheduling node affinity matched pod with NodeInclusionPolicy disabled", _ZONE_ONLY(), _AFF_NODES(),
+     [_Z("p-a1", "node-a", "zone1"), _Z("p-b2", "node-b", "zone2")], _Z("p-b1", "node-b", "zone2"), 1,
+     [{"zone1": 1, "zone2": 0}], [(("zone2", 0), ("zone1", 1))]),
+    ("remove a pod when scheduling node affinity matched pod with NodeInclusionPolicy enabled", _ZONE_ONLY(), _AFF_NODES(),
+     [_Z("p-a1", "node-a", "zone1"), _Z("p-b2", "node-b", "zone2")], _Z("p-b1", "node-b", "zone2"), 1,
+     [{"zone1": 1, "zone2": 0}], [(("zone2", 0), ("zone1", 1))]),
+]
+
+
+@pytest.mark.parametrize("name,preemptor,nodes,existing,removed,node_idx,want,paths", REMOVE_POD_POLICIES,
+                         ids=[c[0] for c in REMOVE_POD_POLICIES])
+def test_pre_filter_state_remove_pod_policies(name, preemptor, nodes, existing, removed, node_idx, want, paths):
+    test_pre_filter_state_remove_pod(name, preemptor, nodes, existing, removed, node_idx, want, paths)
