@@ -12,6 +12,10 @@ from django.urls import reverse
 
 from scheduling.management.commands.oc import Command
 from scheduling.models import Cluster, ConfigMap, MachineConfigPool, Node
+from scheduling.models import Node as StoredNode
+from scheduling.models import Pod as StoredPod
+from scheduling.pages import explain
+from scheduling.store import reconcile
 
 pytestmark = pytest.mark.django_db
 
@@ -99,3 +103,19 @@ def test_max_unavailable_is_previewed_then_applied(editor_client, loaded):
     assert MachineConfigPool.objects.get(cluster=loaded, name="worker").document["spec"]["maxUnavailable"] == "40%"
     editor_client.post(url, {"pool": "infra", "max_unavailable": "2", "action": "apply"})
     assert MachineConfigPool.objects.get(cluster=loaded, name="infra").document["spec"]["maxUnavailable"] == 2
+
+
+def test_the_openshift4_demo_runs_the_framework_scheduler_and_spreads_web_over_the_zones(loaded):
+    cluster = loaded
+    reconcile.reconcile(cluster.pk, force=True)
+    assert explain.is_framework(explain.cluster_policy(cluster))
+    zone = {n.name: n.document["metadata"]["labels"]["topology.kubernetes.io/zone"]
+            for n in StoredNode.objects.filter(cluster=cluster)}
+    web = [p.document for p in StoredPod.objects.filter(cluster=cluster, namespace="shop")
+           if p.document["metadata"].get("labels", {}).get("app") == "web"]
+    counts: dict[str, int] = {}
+    for doc in web:
+        node = doc["spec"].get("nodeName")
+        assert node, doc["metadata"]["name"]
+        counts[zone[node]] = counts.get(zone[node], 0) + 1
+    assert sorted(counts.values()) == [2, 2, 2]
