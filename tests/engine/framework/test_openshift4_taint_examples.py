@@ -3,7 +3,10 @@ OpenShift 4.18 cluster (the framework scheduler, today's messages)."""
 
 from __future__ import annotations
 
-from scheduling.engine.simulate import simulate
+from pathlib import Path
+
+from scheduling.engine.simulate import EXTRA_KINDS, simulate
+from scheduling.store.kube import load_documents
 from tests.engine.framework.test_simulate_framework import CV_418, by_pod, node, pod
 
 
@@ -65,3 +68,20 @@ def test_removing_a_taint_lets_the_pending_pod_in():
     out = simulate([CV_418, node("node1", taints=[{"key": "key1", "value": "value1", "effect": "NoSchedule"}]), pod("p"),
                     timeline({"at": 30, "run": "oc adm taint nodes node1 key1-"})], until=60)
     assert by_pod(out)["default/p"]["node"] == "node1"
+
+
+def test_the_multiple_taints_example_on_the_openshift4_demo():
+    """On the shipped OpenShift 4 demo: taint one worker as the documentation does; a pod
+    tolerating the first two taints runs elsewhere, and the explanation names the plugin."""
+    demo = Path(__file__).resolve().parents[3] / "scheduling" / "demo" / "openshift4-cluster.yaml"
+    docs = load_documents(demo.read_text(), extra_kinds=EXTRA_KINDS)
+    worker = "ip-10-0-24-17.ec2.internal"
+    steps = [{"at": 0, "run": f"oc adm taint nodes {worker} key1=value1:NoSchedule"},
+             {"at": 0, "run": f"oc adm taint nodes {worker} key1=value1:NoExecute"},
+             {"at": 0, "run": f"oc adm taint nodes {worker} key2=value2:NoSchedule"},
+             {"at": 10, "apply": pod("doc-pod", tolerations=TOLERATIONS, nodeSelector={"kubernetes.io/hostname": "ip-10-0-24-17"})}]
+    out = simulate([*docs, timeline(*steps)], until=20)
+    p = by_pod(out)["default/doc-pod"]
+    assert p["node"] is None
+    assert p["filters"][worker]["plugin"] == "TaintToleration"
+    assert "node(s) had untolerated taint(s)" in p["message"]
