@@ -94,7 +94,7 @@ def follow(port: int, key: str, text: str) -> str:
         conn.request("GET", match.group(1), headers={"Cookie": f"sessionid={key}", "HX-Request": "true"})
         response = conn.getresponse()
         body = response.read().decode()
-        return body if response.status != 200 or "nothing was imported" in body else None
+        return body if response.status != 200 else None  # a finished job answers 422 or redirects
 
     return wait_for(finished, timeout=60, interval=0.3, what="the import to finish")
 
