@@ -404,8 +404,12 @@ def index_for(handle, nodes: Sequence[NodeInfo]) -> PodIndex:
     handle's own when `nodes` are its NodeInfos, a new one otherwise."""
     index = getattr(handle, "_pod_index", None)
     if index is None and nodes and isinstance(nodes[0].observer, _Observer):
-        # The same NodeInfos indexed for an earlier pass (a new Handle): keep that index.
-        index = nodes[0].observer.index
+        # The same NodeInfos indexed for an earlier pass (a new Handle): keep that index, if
+        # every NodeInfo is still the one it indexed (a node that changed between passes
+        # gets a new NodeInfo, which the index never saw).
+        earlier = nodes[0].observer.index
+        if len(earlier.nodes) == len(nodes) and all(a is b for a, b in zip(earlier.nodes, nodes)):
+            index = earlier
     if index is not None and index.same_nodes(nodes):
         index.refresh()
         if handle is not None and getattr(handle, "_pod_index", None) is not index and len(nodes) == len(handle.node_infos):

@@ -88,5 +88,5 @@ def test_describe_machine_and_machineset(demo):
 
 
 def test_describe_refuses_what_it_does_not_describe(demo):
-    result = oc.run(demo.store, "oc describe deployment web -n shop", demo.now)
-    assert result.exit_code == 1 and "does not describe deployments" in result.stderr
+    result = oc.run(demo.store, "oc describe service web -n shop", demo.now)
+    assert result.exit_code == 1 and "does not describe services" in result.stderr
