@@ -176,19 +176,18 @@ class Framework:
         return fw.OK
 
     def add_pod(self, cs: CycleState, pod: Pod, pod_to_add: Pod, info: NodeInfo) -> Status:
-        for p in self.points["preFilter"]:
-            if p.name in cs.skip_filter or not hasattr(p, "add_pod"):
-                continue
-            status = p.add_pod(cs, pod, pod_to_add, info)
-            if not status.is_success:
-                return status.with_plugin(p.name)
-        return fw.OK
+        """RunPreFilterExtensionAddPod."""
+        return self._extension("add_pod", cs, pod, pod_to_add, info)
 
     def remove_pod(self, cs: CycleState, pod: Pod, pod_to_remove: Pod, info: NodeInfo) -> Status:
+        """RunPreFilterExtensionRemovePod."""
+        return self._extension("remove_pod", cs, pod, pod_to_remove, info)
+
+    def _extension(self, method: str, cs: CycleState, pod: Pod, other: Pod, info: NodeInfo) -> Status:
         for p in self.points["preFilter"]:
-            if p.name in cs.skip_filter or not hasattr(p, "remove_pod"):
+            if p.name in cs.skip_filter or not hasattr(p, method):
                 continue
-            status = p.remove_pod(cs, pod, pod_to_remove, info)
+            status = getattr(p, method)(cs, pod, other, info)
             if not status.is_success:
                 return status.with_plugin(p.name)
         return fw.OK
