@@ -25,7 +25,7 @@ import yaml
 from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo, infos_with
 from scheduling.engine.scheduler.context import CycleContext
 from scheduling.engine.api.objects import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, Pod, Taint, Toleration
-from scheduling.engine.scheduler.policy import Policy, PolicyError, load_policy
+from scheduling.engine.scheduler.policy import Policy
 from scheduling.engine.scheduler.preemption import UNRESOLVABLE_REASONS, preempt
 from scheduling.engine.scheduler import registry
 from scheduling.engine.scheduler.priorities.node_prefer_avoid_pods import node_prefer_avoid_pods_priority

@@ -29,8 +29,8 @@ from __future__ import annotations
 import heapq
 import random
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping
 
 from scheduling.engine.api.objects import Pod
 from scheduling.engine.framework import interface as fw
@@ -51,7 +51,6 @@ from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
 from scheduling.engine.scheduler.preemption import PreemptionResult
 from scheduling.engine.scheduler.scheduler import (
     NO_NODES_AVAILABLE,
-    Event,
     TOTAL,
     LazyRandom,
     ScheduleResult,
@@ -648,5 +647,5 @@ def last_results(results: Iterable[ScheduleResult]) -> dict[str, ScheduleResult]
     return last
 
 
-__all__ = ["Framework", "FrameworkResult", "Profile", "fit_error_message", "run_queue", "schedule_one",
-           "PreemptionResult"]
+__all__ = ["Framework", "FrameworkResult", "Profile", "SCHEDULING_GATED_MESSAGE", "SCHEDULING_GATED_REASON",
+           "fit_error_message", "run_queue", "schedule_one", "PreemptionResult"]
