@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from scheduling.engine.controllers.descheduler_v1alpha2.operator import OperatorError, policy_yaml, render_policy
+from scheduling.engine.controllers.descheduler_v1alpha2.operator import OperatorError, check, policy_yaml, render_policy
 
 ASSETS = Path(__file__).parent / "kube_descheduler_operator"
 # the namespaces of the upstream test's fake cluster
@@ -99,3 +99,29 @@ def test_manage_config_map_errors(name, descheduler, message, scheduler_profile)
     with pytest.raises(OperatorError) as exc:
         render_policy(descheduler, NAMESPACES, scheduler_profile)
     assert str(exc.value) == message
+
+
+CRD_ERRORS = [
+    ({"metadata": {"name": "other"}}, "metadata: Invalid value: \"object\": kubedescheduler is a singleton, .metadata.name must be 'cluster'"),
+    ({"spec": {"mode": "Foo", "profiles": ["AffinityAndTaints"]}},
+     'spec.mode: Unsupported value: "Foo": supported values: "Automatic", "Predictive"'),
+    ({"spec": {"profiles": ["LongLifecycle", "LifecycleAndUtilization"]}},
+     'spec.profiles: Invalid value: "array": cannot declare LongLifecycle and LifecycleAndUtilization profiles simultaneously'),
+    ({"spec": {"profiles": ["AffinityAndTaints", "AffinityAndTaints"]}}, 'spec.profiles: Invalid value: "array": duplicate profiles are not allowed'),
+    ({"spec": {"profiles": ["Nope"]}}, 'spec.profiles[0]: Unsupported value: "Nope": supported values: "AffinityAndTaints", "TopologyAndDuplicates", '
+     '"LifecycleAndUtilization", "DevPreviewLongLifecycle", "LongLifecycle", "SoftTopologyAndDuplicates", "EvictPodsWithLocalStorage", '
+     '"EvictPodsWithPVC", "CompactAndScale", "DevKubeVirtRelieveAndMigrate", "KubeVirtRelieveAndMigrate"'),
+    ({"spec": {"profiles": ["AffinityAndTaints"], "deschedulingIntervalSeconds": 0}},
+     "spec.deschedulingIntervalSeconds: Invalid value: 0: spec.deschedulingIntervalSeconds in body should be greater than or equal to 1"),
+]
+
+
+@pytest.mark.parametrize("change,message", CRD_ERRORS, ids=[m[:50] for _, m in CRD_ERRORS])
+def test_the_crd_schema_refuses(change, message):
+    """The CRD's schema and x-kubernetes-validations (manifests/kube-descheduler-operator.crd.yaml)."""
+    doc = kd(["AffinityAndTaints"])
+    doc = {**doc, "metadata": {**doc["metadata"], **change.get("metadata", {})}, "spec": {**doc["spec"], **change.get("spec", {})}}
+    with pytest.raises(OperatorError) as exc:
+        check(doc)
+    assert str(exc.value) == f'KubeDescheduler.operator.openshift.io "{doc["metadata"]["name"]}" is invalid: {message}'
+    assert check(kd(["AffinityAndTaints", "EvictPodsWithPVC"])) is None
