@@ -100,3 +100,11 @@ def test_the_landings_ask_a_framework_scheduler_through_its_own_queue():
     [landing] = result.landings
     assert landing.eviction.key == "default/web-b"
     assert landing.node in ("node1", "node2") and landing.message is None
+
+
+def test_without_an_interval_the_operator_runs_no_descheduler():
+    doc = KUBE_DESCHEDULER.replace("{mode}", "Automatic").replace("  deschedulingIntervalSeconds: 600\n", "")
+    out = simulate(load(CLUSTER, doc), explain="none", until=5000)
+    assert events(out, "Descheduled", "DeschedulerRun", "FailedDeschedulerRun") == [(
+        "FailedDeschedulerRun", "KubeDescheduler/openshift-kube-descheduler-operator/cluster",
+        "descheduler should have an interval set and it should be greater than 0")]

@@ -377,7 +377,11 @@ class Descheduler:
     def _operator_cycle(ctx: Context, kd: dict, dry_run: bool = False):
         """The Kube Descheduler Operator: render the KubeDescheduler into its ConfigMap's
         policy.yaml (kept in this controller's state: `configMap`), then one cycle of the
-        descheduler with that policy (Predictive: a dry run)."""
+        descheduler with that policy (Predictive: a dry run). Without an interval the
+        operator runs no descheduler."""
+        kube_operator.check(kd)
+        if kube_operator.interval_of(kd) is None:
+            raise kube_operator.OperatorError(kube_operator.NO_INTERVAL)
         namespaces = [(d.get("metadata") or {}).get("name") or "" for d in ctx.store.list("Namespace")]
         policy = kube_operator.render_policy(kd, namespaces, ctx.settings.get("openshift_scheduler_profile") or "LowNodeUtilization")
         config_map = kube_operator.config_map(kd, policy)

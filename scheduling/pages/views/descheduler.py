@@ -304,11 +304,15 @@ def descheduler_action(request, pk: int):
         services.set_descheduler(cluster, doc, form.cleaned_data.get("interval"), flags.to_doc(), run=action == "run")
         cluster.refresh_from_db()
         if doc.get("kind") == kube_operator.KIND:
-            every = f"every {kube_operator.interval_of(doc):g} s"
-            notice = (f"KubeDescheduler saved: the operator's policy runs {every}"
-                      + (" and evicts" if kube_operator.mode_of(doc) == kube_operator.AUTOMATIC else ", Predictive: it evicts nothing"))
-            if action == "run":
-                notice = "run requested: the descheduler runs at the cluster's current time, then " + every
+            interval = kube_operator.interval_of(doc)
+            if interval is None:
+                notice = f"KubeDescheduler saved, but the operator runs no descheduler: {kube_operator.NO_INTERVAL}"
+            else:
+                every = f"every {interval:g} s"
+                notice = (f"KubeDescheduler saved: the operator's policy runs {every}"
+                          + (" and evicts" if kube_operator.mode_of(doc) == kube_operator.AUTOMATIC else ", Predictive: it evicts nothing"))
+                if action == "run":
+                    notice = "run requested: the descheduler runs at the cluster's current time, then " + every
         else:
             notice = ("run requested: the descheduler runs at the cluster's current time; the evictions appear on the board"
                       if action == "run" else "descheduler saved" + ("" if (cluster.descheduler or {}).get("interval") else ": it runs once"))

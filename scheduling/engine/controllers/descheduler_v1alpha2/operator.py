@@ -22,8 +22,10 @@ ConfigMap `cluster` of that namespace, whose `data["policy.yaml"]` is the
   LowNodeUtilization-based profiles, LowNodeUtilization (the default) with CompactAndScale.
 * policy.yaml is sigs.k8s.io/yaml's rendering of the Go structs: keys sorted, empty
   plugin sets as `null`, the DefaultEvictor's `podProtections: {}`.
-* `spec.mode`: Predictive (the default: the descheduler runs with --dry-run) or
-  Automatic; `spec.deschedulingIntervalSeconds` (default 3600).
+* `spec.mode`: Predictive (the CRD's default: the descheduler runs with --dry-run) or
+  Automatic; `spec.deschedulingIntervalSeconds` must be set and above 0, else the operator
+  scales the descheduler to zero ("descheduler should have an interval set and it should be
+  greater than 0").
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ API_VERSION = "operator.openshift.io/v1"
 KIND = "KubeDescheduler"
 NAME = "cluster"
 NAMESPACE = "openshift-kube-descheduler-operator"
-DEFAULT_INTERVAL = 3600
+DEFAULT_INTERVAL = 3600  # what the page proposes (the CRD has no default)
 PREDICTIVE = "Predictive"
 AUTOMATIC = "Automatic"
 
@@ -348,6 +350,13 @@ def mode_of(kd: Mapping[str, Any]) -> str:
     return ((kd.get("spec") or {}).get("mode")) or PREDICTIVE
 
 
-def interval_of(kd: Mapping[str, Any]) -> float:
+NO_INTERVAL = "descheduler should have an interval set and it should be greater than 0"
+
+
+def interval_of(kd: Mapping[str, Any]) -> float | None:
+    """spec.deschedulingIntervalSeconds (None: not set, or not above 0: the operator then
+    refuses to run the descheduler, NO_INTERVAL)."""
     value = (kd.get("spec") or {}).get("deschedulingIntervalSeconds")
-    return float(value) if value else float(DEFAULT_INTERVAL)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return None
+    return float(value)
