@@ -224,8 +224,8 @@ def simulate(
     if objects:
         docs_out = list(sim.store.all())
         config_map = (out.get("descheduler") or {}).get("configMap")
-        if config_map:  # the operator's ConfigMap (kept in the descheduler controller's state)
-            docs_out.append(config_map)
+        if config_map and sim.store.get("ConfigMap", config_map["metadata"]["namespace"], config_map["metadata"]["name"]) is None:
+            docs_out.append(config_map)  # the operator's ConfigMap, where the store keeps no ConfigMaps
         out["objects"] = [api_document(d) for d in sorted(docs_out, key=_object_key)]
     return out
 

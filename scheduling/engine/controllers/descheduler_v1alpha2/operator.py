@@ -136,7 +136,10 @@ def parse_duration(value: Any) -> float:
 
 
 def protected_namespaces(namespaces: Iterable[str]) -> list[str]:
-    return ["kube-system", "hypershift", "openshift"] + [n for n in sorted(namespaces) if n.startswith("openshift-")]
+    """kube-system, hypershift, openshift and the cluster's openshift-* namespaces (the
+    operator's own among them: it runs there)."""
+    names = set(namespaces) | {NAMESPACE}
+    return ["kube-system", "hypershift", "openshift"] + [n for n in sorted(names) if n.startswith("openshift-")]
 
 
 def _ns(included: list[str], excluded: list[str]) -> dict:
