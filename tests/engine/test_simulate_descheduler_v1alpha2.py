@@ -118,16 +118,15 @@ def test_the_operator_applies_its_configmap_where_the_store_keeps_configmaps(mon
     from scheduling.engine import actions as A
     from scheduling.engine.controllers import descheduler
     from scheduling.engine.controllers.descheduler_v1alpha2 import operator
-    from scheduling.engine.store import Store
-
     monkeypatch.setattr(descheduler, "BY_KIND", {**descheduler.BY_KIND, "ConfigMap": object()})
     kd = yaml.safe_load(KUBE_DESCHEDULER.replace("{mode}", "Automatic"))
     cm = operator.config_map(kd, operator.render_policy(kd))
-    store = Store()
+    docs: dict = {}  # a store that keeps ConfigMaps by namespace (as the kinds table does once it has the kind)
+    store = SimpleNamespace(get=lambda kind, ns, name: docs.get((kind, ns, name)))
     ctx = SimpleNamespace(store=store, now=5.0)
     [create] = descheduler.Descheduler._apply_config_map(ctx, cm)
     assert isinstance(create, A.CreateObject) and create.doc["metadata"]["creationTimestamp"] == 5
-    store.apply(create)
+    docs[("ConfigMap", "openshift-kube-descheduler-operator", "cluster")] = create.doc
     assert descheduler.Descheduler._apply_config_map(ctx, cm) == []
     other = operator.config_map(kd, operator.render_policy({**kd, "spec": {**kd["spec"], "profiles": ["AffinityAndTaints"]}}))
     [replace] = descheduler.Descheduler._apply_config_map(ctx, other)
