@@ -1,7 +1,6 @@
 """RemovePodsViolatingTopologySpreadConstraint, translated from sigs.k8s.io/descheduler
 pkg/framework/plugins/removepodsviolatingtopologyspreadconstraint/topologyspreadconstraint_test.go
-TestTopologySpreadConstraint: its first 36 cases (of 38; the two left out need nodes with
-control-plane taints and arm64 node selectors), in order, with upstream's
+TestTopologySpreadConstraint: all 38 cases, in order, with upstream's
 createTestPods (pods pod-0, pod-1, ... in namespace ns1, 100m cpu, a ReplicaSet owner)."""
 
 from __future__ import annotations
@@ -131,7 +130,7 @@ def test_topology_spread_constraint(name, nodes, groups, args, node_fit, expecte
     assert len(evicted) == expected
 
 
-# --- cases 20 to 36 of TestTopologySpreadConstraint ----------------------------------------------------------------
+# --- cases 20 to 38 of TestTopologySpreadConstraint ----------------------------------------------------------------
 
 HOST_ZONE = [node(f"n{i}", **{"topology.kubernetes.io/zone": z, "kubernetes.io/hostname": f"n{i}"})
              for i, z in zip(range(1, 7), ["zoneA"] * 3 + ["zoneB"] * 3)]
@@ -211,6 +210,39 @@ MORE = [
      [zoned("A1", 1000, "zoneA"), zoned("A2", 1000, "zoneA"), zoned("B1", 1000, "zoneB"), zoned("B2", 1000, "zoneB")],
      [group(1, "A1", constraints=tsc()), group(4, "A2", constraints=tsc()), group(2, "B1", constraints=tsc()), group(1, "B2", constraints=tsc())],
      {}, True, 1, ["pod-4"]),
+]
+
+
+def tainted_node(name, labels, taints):
+    doc = node(name, **labels)
+    doc["spec"]["taints"] = taints
+    return doc
+
+
+SERVICE = {"app.kubernetes.io/name": "service"}
+SERVICE_TSC = [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": SERVICE}}]
+APP_SERVICE = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+    {"matchExpressions": [{"key": "app_service", "operator": "Exists"}]}]}}}
+ARCH = "kubernetes.io/arch"
+IGNORE_AFFINITY = tsc(nodeAffinityPolicy="Ignore")
+MORE += [
+    ("2 domains, sizes [3, 1], maxSkew=1, Tainted nodes; nothing should be moved",
+     [tainted_node("controlplane1", {"zone": "zoneA", "kubernetes.io/hostname": "cp-1"},
+                   [{"effect": "NoSchedule", "key": "node-role.kubernetes.io/controlplane", "value": "true"},
+                    {"effect": "NoSchedule", "key": "node-role.kubernetes.io/etcd", "value": "true"}]),
+      tainted_node("infraservices1", {"zone": "zoneA", "infra_service": "true", "kubernetes.io/hostname": "infra-1"},
+                   [{"effect": "NoSchedule", "key": "infra_service"}]),
+      node("app1", zone="zoneA", app_service="true", **{"kubernetes.io/hostname": "app-1"}),
+      node("app2", zone="zoneB", app_service="true", **{"kubernetes.io/hostname": "app-2"})],
+     [group(2, "app1", labels=SERVICE, constraints=SERVICE_TSC, affinity=APP_SERVICE),
+      group(2, "app2", labels=SERVICE, constraints=SERVICE_TSC, affinity=APP_SERVICE)], {}, True, 0, None),
+    ("3 domains, sizes [2, 1, 0] with selectors, maxSkew=1, nodeTaintsPolicy=Ignore, should move 1 for [1, 1, 1]",
+     [build_test_node(n, 1000, 2000, 9, lambda d, z=z: d["metadata"]["labels"].update({"zone": z, ARCH: "arm64"}))
+      for n, z in (("A1", "zoneA"), ("B1", "zoneB"), ("C1", "zoneC"))],
+     [group(1, "A1", constraints=IGNORE_AFFINITY, node_selector={ARCH: "arm64"}),
+      group(1, "A1", constraints=IGNORE_AFFINITY, node_selector={"zone": "zoneA", ARCH: "arm64"}),
+      group(1, "B1", constraints=IGNORE_AFFINITY, node_selector={ARCH: "arm64"})], {}, False, 1, ["pod-0"]),
 ]
 
 
