@@ -261,6 +261,10 @@ def default_and_validate(plugin: str, raw: Mapping[str, Any]) -> tuple[dict, lis
             e = _thresholds_error(args.get("thresholds") or {})
             if e:
                 errs.append(e)
+            else:
+                bad = [m for m in args.get("evictionModes") or () if m != "OnlyThresholdingResources"]
+                if bad:
+                    errs.append(f"invalid eviction mode {bad[0]}")
     return args, errs
 
 
