@@ -193,6 +193,11 @@ def default_and_validate(plugin: str, raw: Mapping[str, Any]) -> tuple[dict, lis
             errs.append("PodProtections.DefaultDisabled contains duplicate entries")
         if len(set(extra)) != len(extra):
             errs.append("PodProtections.ExtraEnabled contains duplicate entries")
+        if "PodsWithPVC" in extra:
+            config = ((pp.get("config") or {}).get("PodsWithPVC") or {})
+            for i, sc in enumerate(config.get("protectedStorageClasses") or ()):
+                if not (sc or {}).get("name"):
+                    errs.append(f"PodProtections.Config.PodsWithPVC.ProtectedStorageClasses[{i}] name cannot be empty")
     elif plugin == REMOVE_DUPLICATES:
         errs += _namespaces_error(args)
     elif plugin == REMOVE_FAILED_PODS:
