@@ -125,3 +125,39 @@ def test_the_crd_schema_refuses(change, message):
         check(doc)
     assert str(exc.value) == f'KubeDescheduler.operator.openshift.io "{doc["metadata"]["name"]}" is invalid: {message}'
     assert check(kd(["AffinityAndTaints", "EvictPodsWithPVC"])) is None
+
+
+# --- TestCheckProfileConflicts (all 29 cases): the CRD's rules on spec.profiles -------------------------------------
+
+VALID = [["AffinityAndTaints"], ["TopologyAndDuplicates"], ["LifecycleAndUtilization"], ["LongLifecycle"], ["CompactAndScale"],
+         ["DevKubeVirtRelieveAndMigrate"], ["KubeVirtRelieveAndMigrate"], ["AffinityAndTaints", "TopologyAndDuplicates"],
+         ["AffinityAndTaints", "LifecycleAndUtilization"], ["AffinityAndTaints", "EvictPodsWithPVC"],
+         ["LifecycleAndUtilization", "EvictPodsWithLocalStorage"], ["LongLifecycle", "TopologyAndDuplicates"]]
+CONFLICTS = [(["AffinityAndTaints", "AffinityAndTaints"], "duplicate profiles are not allowed")] + [
+    ([a, b], f"cannot declare {a} and {b} profiles simultaneously") for a, b in (
+        ("DevPreviewLongLifecycle", "LifecycleAndUtilization"), ("LongLifecycle", "LifecycleAndUtilization"),
+        ("DevPreviewLongLifecycle", "DevKubeVirtRelieveAndMigrate"), ("LongLifecycle", "DevKubeVirtRelieveAndMigrate"),
+        ("LifecycleAndUtilization", "DevKubeVirtRelieveAndMigrate"), ("KubeVirtRelieveAndMigrate", "DevKubeVirtRelieveAndMigrate"),
+        ("DevPreviewLongLifecycle", "KubeVirtRelieveAndMigrate"), ("LongLifecycle", "KubeVirtRelieveAndMigrate"),
+        ("LifecycleAndUtilization", "KubeVirtRelieveAndMigrate"), ("SoftTopologyAndDuplicates", "TopologyAndDuplicates"),
+        ("CompactAndScale", "LifecycleAndUtilization"), ("CompactAndScale", "LongLifecycle"), ("CompactAndScale", "DevPreviewLongLifecycle"),
+        ("CompactAndScale", "DevKubeVirtRelieveAndMigrate"), ("CompactAndScale", "KubeVirtRelieveAndMigrate"),
+        ("CompactAndScale", "TopologyAndDuplicates"))]
+
+
+def with_interval(profiles):
+    doc = kd(profiles)
+    doc["spec"]["deschedulingIntervalSeconds"] = 300
+    return doc
+
+
+@pytest.mark.parametrize("profiles", VALID, ids=["+".join(p) for p in VALID])
+def test_check_profile_conflicts_valid(profiles):
+    assert check(with_interval(profiles)) is None
+
+
+@pytest.mark.parametrize("profiles,message", CONFLICTS, ids=[m[:60] for _, m in CONFLICTS])
+def test_check_profile_conflicts(profiles, message):
+    with pytest.raises(OperatorError) as exc:
+        check(with_interval(profiles))
+    assert message in str(exc.value)
