@@ -2,8 +2,9 @@
 translated from openshift/cluster-kube-descheduler-operator
 pkg/operator/target_config_reconciler_test.go TestManageConfigMap (the 21 of its 36 cases
 that do not need KubeVirt, PSI or Prometheus; their expected files, unchanged, are
-kube_descheduler_operator/*.yaml), plus the KubeVirt profile's error and the Scheduler
-profile conflicts (TestCheckProfileConflicts)."""
+kube_descheduler_operator/*.yaml, and its ThresholdPriorityClassNameAndValueError case), the
+operator's other refusals (KubeVirt profiles, the cluster Scheduler's conflicting profile,
+namespaces), TestCheckProfileConflicts (all 29 cases) and the CRD schema's other checks."""
 
 from __future__ import annotations
 
