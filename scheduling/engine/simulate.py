@@ -170,13 +170,14 @@ def simulate(
         if descheduler_docs:
             first = descheduler_docs[0]
             if first.get("kind") == kube_operator.KIND:
-                descheduler_policy = first  # the operator renders its policy when the controller runs
+                kube_operator.check(first)  # the CRD's schema; the operator renders the policy when the controller runs
+                descheduler_policy = first
             elif is_v1alpha2(first):
                 descheduler_policy = load_policy_v2(first)
             else:
                 descheduler_policy = load_policy(first)
         node_selection_config = node_selection.NodeSelectionConfig.from_documents(docs)
-    except (DeschedulerPolicyError, node_selection.NodeSelectorError) as exc:
+    except (DeschedulerPolicyError, kube_operator.OperatorError, node_selection.NodeSelectorError) as exc:
         raise SimulationError(str(exc)) from exc
     try:
         check_flags(flags)
@@ -223,8 +224,8 @@ def simulate(
     if objects:
         docs_out = list(sim.store.all())
         config_map = (out.get("descheduler") or {}).get("configMap")
-        if config_map:  # the operator's ConfigMap (kept in the descheduler controller's state)
-            docs_out.append(config_map)
+        if config_map and sim.store.get("ConfigMap", config_map["metadata"]["namespace"], config_map["metadata"]["name"]) is None:
+            docs_out.append(config_map)  # the operator's ConfigMap, where the store keeps no ConfigMaps
         out["objects"] = [api_document(d) for d in sorted(docs_out, key=_object_key)]
     return out
 

@@ -100,3 +100,35 @@ def test_the_landings_ask_a_framework_scheduler_through_its_own_queue():
     [landing] = result.landings
     assert landing.eviction.key == "default/web-b"
     assert landing.node in ("node1", "node2") and landing.message is None
+
+
+def test_without_an_interval_the_operator_runs_no_descheduler():
+    doc = KUBE_DESCHEDULER.replace("{mode}", "Automatic").replace("  deschedulingIntervalSeconds: 600\n", "")
+    out = simulate(load(CLUSTER, doc), explain="none", until=5000)
+    assert events(out, "Descheduled", "DeschedulerRun", "FailedDeschedulerRun") == [(
+        "FailedDeschedulerRun", "KubeDescheduler/openshift-kube-descheduler-operator/cluster",
+        "descheduler should have an interval set and it should be greater than 0")]
+
+
+def test_the_operator_applies_its_configmap_where_the_store_keeps_configmaps(monkeypatch):
+    """ApplyConfigMap: created once, left alone while the rendering is the same, replaced when
+    it changes (a store whose kinds table has ConfigMap)."""
+    from types import SimpleNamespace
+
+    from scheduling.engine import actions as A
+    from scheduling.engine.controllers import descheduler
+    from scheduling.engine.controllers.descheduler_v1alpha2 import operator
+    monkeypatch.setattr(descheduler, "BY_KIND", {**descheduler.BY_KIND, "ConfigMap": object()})
+    kd = yaml.safe_load(KUBE_DESCHEDULER.replace("{mode}", "Automatic"))
+    cm = operator.config_map(kd, operator.render_policy(kd))
+    docs: dict = {}  # a store that keeps ConfigMaps by namespace (as the kinds table does once it has the kind)
+    store = SimpleNamespace(get=lambda kind, ns, name: docs.get((kind, ns, name)))
+    ctx = SimpleNamespace(store=store, now=5.0)
+    [create] = descheduler.Descheduler._apply_config_map(ctx, cm)
+    assert isinstance(create, A.CreateObject) and create.doc["metadata"]["creationTimestamp"] == 5
+    docs[("ConfigMap", "openshift-kube-descheduler-operator", "cluster")] = create.doc
+    assert descheduler.Descheduler._apply_config_map(ctx, cm) == []
+    other = operator.config_map(kd, operator.render_policy({**kd, "spec": {**kd["spec"], "profiles": ["AffinityAndTaints"]}}))
+    [replace] = descheduler.Descheduler._apply_config_map(ctx, other)
+    assert isinstance(replace, A.ReplaceObject) and replace.doc["data"] == other["data"]
+    assert replace.doc["metadata"]["creationTimestamp"] == 5

@@ -130,6 +130,7 @@ kind: KubeDescheduler
 metadata: {name: cluster, namespace: openshift-kube-descheduler-operator}
 spec:
   mode: Predictive
+  deschedulingIntervalSeconds: 3600
   profiles: [TopologyAndDuplicates]
 """
 
@@ -150,6 +151,11 @@ def test_a_kube_descheduler_in_automatic_mode_evicts_when_run(editor_client, clu
     assert "(RemoveDuplicates)" in events[0].message
     run = Event.objects.get(cluster=cluster, reason="DeschedulerRun")
     assert (run.involved_kind, run.message) == ("KubeDescheduler", "1 pods evicted")
+
+
+def test_without_an_interval_the_operator_runs_nothing_and_says_so(editor_client, cluster):
+    body = act(editor_client, cluster, action="save", policy=KUBE_DESCHEDULER.replace("  deschedulingIntervalSeconds: 3600\n", "")).content.decode()
+    assert "the operator runs no descheduler: descheduler should have an interval set and it should be greater than 0" in body
 
 
 def test_a_kube_descheduler_the_operator_refuses_is_reported(client, cluster):

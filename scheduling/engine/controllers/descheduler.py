@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from scheduling.engine import actions as A
+from scheduling.engine.api.kinds import BY_KIND
 from scheduling.engine.api.objects import DEFAULT_SCHEDULER, Node
 from scheduling.engine.controller import Context, rng_for
 from scheduling.engine.controllers.scheduling import build_state
@@ -363,6 +364,8 @@ class Descheduler:
                 rng = ctx.rng(NAME, "landings", time_value(ctx.now))
                 found = landings(report, schedulers, rng, ctx.now, bool(ctx.settings.get("preemption", True)))
             report_json = {**report_doc(report, ctx.now, found), **extra}
+            if extra.get("configMap"):
+                result.actions.extend(self._apply_config_map(ctx, extra["configMap"]))
             if isinstance(report, v1alpha2.RunReportV2):
                 report_json["utilization"] = report.utilization
         result.actions.append(A.SetControllerState(NAME, "lastRun", time_value(ctx.now)))
@@ -374,10 +377,31 @@ class Descheduler:
         return result
 
     @staticmethod
+    def _apply_config_map(ctx: Context, config_map: dict) -> list:
+        """The operator's ApplyConfigMap: create the ConfigMap, or replace it when its data
+        or owner changed (nothing when it is as rendered). Only where the store keeps
+        ConfigMaps (a kind of the kinds table); otherwise it lives in this controller's state."""
+        if "ConfigMap" not in BY_KIND:
+            return []
+        meta = config_map["metadata"]
+        existing = ctx.store.get("ConfigMap", meta["namespace"], meta["name"])
+        if existing is None:
+            return [A.CreateObject({**config_map, "metadata": {**meta, "creationTimestamp": time_value(ctx.now)}})]
+        if existing.get("data") == config_map["data"] and \
+                (existing.get("metadata") or {}).get("ownerReferences") == meta["ownerReferences"]:
+            return []
+        return [A.ReplaceObject({**existing, "metadata": {**(existing.get("metadata") or {}), "ownerReferences": meta["ownerReferences"]},
+                                 "data": config_map["data"]})]
+
+    @staticmethod
     def _operator_cycle(ctx: Context, kd: dict, dry_run: bool = False):
         """The Kube Descheduler Operator: render the KubeDescheduler into its ConfigMap's
         policy.yaml (kept in this controller's state: `configMap`), then one cycle of the
-        descheduler with that policy (Predictive: a dry run)."""
+        descheduler with that policy (Predictive: a dry run). Without an interval the
+        operator runs no descheduler."""
+        kube_operator.check(kd)
+        if kube_operator.interval_of(kd) is None:
+            raise kube_operator.OperatorError(kube_operator.NO_INTERVAL)
         namespaces = [(d.get("metadata") or {}).get("name") or "" for d in ctx.store.list("Namespace")]
         policy = kube_operator.render_policy(kd, namespaces, ctx.settings.get("openshift_scheduler_profile") or "LowNodeUtilization")
         config_map = kube_operator.config_map(kd, policy)

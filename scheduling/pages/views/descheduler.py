@@ -158,6 +158,7 @@ def parse_policy(text: str) -> dict:
         raise DeschedulerPolicyError(str(exc)) from None
     if doc.get("kind") == kube_operator.KIND:  # OpenShift 4: the operator's object, rendered as the operator does
         try:
+            kube_operator.check(doc)
             kube_operator.render_policy(doc)
         except kube_operator.OperatorError as exc:
             raise DeschedulerPolicyError(str(exc)) from None
@@ -320,7 +321,18 @@ def descheduler_action(request, pk: int):
     if action in ("save", "run"):
         services.set_descheduler(cluster, doc, form.cleaned_data.get("interval"), flags.to_doc(), run=action == "run")
         cluster.refresh_from_db()
-        notice = ("run requested: the descheduler runs at the cluster's current time; the evictions appear on the board"
-                  if action == "run" else "descheduler saved" + ("" if (cluster.descheduler or {}).get("interval") else ": it runs once"))
+        if doc.get("kind") == kube_operator.KIND:
+            interval = kube_operator.interval_of(doc)
+            if interval is None:
+                notice = f"KubeDescheduler saved, but the operator runs no descheduler: {kube_operator.NO_INTERVAL}"
+            else:
+                every = f"every {interval:g} s"
+                notice = (f"KubeDescheduler saved: the operator's policy runs {every}"
+                          + (" and evicts" if kube_operator.mode_of(doc) == kube_operator.AUTOMATIC else ", Predictive: it evicts nothing"))
+                if action == "run":
+                    notice = "run requested: the descheduler runs at the cluster's current time, then " + every
+        else:
+            notice = ("run requested: the descheduler runs at the cluster's current time; the evictions appear on the board"
+                      if action == "run" else "descheduler saved" + ("" if (cluster.descheduler or {}).get("interval") else ": it runs once"))
         return _render(request, cluster, form=form, notice=notice)
     return HttpResponse("unknown action", status=400)

@@ -238,3 +238,59 @@ def test_eviction_failure_events_when_asked():
             "pod eviction from n1 node by sigs.k8s.io/descheduler failed: total eviction limit exceeded (1)") in events
     quiet = run_cycle(Store(docs), 0.0, {**policy, "evictionFailureEventNotification": False})
     assert "EvictionFailed" not in [e.reason for e in quiet.actions if type(e).__name__ == "RecordEvent"]
+
+
+# --- defaultevictor/validation_test.go TestValidateDefaultEvictorArgs (all 18 cases) -----------------------------------
+
+PP = "podProtections"
+EXTRA_OPTS = "[PodsWithPVC PodsWithoutPDB PodsWithResourceClaims]"
+DEFAULT_OPTS = "[PodsWithLocalStorage SystemCriticalPods FailedBarePods DaemonSetPods]"
+EVICTOR_VALIDATION = [
+    ("passing invalid priority", {"priorityThreshold": {"value": 1, "name": "priority-name"}},
+     "priority threshold misconfigured, only one of priorityThreshold fields can be set"),
+    ("passing invalid no eviction policy", {"noEvictionPolicy": "invalid-no-eviction-policy"},
+     'noEvictionPolicy accepts only ["Preferred" "Mandatory"] values'),
+    ("Valid configuration with no deprecated fields", {PP: {"defaultDisabled": [], "extraEnabled": []}}, None),
+    ("Valid configuration: both Disabled and ExtraEnabled",
+     {PP: {"defaultDisabled": ["DaemonSetPods", "PodsWithLocalStorage"], "extraEnabled": ["PodsWithPVC"]}}, None),
+    ("Valid configuration with ExtraEnabled", {PP: {"extraEnabled": ["PodsWithPVC"]}}, None),
+    ("Invalid configuration: Deprecated field used with Disabled", {"evictLocalStoragePods": True, PP: {"defaultDisabled": ["DaemonSetPods"]}},
+     "cannot use Deprecated fields alongside PodProtections.ExtraEnabled or PodProtections.DefaultDisabled"),
+    ("Invalid configuration: Deprecated field used with ExtraPodProtections", {"evictDaemonSetPods": True, PP: {"extraEnabled": ["PodsWithPVC"]}},
+     "cannot use Deprecated fields alongside PodProtections.ExtraEnabled or PodProtections.DefaultDisabled"),
+    ("MinReplicas warning logged but no error", {"minReplicas": 1}, None),
+    ("Invalid ExtraEnabled: Unknown policy", {PP: {"extraEnabled": ["InvalidPolicy"]}},
+     f'invalid pod protection policy in ExtraEnabled: "InvalidPolicy". Valid options are: {EXTRA_OPTS}'),
+    ("Invalid ExtraEnabled: Misspelled policy", {PP: {"extraEnabled": ["PodsWithPVCC"]}},
+     f'invalid pod protection policy in ExtraEnabled: "PodsWithPVCC". Valid options are: {EXTRA_OPTS}'),
+    ("Invalid ExtraEnabled: Policy from DefaultDisabled list", {PP: {"extraEnabled": ["DaemonSetPods"]}},
+     f'invalid pod protection policy in ExtraEnabled: "DaemonSetPods". Valid options are: {EXTRA_OPTS}'),
+    ("Invalid DefaultDisabled: Unknown policy", {PP: {"defaultDisabled": ["InvalidPolicy"]}},
+     f'invalid pod protection policy in DefaultDisabled: "InvalidPolicy". Valid options are: {DEFAULT_OPTS}'),
+    ("Invalid DefaultDisabled: Misspelled policy", {PP: {"defaultDisabled": ["PodsWithLocalStorag"]}},
+     f'invalid pod protection policy in DefaultDisabled: "PodsWithLocalStorag". Valid options are: {DEFAULT_OPTS}'),
+    ("Invalid DefaultDisabled: Policy from ExtraEnabled list", {PP: {"defaultDisabled": ["PodsWithPVC"]}},
+     f'invalid pod protection policy in DefaultDisabled: "PodsWithPVC". Valid options are: {DEFAULT_OPTS}'),
+    ("Invalid ExtraEnabled duplicate", {PP: {"extraEnabled": ["PodsWithPVC", "PodsWithPVC"]}},
+     "PodProtections.ExtraEnabled contains duplicate entries"),
+    ("Invalid DefaultDisabled duplicate", {PP: {"defaultDisabled": ["PodsWithLocalStorage", "PodsWithLocalStorage"]}},
+     "PodProtections.DefaultDisabled contains duplicate entries"),
+    ("Invalid DefaultDisabled duplicate and Invalid ExtraEnabled duplicate and passing invalid no eviction policy",
+     {"noEvictionPolicy": "invalid-no-eviction-policy",
+      PP: {"extraEnabled": ["PodsWithPVC", "PodsWithPVC"], "defaultDisabled": ["PodsWithLocalStorage", "PodsWithLocalStorage", "PodsWithoutPDB"]}},
+     '[noEvictionPolicy accepts only ["Preferred" "Mandatory"] values, invalid pod protection policy in DefaultDisabled: "PodsWithoutPDB". '
+     f'Valid options are: {DEFAULT_OPTS}, PodProtections.DefaultDisabled contains duplicate entries, '
+     'PodProtections.ExtraEnabled contains duplicate entries]'),
+    ("Protected storage classes without storage class name",
+     {PP: {"extraEnabled": ["PodsWithPVC"], "config": {"PodsWithPVC": {"protectedStorageClasses": [
+         {"name": ""}, {"name": "protected-storage-class-0"}, {"name": ""}, {"name": "protected-storage-class-1"}]}}}},
+     "[PodProtections.Config.PodsWithPVC.ProtectedStorageClasses[0] name cannot be empty, "
+     "PodProtections.Config.PodsWithPVC.ProtectedStorageClasses[2] name cannot be empty]"),
+]
+
+
+@pytest.mark.parametrize("name,args,message", EVICTOR_VALIDATION, ids=[c[0][:70] for c in EVICTOR_VALIDATION])
+def test_validate_default_evictor_args(name, args, message):
+    from scheduling.engine.controllers.descheduler_v1alpha2.policy import aggregate, default_and_validate
+    _, errs = default_and_validate("DefaultEvictor", args)
+    assert (aggregate(errs) if errs else None) == message

@@ -262,3 +262,13 @@ def test_high_node_utilization_with_taints(name, nodes, pods, expected):
     # upstream passes the expected count as the per-node limit
     evicted = run_plugin("HighNodeUtilization", nodes, pods, {"thresholds": {"cpu": 40}}, max_per_node=expected)
     assert len(evicted) == expected
+
+
+def test_only_thresholding_resources_eviction_mode():
+    """HighNodeUtilizationArgs.evictionModes OnlyThresholdingResources: a pod that requests
+    none of the thresholds' resources stays (withResourceRequestForAny)."""
+    nodes = [build_test_node("n1", 4000, 3000, 10), build_test_node("n2", 4000, 3000, 10)]
+    pods = [rs("p1", "n1", cpu=0, apply=best_effort), rs("p2", "n1", cpu=100)] + [rs(f"p{i}", "n2", cpu=1000) for i in range(3, 6)]
+    args = {"thresholds": {"cpu": 30}}
+    assert sorted(run_plugin("HighNodeUtilization", nodes, pods, args)) == ["p1", "p2"]
+    assert run_plugin("HighNodeUtilization", nodes, pods, {**args, "evictionModes": ["OnlyThresholdingResources"]}) == ["p2"]

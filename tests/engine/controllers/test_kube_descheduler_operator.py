@@ -2,8 +2,9 @@
 translated from openshift/cluster-kube-descheduler-operator
 pkg/operator/target_config_reconciler_test.go TestManageConfigMap (the 21 of its 36 cases
 that do not need KubeVirt, PSI or Prometheus; their expected files, unchanged, are
-kube_descheduler_operator/*.yaml), plus the KubeVirt profile's error and the Scheduler
-profile conflicts (TestCheckProfileConflicts)."""
+kube_descheduler_operator/*.yaml, and its ThresholdPriorityClassNameAndValueError case), the
+operator's other refusals (KubeVirt profiles, the cluster Scheduler's conflicting profile,
+namespaces), TestCheckProfileConflicts (all 29 cases) and the CRD schema's other checks."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scheduling.engine.controllers.descheduler_v1alpha2.operator import OperatorError, policy_yaml, render_policy
+from scheduling.engine.controllers.descheduler_v1alpha2.operator import OperatorError, check, policy_yaml, render_policy
 
 ASSETS = Path(__file__).parent / "kube_descheduler_operator"
 # the namespaces of the upstream test's fake cluster
@@ -99,3 +100,65 @@ def test_manage_config_map_errors(name, descheduler, message, scheduler_profile)
     with pytest.raises(OperatorError) as exc:
         render_policy(descheduler, NAMESPACES, scheduler_profile)
     assert str(exc.value) == message
+
+
+CRD_ERRORS = [
+    ({"metadata": {"name": "other"}}, "metadata: Invalid value: \"object\": kubedescheduler is a singleton, .metadata.name must be 'cluster'"),
+    ({"spec": {"mode": "Foo", "profiles": ["AffinityAndTaints"]}},
+     'spec.mode: Unsupported value: "Foo": supported values: "Automatic", "Predictive"'),
+    ({"spec": {"profiles": ["LongLifecycle", "LifecycleAndUtilization"]}},
+     'spec.profiles: Invalid value: "array": cannot declare LongLifecycle and LifecycleAndUtilization profiles simultaneously'),
+    ({"spec": {"profiles": ["AffinityAndTaints", "AffinityAndTaints"]}}, 'spec.profiles: Invalid value: "array": duplicate profiles are not allowed'),
+    ({"spec": {"profiles": ["Nope"]}}, 'spec.profiles[0]: Unsupported value: "Nope": supported values: "AffinityAndTaints", "TopologyAndDuplicates", '
+     '"LifecycleAndUtilization", "DevPreviewLongLifecycle", "LongLifecycle", "SoftTopologyAndDuplicates", "EvictPodsWithLocalStorage", '
+     '"EvictPodsWithPVC", "CompactAndScale", "DevKubeVirtRelieveAndMigrate", "KubeVirtRelieveAndMigrate"'),
+    ({"spec": {"profiles": ["AffinityAndTaints"], "deschedulingIntervalSeconds": 0}},
+     "spec.deschedulingIntervalSeconds: Invalid value: 0: spec.deschedulingIntervalSeconds in body should be greater than or equal to 1"),
+]
+
+
+@pytest.mark.parametrize("change,message", CRD_ERRORS, ids=[m[:50] for _, m in CRD_ERRORS])
+def test_the_crd_schema_refuses(change, message):
+    """The CRD's schema and x-kubernetes-validations (manifests/kube-descheduler-operator.crd.yaml)."""
+    doc = kd(["AffinityAndTaints"])
+    doc = {**doc, "metadata": {**doc["metadata"], **change.get("metadata", {})}, "spec": {**doc["spec"], **change.get("spec", {})}}
+    with pytest.raises(OperatorError) as exc:
+        check(doc)
+    assert str(exc.value) == f'KubeDescheduler.operator.openshift.io "{doc["metadata"]["name"]}" is invalid: {message}'
+    assert check(kd(["AffinityAndTaints", "EvictPodsWithPVC"])) is None
+
+
+# --- TestCheckProfileConflicts (all 29 cases): the CRD's rules on spec.profiles -------------------------------------
+
+VALID = [["AffinityAndTaints"], ["TopologyAndDuplicates"], ["LifecycleAndUtilization"], ["LongLifecycle"], ["CompactAndScale"],
+         ["DevKubeVirtRelieveAndMigrate"], ["KubeVirtRelieveAndMigrate"], ["AffinityAndTaints", "TopologyAndDuplicates"],
+         ["AffinityAndTaints", "LifecycleAndUtilization"], ["AffinityAndTaints", "EvictPodsWithPVC"],
+         ["LifecycleAndUtilization", "EvictPodsWithLocalStorage"], ["LongLifecycle", "TopologyAndDuplicates"]]
+CONFLICTS = [(["AffinityAndTaints", "AffinityAndTaints"], "duplicate profiles are not allowed")] + [
+    ([a, b], f"cannot declare {a} and {b} profiles simultaneously") for a, b in (
+        ("DevPreviewLongLifecycle", "LifecycleAndUtilization"), ("LongLifecycle", "LifecycleAndUtilization"),
+        ("DevPreviewLongLifecycle", "DevKubeVirtRelieveAndMigrate"), ("LongLifecycle", "DevKubeVirtRelieveAndMigrate"),
+        ("LifecycleAndUtilization", "DevKubeVirtRelieveAndMigrate"), ("KubeVirtRelieveAndMigrate", "DevKubeVirtRelieveAndMigrate"),
+        ("DevPreviewLongLifecycle", "KubeVirtRelieveAndMigrate"), ("LongLifecycle", "KubeVirtRelieveAndMigrate"),
+        ("LifecycleAndUtilization", "KubeVirtRelieveAndMigrate"), ("SoftTopologyAndDuplicates", "TopologyAndDuplicates"),
+        ("CompactAndScale", "LifecycleAndUtilization"), ("CompactAndScale", "LongLifecycle"), ("CompactAndScale", "DevPreviewLongLifecycle"),
+        ("CompactAndScale", "DevKubeVirtRelieveAndMigrate"), ("CompactAndScale", "KubeVirtRelieveAndMigrate"),
+        ("CompactAndScale", "TopologyAndDuplicates"))]
+
+
+def with_interval(profiles):
+    doc = kd(profiles)
+    doc["spec"]["deschedulingIntervalSeconds"] = 300
+    return doc
+
+
+@pytest.mark.parametrize("profiles", VALID, ids=["+".join(p) for p in VALID])
+def test_check_profile_conflicts_valid(profiles):
+    assert check(with_interval(profiles)) is None
+
+
+@pytest.mark.parametrize("profiles,message", CONFLICTS, ids=[m[:60] for _, m in CONFLICTS])
+def test_check_profile_conflicts(profiles, message):
+    with pytest.raises(OperatorError) as exc:
+        check(with_interval(profiles))
+    assert message in str(exc.value)

@@ -22,8 +22,10 @@ ConfigMap `cluster` of that namespace, whose `data["policy.yaml"]` is the
   LowNodeUtilization-based profiles, LowNodeUtilization (the default) with CompactAndScale.
 * policy.yaml is sigs.k8s.io/yaml's rendering of the Go structs: keys sorted, empty
   plugin sets as `null`, the DefaultEvictor's `podProtections: {}`.
-* `spec.mode`: Predictive (the default: the descheduler runs with --dry-run) or
-  Automatic; `spec.deschedulingIntervalSeconds` (default 3600).
+* `spec.mode`: Predictive (the CRD's default: the descheduler runs with --dry-run) or
+  Automatic; `spec.deschedulingIntervalSeconds` must be set and above 0, else the operator
+  scales the descheduler to zero ("descheduler should have an interval set and it should be
+  greater than 0").
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ API_VERSION = "operator.openshift.io/v1"
 KIND = "KubeDescheduler"
 NAME = "cluster"
 NAMESPACE = "openshift-kube-descheduler-operator"
-DEFAULT_INTERVAL = 3600
+DEFAULT_INTERVAL = 3600  # what the page proposes (the CRD has no default)
 PREDICTIVE = "Predictive"
 AUTOMATIC = "Automatic"
 
@@ -50,6 +52,65 @@ HIGH_THRESHOLDS = {"Minimal": 10, "Modest": 20, "": 20, "Moderate": 30}
 
 class OperatorError(ValueError):
     """What the operator reports instead of rendering (its sync error)."""
+
+
+CRD_PROFILES = ("AffinityAndTaints", "TopologyAndDuplicates", "LifecycleAndUtilization", "DevPreviewLongLifecycle", "LongLifecycle",
+                "SoftTopologyAndDuplicates", "EvictPodsWithLocalStorage", "EvictPodsWithPVC", "CompactAndScale",
+                "DevKubeVirtRelieveAndMigrate", "KubeVirtRelieveAndMigrate")
+# the CRD's x-kubernetes-validations on spec.profiles: (a, b) may not be declared together
+EXCLUSIVE = (("DevPreviewLongLifecycle", "LifecycleAndUtilization"), ("LongLifecycle", "LifecycleAndUtilization"),
+             ("DevPreviewLongLifecycle", "DevKubeVirtRelieveAndMigrate"), ("LongLifecycle", "DevKubeVirtRelieveAndMigrate"),
+             ("LifecycleAndUtilization", "DevKubeVirtRelieveAndMigrate"), ("KubeVirtRelieveAndMigrate", "DevKubeVirtRelieveAndMigrate"),
+             ("DevPreviewLongLifecycle", "KubeVirtRelieveAndMigrate"), ("LongLifecycle", "KubeVirtRelieveAndMigrate"),
+             ("LifecycleAndUtilization", "KubeVirtRelieveAndMigrate"), ("SoftTopologyAndDuplicates", "TopologyAndDuplicates"),
+             ("CompactAndScale", "LifecycleAndUtilization"), ("CompactAndScale", "LongLifecycle"),
+             ("CompactAndScale", "DevPreviewLongLifecycle"), ("CompactAndScale", "DevKubeVirtRelieveAndMigrate"),
+             ("CompactAndScale", "KubeVirtRelieveAndMigrate"), ("CompactAndScale", "TopologyAndDuplicates"))
+
+
+def _quote_all(values) -> str:
+    return ", ".join(f'"{v}"' for v in values)
+
+
+def validate(kd: Mapping[str, Any]) -> list[str]:
+    """The CRD schema's checks (kube-descheduler-operator.crd.yaml), as the API server words
+    them (field path: message); empty when the object is valid."""
+    errs = []
+    name = (kd.get("metadata") or {}).get("name")
+    if name != NAME:
+        errs.append("metadata: Invalid value: \"object\": kubedescheduler is a singleton, .metadata.name must be 'cluster'")
+    spec = kd.get("spec")
+    if not isinstance(spec, Mapping):
+        return errs + ['spec: Required value']
+    mode = spec.get("mode")
+    if mode is not None and mode not in (AUTOMATIC, PREDICTIVE):
+        errs.append(f'spec.mode: Unsupported value: "{mode}": supported values: "Automatic", "Predictive"')
+    interval = spec.get("deschedulingIntervalSeconds")
+    if interval is not None and (isinstance(interval, bool) or not isinstance(interval, int) or interval < 1):
+        errs.append(f"spec.deschedulingIntervalSeconds: Invalid value: {interval}: spec.deschedulingIntervalSeconds in body should be greater than or equal to 1")
+    profiles = spec.get("profiles") or []
+    if not isinstance(profiles, list):
+        return errs + [f'spec.profiles: Invalid value: "{type(profiles).__name__}": spec.profiles in body must be of type array']
+    for i, p in enumerate(profiles):
+        if p not in CRD_PROFILES:
+            errs.append(f'spec.profiles[{i}]: Unsupported value: "{p}": supported values: {_quote_all(CRD_PROFILES)}')
+    if len(profiles) > 11:
+        errs.append(f"spec.profiles: Too many: {len(profiles)}: must have at most 11 items")
+    if len(set(profiles)) != len(profiles):
+        errs.append('spec.profiles: Invalid value: "array": duplicate profiles are not allowed')
+    for a, b in EXCLUSIVE:
+        if a in profiles and b in profiles:
+            errs.append(f'spec.profiles: Invalid value: "array": cannot declare {a} and {b} profiles simultaneously')
+    return errs
+
+
+def check(kd: Mapping[str, Any]) -> None:
+    """Raise OperatorError with the API server's message when the object is invalid."""
+    errs = validate(kd)
+    if errs:
+        name = (kd.get("metadata") or {}).get("name") or ""
+        detail = errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"
+        raise OperatorError(f'KubeDescheduler.operator.openshift.io "{name}" is invalid: {detail}')
 
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
@@ -75,7 +136,10 @@ def parse_duration(value: Any) -> float:
 
 
 def protected_namespaces(namespaces: Iterable[str]) -> list[str]:
-    return ["kube-system", "hypershift", "openshift"] + [n for n in sorted(namespaces) if n.startswith("openshift-")]
+    """kube-system, hypershift, openshift and the cluster's openshift-* namespaces (the
+    operator's own among them: it runs there)."""
+    names = set(namespaces) | {NAMESPACE}
+    return ["kube-system", "hypershift", "openshift"] + [n for n in sorted(names) if n.startswith("openshift-")]
 
 
 def _ns(included: list[str], excluded: list[str]) -> dict:
@@ -289,6 +353,13 @@ def mode_of(kd: Mapping[str, Any]) -> str:
     return ((kd.get("spec") or {}).get("mode")) or PREDICTIVE
 
 
-def interval_of(kd: Mapping[str, Any]) -> float:
+NO_INTERVAL = "descheduler should have an interval set and it should be greater than 0"
+
+
+def interval_of(kd: Mapping[str, Any]) -> float | None:
+    """spec.deschedulingIntervalSeconds (None: not set, or not above 0: the operator then
+    refuses to run the descheduler, NO_INTERVAL)."""
     value = (kd.get("spec") or {}).get("deschedulingIntervalSeconds")
-    return float(value) if value else float(DEFAULT_INTERVAL)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return None
+    return float(value)

@@ -560,6 +560,11 @@ def low_node_utilization(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str,
     return report
 
 
+def _requests_any(ref: PodRef, names) -> bool:
+    containers = list(((ref.doc.get("spec") or {}).get("containers")) or ()) + list(((ref.doc.get("spec") or {}).get("initContainers")) or ())
+    return any(name in (((c.get("resources") or {}).get("requests")) or {}) for name in names for c in containers)
+
+
 def high_node_utilization(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str, Any]) -> list[dict]:
     """HighNodeUtilization: nodes at or below every threshold are underutilized and their
     pods are evicted (least used node first) so the scheduler packs them on the other,
@@ -585,6 +590,10 @@ def high_node_utilization(cycle: Cycle, nodes: Sequence[Node], args: Mapping[str
     if not low or len(low) <= int(args.get("numberOfNodes") or 0) or len(low) == len(nodes) or not schedulable:
         return report
     low.sort(key=lambda i: sum(i["usage"].values()))  # sortNodesByUsage, ascending
+    if "OnlyThresholdingResources" in (args.get("evictionModes") or ()):
+        # withResourceRequestForAny: only pods requesting one of the thresholds' resources
+        for info in low:
+            info["pods"] = [r for r in info["pods"] if _requests_any(r, thresholds)]
 
     def go_on(src, available) -> bool:
         return all(available[r] > 0 for r in names)

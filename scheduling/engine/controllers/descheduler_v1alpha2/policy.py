@@ -193,6 +193,11 @@ def default_and_validate(plugin: str, raw: Mapping[str, Any]) -> tuple[dict, lis
             errs.append("PodProtections.DefaultDisabled contains duplicate entries")
         if len(set(extra)) != len(extra):
             errs.append("PodProtections.ExtraEnabled contains duplicate entries")
+        if "PodsWithPVC" in extra:
+            config = ((pp.get("config") or {}).get("PodsWithPVC") or {})
+            for i, sc in enumerate(config.get("protectedStorageClasses") or ()):
+                if not (sc or {}).get("name"):
+                    errs.append(f"PodProtections.Config.PodsWithPVC.ProtectedStorageClasses[{i}] name cannot be empty")
     elif plugin == REMOVE_DUPLICATES:
         errs += _namespaces_error(args)
     elif plugin == REMOVE_FAILED_PODS:
@@ -261,6 +266,10 @@ def default_and_validate(plugin: str, raw: Mapping[str, Any]) -> tuple[dict, lis
             e = _thresholds_error(args.get("thresholds") or {})
             if e:
                 errs.append(e)
+            else:
+                bad = [m for m in args.get("evictionModes") or () if m != "OnlyThresholdingResources"]
+                if bad:
+                    errs.append(f"invalid eviction mode {bad[0]}")
     return args, errs
 
 
