@@ -528,95 +528,109 @@ def run_queue(
             continue
         heap.append((-pod.priority, i, pod.key))
     heapq.heapify(heap)
-    unschedulable: set[str] = set()
-    attempts: Counter[str] = Counter()
     cache = SchedulerCache(infos, state) if fast_path and not explain and heap and infos else None
     if cache is not None:
         # The plugins' pod index (engine.framework.plugins.pod_index) hears of every change
         # through the cache, which observes the NodeInfos from here on (binds and victims).
         cache.forward = index_for(handle, list(infos.values())).observer
         cache.attach()
-    start_box = [start]  # the next start index, moved by every attempt
+    queue = _Queue(framework, state, index, heap, nominated, cache, start)
     try:
-        _drain(heap, framework, state, infos, index, nominated, unschedulable, attempts, results, rng, rng_for_attempt,
-               explain, preemption, now, cache, start_box)
+        queue.drain(rng, rng_for_attempt, explain, preemption, now, results)
     finally:
         if cache is not None:
             cache.detach()
-    return results, start_box[0]
+    return results, queue.start
 
 
-def _drain(heap, framework, state, infos, index, nominated, unschedulable, attempts, results, rng, rng_for_attempt,
-           explain, preemption, now, cache, start_box) -> None:
-    """The queue's loop: pop, schedule, bind or nominate, move back what a bind may help."""
+class _Queue:
+    """One pass of the scheduling queue: the active queue (a heap in PrioritySort order),
+    the pods held unschedulable in this pass, the nominated pods, and the next start index."""
 
-    def current(key: str) -> Pod:
-        return state.pods[index[key]]
+    def __init__(self, framework: Framework, state: ClusterState, index: dict[str, int], heap: list,
+                 nominated: dict[str, list[Pod]], cache: SchedulerCache | None, start: int):
+        self.framework, self.state, self.index, self.heap = framework, state, index, heap
+        self.nominated, self.cache, self.start = nominated, cache, start
+        self.infos = framework.handle.node_infos
+        self.unschedulable: set[str] = set()
+        self.attempts: Counter[str] = Counter()
 
-    def update(pod: Pod) -> None:
-        state.pods[index[pod.key]] = pod
+    def current(self, key: str) -> Pod:
+        return self.state.pods[self.index[key]]
 
-    def set_nomination(pod: Pod, node: str) -> Pod:
+    def update(self, pod: Pod) -> None:
+        self.state.pods[self.index[pod.key]] = pod
+
+    def set_nomination(self, pod: Pod, node: str) -> Pod:
+        nominated = self.nominated
         if pod.nominated_node_name:
             nominated[pod.nominated_node_name] = [p for p in nominated[pod.nominated_node_name] if p.key != pod.key]
         pod = replace_status(pod, nominated_node_name=node)
         if node:
             nominated[node].append(pod)
-        update(pod)
+        self.update(pod)
         return pod
 
-    def requeue(keys: list[str]) -> None:
-        for key in sorted(keys, key=index.__getitem__):
-            unschedulable.discard(key)
-            if attempts[key] < MAX_ATTEMPTS_PER_RUN:
-                heapq.heappush(heap, (-current(key).priority, index[key], key))
+    def requeue(self, keys) -> None:
+        """Move pods held unschedulable back to the active queue (at most MAX_ATTEMPTS_PER_RUN tries each)."""
+        for key in sorted(keys, key=self.index.__getitem__):
+            self.unschedulable.discard(key)
+            if self.attempts[key] < MAX_ATTEMPTS_PER_RUN:
+                heapq.heappush(self.heap, (-self.current(key).priority, self.index[key], key))
 
-    while heap:
-        _, _, key = heapq.heappop(heap)
-        pod = current(key)
-        if pod.node_name:
-            continue
-        attempts[key] += 1
-        draw = rng if rng_for_attempt is None else LazyRandom(rng_for_attempt, pod, attempts[key])
-        result, start_box[0] = schedule_one(framework, pod, draw, explain=explain, start=start_box[0],
-                                            preemption=preemption, cache=cache)
-        result.time = now
-        results.append(result)
-        if result.node is not None:
-            if pod.nominated_node_name:
-                pod = set_nomination(pod, "")
-            bound = replace_status(pod, node_name=result.node, phase="Running")
-            infos[result.node].add_pod(bound)
-            extra = getattr(framework, "extra_nodes", None)
-            if extra is not None and cache is not None and (bound.init_containers or bound.overhead):
-                extra.add(cache.index[result.node])  # the vector forms compute this node the plain way
-            update(bound)
-            # AssignedPod/Add: a pod that InterPodAffinity or PodTopologySpread rejected may now fit.
-            if unschedulable:
-                requeue([k for k in unschedulable if _may_help(bound, current(k))])
-            continue
-        unschedulable.add(key)
-        outcome = result.preemption
-        if outcome is None:
-            continue
+    def drain(self, rng, rng_for_attempt, explain: bool, preemption: bool, now: float, results: list) -> None:
+        """Pop, schedule, bind or nominate; move back what a bind may help."""
+        while self.heap:
+            _, _, key = heapq.heappop(self.heap)
+            pod = self.current(key)
+            if pod.node_name:
+                continue
+            self.attempts[key] += 1
+            draw = rng if rng_for_attempt is None else LazyRandom(rng_for_attempt, pod, self.attempts[key])
+            result, self.start = schedule_one(self.framework, pod, draw, explain=explain, start=self.start,
+                                              preemption=preemption, cache=self.cache)
+            result.time = now
+            results.append(result)
+            if result.node is not None:
+                self.bind(pod, result.node)
+            else:
+                self.unschedulable.add(key)
+                if result.preemption is not None:
+                    self.preempted(pod, result.preemption, now)
+
+    def bind(self, pod: Pod, node: str) -> None:
+        if pod.nominated_node_name:
+            pod = self.set_nomination(pod, "")
+        bound = replace_status(pod, node_name=node, phase="Running")
+        self.infos[node].add_pod(bound)
+        extra = getattr(self.framework, "extra_nodes", None)
+        if extra is not None and self.cache is not None and (bound.init_containers or bound.overhead):
+            extra.add(self.cache.index[node])  # the vector forms compute this node the plain way
+        self.update(bound)
+        # AssignedPod/Add: a pod that InterPodAffinity or PodTopologySpread rejected may now fit.
+        if self.unschedulable:
+            self.requeue([k for k in self.unschedulable if _may_help(bound, self.current(k))])
+
+    def preempted(self, pod: Pod, outcome: PreemptionResult, now: float) -> None:
+        """The preemptor nominated to the freed node, its victims terminating, the lower
+        pods nominated there sent back to the queue."""
         if outcome.nominated_node is None:
             if outcome.clear_nomination and pod.nominated_node_name:
-                set_nomination(pod, "")
-            continue
-        set_nomination(pod, outcome.nominated_node)
-        info = infos[outcome.nominated_node]
+                self.set_nomination(pod, "")
+            return
+        self.set_nomination(pod, outcome.nominated_node)
+        info = self.infos[outcome.nominated_node]
         for victim in outcome.victims:
             since = victim.deletion_timestamp if victim.is_terminating else now
             terminating = replace_status(victim, deletion_timestamp=since)
             info.replace_pod(victim, terminating)
-            if victim.key in index or _find(state, victim.key, index):
-                update(terminating)
+            if victim.key in self.index or _find(self.state, victim.key, self.index):
+                self.update(terminating)
         for lower in outcome.lower_priority_nominated:
-            if lower.key in index:
-                set_nomination(current(lower.key), "")
-                if lower.key in unschedulable:
-                    unschedulable.discard(lower.key)
-                    heapq.heappush(heap, (-current(lower.key).priority, index[lower.key], lower.key))
+            if lower.key in self.index:
+                self.set_nomination(self.current(lower.key), "")
+                if lower.key in self.unschedulable:
+                    self.requeue([lower.key])
 
 
 def _find(state: ClusterState, key: str, index: dict[str, int]) -> bool:
