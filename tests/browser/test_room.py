@@ -103,12 +103,15 @@ def test_a_phone_joins_through_the_rooms_address_and_follows(browser, room_serve
         teacher.wait_for_selector("#preview .preview-result")
         teacher.click("#preview button:has-text('Ask the room first')")
         phone.wait_for_selector("#training-question h2:has-text('Which pods will be evicted now?')")
-        if phone.locator("#panel button.close").is_visible():
-            phone.tap("#panel button.close")  # the question is in the training bar, under the panel
+        # The question sits at the bottom of the screen, over the panel: answered without leaving it.
+        question = phone.locator("#training-question").bounding_box()
+        assert question["y"] + question["height"] <= 845 and question["y"] > 300
         choice = phone.get_attribute("#training-question input[name=choice] >> nth=0", "value")
         phone.tap("#training-question input[name=choice] >> nth=0")
         phone.tap("#training-question button[type=submit]")
         phone.wait_for_selector(f"#training-question :text('Your answer: {choice}')")
+        assert phone.is_visible("#panel h2:has-text('Node node1')")
+        assert phone.inner_text("#training-follow-state") == "Following the instructor"
         no_sideways_scroll(phone)
         phone.screenshot(path=str(screenshots / "phone-390-question.png"))
     finally:
