@@ -64,7 +64,9 @@ def channel_layer(request):
     else:
         layer = {"BACKEND": "channels_redis.core.RedisChannelLayer",
                  "CONFIG": {"hosts": [request.getfixturevalue("redis_url")], "prefix": "clusterui-big-push"}}
-    with override_settings(CHANNEL_LAYERS={"default": layer}):
+    # 10,000 pods: above the default per-cluster pod limit (CLUSTER_MAX_PODS), raised here as a
+    # user importing such a cluster raises it
+    with override_settings(CHANNEL_LAYERS={"default": layer}, CLUSTER_MAX_PODS=20000, CLUSTER_MAX_OBJECTS=30000):
         from channels import layers as channel_layers
 
         channel_layers.channel_layers.backends.clear()
