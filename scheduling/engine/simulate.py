@@ -25,10 +25,11 @@ Output decisions:
   scheduler) has `filters` and `scores` null. `--explain failed` drops the `filters` and
   `scores` keys of pods that were scheduled, `--explain none` drops them for every pod.
 * `message`: the FailedScheduling text of a pending pod; for a pod whose schedulerName
-  does not run here, `scheduler_not_running_message()` (Kubernetes records no event; the
-  simulator adds one SchedulerNotRunning warning). The default scheduler always runs; each
-  Policy document with `schedulerName: <name>` (our Policy extension) runs one more
-  scheduler with that policy, after the default one (engine.scheduler.policy.schedulers_for).
+  does not run here, `scheduler_not_running_message()` (no event: Kubernetes records none,
+  such a pod just stays Pending). The default scheduler always runs; each Policy document
+  with `schedulerName: <name>` (our Policy extension) runs one more scheduler with that
+  policy, after the default one (engine.scheduler.policy.schedulers_for); under the
+  OpenShift 4 scheduler each profile of the KubeSchedulerConfiguration is one scheduler.
 * `preemption`: null unless preemption was considered for the pod's last attempt
   (`{"victims": {}, "nominatedNode": null}` when it was, but no node could be freed).
 * `events`: every event in time order (emission order within a time), `object` being

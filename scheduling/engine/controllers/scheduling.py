@@ -46,7 +46,7 @@ from scheduling.engine.controller import Context, rng_for
 from scheduling.engine.scheduler.cache import SchedulerCache
 from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
 from scheduling.engine.scheduler.predicates.inter_pod_affinity import pod_matches_term, required_affinity_terms
-from scheduling.engine.scheduler.scheduler import ScheduleResult, replace_status, run_queue, scheduler_not_running_message
+from scheduling.engine.scheduler.scheduler import ScheduleResult, replace_status, run_queue
 from scheduling.engine.framework import runtime as framework
 from scheduling.engine.store import Store, is_terminating, meta, time_value
 
@@ -59,7 +59,6 @@ VOLUME_KINDS = {
 MOVE_ALL_KINDS = frozenset({"Node", "Service", "PersistentVolume", "PersistentVolumeClaim", "StorageClass"})
 _HELD = "\x00held"  # scheduler name given to pods kept in the unschedulable queue for a run
 SIMULATOR_SOURCE = "clusterui"  # events the simulator adds where Kubernetes is silent
-NO_SCHEDULER_REASON = "SchedulerNotRunning"
 IGNORED_FIELD_REASON = "FieldIgnored"
 
 
@@ -360,7 +359,6 @@ class SchedulerController:
                     actions.append(A.SetPodDeletion(new.namespace, new.name, now, old.termination_grace_period_seconds, "Preempted"))
                     touched.setdefault(new.key, new.node_name)
             snapshot.passed(touched, set(bound), marks)
-        actions += self._no_scheduler(store, snapshot.pending_pods(store), settings, now)
         actions += self._gated(store, results, now)
         tried: dict[str, int] = {}
         for r in results:
@@ -419,30 +417,6 @@ class SchedulerController:
             if fields:
                 actions.append(A.RecordEvent(now, "Warning", IGNORED_FIELD_REASON, "Pod", pod.namespace, pod.name,
                                              ignored_fields_message(fields), SIMULATOR_SOURCE))
-        return actions
-
-    def _no_scheduler(self, store: Store, pods: Iterable[Pod], settings: Mapping[str, Any], now: float) -> list:
-        """A pending pod that names a scheduler that does not run stays Pending. Kubernetes
-        says nothing about it (no scheduler looks at it); the simulator says so once, with
-        a Warning event and the pod's PodScheduled condition (which also makes it said
-        only once: the condition is the memory)."""
-        running = self.scheduler_names(settings) | {_HELD}
-        actions: list = []
-        for pod in pods:
-            if pod.node_name or pod.is_terminating or pod.scheduler_name in running:
-                continue
-            doc = store.get("Pod", pod.namespace, pod.name)
-            conditions = list(((doc or {}).get("status") or {}).get("conditions") or [])
-            if any(c.get("type") == "PodScheduled" and c.get("reason") == NO_SCHEDULER_REASON for c in conditions):
-                continue
-            message = scheduler_not_running_message(pod.scheduler_name)
-            conditions = [c for c in conditions if c.get("type") != "PodScheduled"] + [
-                {"type": "PodScheduled", "status": "False", "reason": NO_SCHEDULER_REASON, "message": message,
-                 "lastTransitionTime": time_value(now)}
-            ]
-            actions.append(A.PatchStatus("Pod", pod.namespace, pod.name, {"conditions": conditions}))
-            actions.append(A.RecordEvent(now, "Warning", NO_SCHEDULER_REASON, "Pod", pod.namespace, pod.name,
-                                         message, SIMULATOR_SOURCE))
         return actions
 
 
