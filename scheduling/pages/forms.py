@@ -84,6 +84,12 @@ class ConditionForm(forms.Form):
     status = forms.ChoiceField(choices=[("True", "True"), ("False", "False"), ("Unknown", "Unknown")])
 
 
+class SchedulerNameForm(forms.Form):
+    """spec.schedulerName: which scheduler places the pod (a profile's or a Policy's name)."""
+
+    name = forms.CharField(max_length=253, strip=True)
+
+
 class TolerationForm(forms.Form):
     key = forms.CharField(max_length=316, required=False)
     operator = forms.ChoiceField(choices=[("Equal", "Equal"), ("Exists", "Exists")])

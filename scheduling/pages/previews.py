@@ -252,6 +252,11 @@ def _pod_affinity_add(doc, form, now) -> Edited:
     )
 
 
+def _scheduler_set(doc, form, now) -> Edited:
+    name = form.cleaned_data["name"]
+    return Edited(whatif.set_scheduler_name(doc, name), f"schedulerName {name}")
+
+
 def _affinity(doc, form, now) -> Edited:
     affinity = yaml_mapping(form.cleaned_data["text"], "affinity")
     return Edited(whatif.set_affinity(doc, affinity), "set affinity" if affinity else "remove affinity")
@@ -285,6 +290,7 @@ EDITS: dict[str, Edit] = {
     "node-affinity-add": Edit(forms.NodeAffinityForm, _node_affinity_add, "replaced"),
     "pod-affinity-add": Edit(forms.PodAffinityForm, _pod_affinity_add, "replaced"),
     "affinity": Edit(forms.TextForm, _affinity, "replaced"),
+    "scheduler-set": Edit(forms.SchedulerNameForm, _scheduler_set, "replaced"),
     "yaml": Edit(forms.TextForm, _yaml, "replaced"),
 }
 

@@ -531,6 +531,15 @@ def remove_toleration(doc: Mapping, index: int) -> dict:
     return out
 
 
+def set_scheduler_name(doc: Mapping, name: str) -> dict:
+    out, spec = pod_spec(doc)
+    if name == "default-scheduler":
+        spec.pop("schedulerName", None)  # the API server's default
+    else:
+        spec["schedulerName"] = name
+    return out
+
+
 def set_node_selector(doc: Mapping, key: str, value: str) -> dict:
     out, spec = pod_spec(doc)
     spec.setdefault("nodeSelector", {})[key] = value

@@ -658,9 +658,11 @@ def set_policy(cluster: Cluster, policy_doc: dict | None, scheduler_name: str | 
         scheduler_name = DEFAULT_SCHEDULER
     elif policy_doc is not None:
         try:
-            scheduler_name = load_policy(policy_doc).scheduler_name
+            named = load_policy(policy_doc).scheduler_name
         except PolicyError as exc:
             raise kube.DocumentError([f"Policy: {exc}"]) from exc
+        # the document's own schedulerName wins; else the scheduler the caller names
+        scheduler_name = named if "schedulerName" in policy_doc or not scheduler_name else scheduler_name
     scheduler_name = scheduler_name or DEFAULT_SCHEDULER
     with transaction.atomic():
         locked = Cluster.objects.select_for_update().get(pk=cluster.pk)

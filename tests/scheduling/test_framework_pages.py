@@ -105,3 +105,17 @@ def test_an_invalid_configuration_is_refused_naming_the_field(editor_client, ocp
     assert 'spec.profile: Unsupported value: &quot;Fastest&quot;' in response.content.decode()
     ocp.refresh_from_db()
     assert ocp.policy is None
+
+
+def test_a_311_policy_is_saved_for_a_custom_scheduler_picked_by_name(editor_client, demo):
+    policy = '{"kind": "Policy", "apiVersion": "v1", "predicates": [{"name": "PodFitsResources"}], "priorities": []}'
+    page = editor_client.get(reverse("policy", args=[demo.pk])).content.decode()
+    assert 'name="scheduler_name"' in page
+    response = editor_client.post(reverse("policy-action", args=[demo.pk]),
+                                  {"action": "save", "text": policy, "scheduler_name": "gpu-scheduler"})
+    assert response.status_code == 200
+    demo.refresh_from_db()
+    assert demo.policy is None and set(demo.scheduler_policies) == {"gpu-scheduler"}
+    bad = editor_client.post(reverse("policy-action", args=[demo.pk]),
+                             {"action": "save", "text": policy, "scheduler_name": "GPU_scheduler"})
+    assert bad.status_code == 422 and "schedulerName: Invalid value: &quot;GPU_scheduler&quot;" in bad.content.decode()

@@ -226,3 +226,14 @@ spec:
     applied = editor_client.post(reverse("apply-edit", args=[demo.pk]), form, HTTP_HX_REQUEST="true")
     assert refusal in applied.content.decode()
     assert "nodeSelector" not in services.get_object(demo, "StatefulSet", "db", "shop").document["spec"]["template"]["spec"]
+
+
+def test_the_scheduler_picker_previews_a_template_for_a_scheduler_that_does_not_run(editor_client, demo):
+    page = editor_client.get(reverse("controller-detail", args=[demo.pk, "Deployment", "shop", "frontend"])).content.decode()
+    assert 'name="op" value="scheduler-set"' in page and '<option value="default-scheduler">' in page
+    url = reverse("controller-preview", args=[demo.pk, "Deployment", "shop", "frontend"])
+    body = editor_client.post(url, {"op": "scheduler-set", "name": "gpu-scheduler"}, HTTP_HX_REQUEST="true").content.decode()
+    # the surge pod of the new template names a scheduler that does not run: it waits, Pending
+    created = re.findall(r'data-created="([^"]+)"', body)
+    assert len(created) == 1 and re.findall(r'data-pending="([^"]+)"', body) == created
+    assert "SchedulerNotRunning" not in body

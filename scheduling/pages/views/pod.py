@@ -14,7 +14,7 @@ from scheduling.store import kube
 from scheduling.models import KIND_MODELS, Cluster
 from scheduling.store.permissions import can_edit, get_cluster_for_user
 from scheduling.pages.previews import editable
-from scheduling.store.state import cluster_state, eviction_time
+from scheduling.store.state import cluster_schedulers, cluster_state, eviction_time
 from scheduling.pages.views.common import applied, object_or_404, page_urls, panel
 
 
@@ -52,6 +52,8 @@ def _object_editor_context(request, cluster: Cluster, obj) -> dict:
         "label_form": forms.LabelForm(),
         "node_affinity_form": forms.NodeAffinityForm(),
         "pod_affinity_form": forms.PodAffinityForm(),
+        "scheduler_name": spec.get("schedulerName") or "default-scheduler",
+        "scheduler_names": [name for name, _ in cluster_schedulers(cluster)],
         "can_edit": can_edit(request.user),
         **page_urls(cluster),
     }

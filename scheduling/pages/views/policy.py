@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from scheduling.engine.api.admission import PLUGIN_NAMES as ADMISSION_PLUGIN_NAMES
+from scheduling.engine.api.validation import field
 from scheduling.engine.scheduler.policy import DEFAULT_POLICY_DOC
 
 from scheduling.pages import explain, forms, previews
@@ -78,20 +79,23 @@ def _load_sample(cluster: Cluster, name: str) -> dict:
     return {"form": form, "notice": f'sample policy "{name}" loaded into the editor: validate, compare or save it'}
 
 
-def _validate_or_save(cluster: Cluster, action: str, text: str, extra: dict) -> None:
+def _validate_or_save(cluster: Cluster, action: str, text: str, extra: dict, scheduler_name: str = "") -> None:
     doc, error = previews.parse_policy_text(text)
+    bad_name = field.is_dns1123_subdomain(scheduler_name) if scheduler_name else []
+    if not error and bad_name:
+        error = f'schedulerName: Invalid value: "{scheduler_name}": {bad_name[0]}'
     if error:
         extra["error"] = error
     elif action == "validate":
         extra["notice"] = "the policy is valid" + (" (empty: the default policy)" if doc is None else "")
     else:
         try:
-            services.set_policy(cluster, doc)
+            services.set_policy(cluster, doc, scheduler_name or None)
         except kube.DocumentError as exc:
             extra["error"] = str(exc)
             return
         cluster.refresh_from_db()
-        named = (doc or {}).get("schedulerName")
+        named = (doc or {}).get("schedulerName") or (scheduler_name if doc and doc.get("kind") == "Policy" else "")
         if named and named != "default-scheduler":
             extra["notice"] = f'policy saved for the scheduler "{named}" (pods with schedulerName: {named})'
         else:
@@ -109,7 +113,7 @@ def policy_action(request, pk: int):
     if action.startswith("sample:"):
         extra = _load_sample(cluster, action.split(":", 1)[1])
     elif action in ("validate", "save"):
-        _validate_or_save(cluster, action, text, extra)
+        _validate_or_save(cluster, action, text, extra, (request.POST.get("scheduler_name") or "").strip())
     elif action == "compare":
         a, b = request.POST.get("a", "current"), request.POST.get("b", "edited")
         extra.update(comparison=previews.compare_policies(cluster, a, b, text), compare_a=a, compare_b=b)
