@@ -60,7 +60,7 @@ def test_three_attendees_follow_the_instructors_panel_time_and_edits(browser, cl
         log_in(teacher, server)
         board = load_scenario(teacher, server, "toleration-seconds")
         code = start_session(teacher)
-        assert re.fullmatch(r"[A-Z2-9]{6}", code)
+        assert re.fullmatch(r"[A-Z2-9]{8}", code)
         assert teacher.locator(".qr svg").count() == 1
         assert teacher.inner_text("[data-join-url]") == f"{server.url}/training/join/{code}"
 

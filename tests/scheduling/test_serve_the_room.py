@@ -143,7 +143,7 @@ def test_an_attendee_joins_through_the_rooms_address_and_its_socket_is_accepted(
     status, console_url, page = teacher.post(f"{server.url}/clusters/{server.demo_pk}/training/start", {}, server.url,
                                                form_page=server.board())
     assert status == 200 and "/training/" in console_url
-    code = re.search(r'data-code="([A-Z2-9]{6})"', page).group(1)
+    code = re.search(r'data-code="([A-Z2-9]{8})"', page).group(1)
     link = re.search(r'data-join-url>([^<]+)</a>', page).group(1)
     assert link == f"{room}/training/join/{code}"
     assert "<svg" in page
