@@ -84,6 +84,7 @@ class ScoreCell:
     raw: int
     weight: int
     avoid: bool = False  # NodePreferAvoidPodsPriority: weight 10000, shown apart
+    skipped: bool = False  # a framework Score plugin its PreScore skipped for this pod (adds nothing)
 
     @property
     def weighted(self) -> int:

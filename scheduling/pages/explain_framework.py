@@ -66,7 +66,7 @@ def explain_pod(state: ClusterState, profile: Profile, key: str, *, seed: int = 
     weights = tuple(framework.profile.plugins.get("score", ()))
     score_rows = []
     for node, scores in result.scores.items():
-        cells = tuple(ScoreCell(int(scores.get(name, 0)), weight) for name, weight in weights)
+        cells = tuple(ScoreCell(int(scores.get(name, 0)), weight, skipped=name not in scores) for name, weight in weights)
         score_rows.append(ScoreRow(node, cells, int(scores.get("total", 0)), node == result.node,
                                    node in result.tied and len(result.tied) > 1))
     score_rows.sort(key=lambda r: -r.total)
@@ -139,13 +139,13 @@ def _preemption(framework: Framework, result, enabled: bool) -> PreemptionView:
     unhelpful = [(node, st.message) for node, st in result.statuses.items() if st.code == fw.UNRESOLVABLE]
     outcome = result.preemption
     if outcome is None:
-        return PreemptionView(False, result.postfilter_message.removeprefix("preemption: ") or "preemption was not tried",
-                              unhelpful=unhelpful)
+        return PreemptionView(False, result.postfilter_message.removeprefix("preemption: ").rstrip(".")
+                              or "preemption was not tried", unhelpful=unhelpful)
     candidates = [
         Candidate(node, tuple((v.key, v.priority) for v in victims), outcome.pdb_violations.get(node, 0),
                   node == outcome.nominated_node)
         for node, victims in outcome.candidates.items()
     ]
-    reason = "" if outcome.nominated_node else (result.postfilter_message.removeprefix("preemption: ") or
+    reason = "" if outcome.nominated_node else (result.postfilter_message.removeprefix("preemption: ").rstrip(".") or
                                                  "no node where removing pods could help")
     return PreemptionView(True, reason, candidates, outcome.nominated_node, unhelpful)

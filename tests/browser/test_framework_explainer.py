@@ -20,7 +20,7 @@ pytestmark = pytest.mark.browser
 POPULATE = """
 from scheduling.bench.board import _populate
 from scheduling.store import reconcile, services
-c = _populate("ocp-five-hundred", 500, 4000)
+c = _populate("ocp-five-hundred", 500, 3000)
 services.create_object(c, {"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion", "metadata": {"name": "version"},
     "spec": {"channel": "stable-4.18", "clusterID": "c0ffee00-0000-4000-8000-000000000000"},
     "status": {"desired": {"version": "4.18.10", "image": "quay.io/openshift-release-dev/ocp-release:4.18.10-x86_64"},
@@ -54,6 +54,7 @@ def test_the_explainer_of_an_openshift4_cluster_at_500_nodes(editor_page, cluste
     assert message.startswith("0/500 nodes are available: ")
     assert "Insufficient cpu" in message and "node(s) had untolerated taint(s)" in message
     assert message.endswith("preemption: 0/500 nodes are available: 500 Preemption is not helpful for scheduling.")
+    assert "scheduling.." not in page.inner_text("section.explainer")
     assert "every Filter plugin of the profile" in page.inner_text("details.filters summary")
     assert page.locator("details.filters th", has_text="NodeResourcesFit").count() >= 1
     assert page.locator("[data-unresolvable]").count() > 0  # 64 cpu is beyond every node's allocatable
@@ -64,6 +65,7 @@ def test_the_explainer_of_an_openshift4_cluster_at_500_nodes(editor_page, cluste
     assert scores.locator("th", has_text="PodTopologySpread").count() == 1
     assert "0–100 after NormalizeScore" in page.inner_text("section.explainer")
     assert page.locator("table.score-matrix tr.winner").count() == 1
+    assert page.locator("table.score-matrix td[data-skipped]").count() > 0  # NodeAffinity: nothing preferred
     page.screenshot(path=str(screenshots / "spread-openshift4.png"))
 
 
