@@ -12,6 +12,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import override_settings
 
+from clusterui.layers import redis_channel_layer
 from scheduling.live import broadcast
 from scheduling.store import services
 
@@ -62,8 +63,8 @@ def channel_layer(request):
     if request.param == "memory":
         layer = {"BACKEND": "clusterui.layers.ThreadSafeInMemoryChannelLayer"}  # embedded mode's
     else:
-        layer = {"BACKEND": "channels_redis.core.RedisChannelLayer",
-                 "CONFIG": {"hosts": [request.getfixturevalue("redis_url")], "prefix": "clusterui-big-push"}}
+        # as the app configures it (clusterui.layers: a read timeout above channels_redis' blocking pop)
+        layer = redis_channel_layer(request.getfixturevalue("redis_url"), prefix="clusterui-big-push")
     # 10,000 pods: above the default per-cluster pod limit (CLUSTER_MAX_PODS), raised here as a
     # user importing such a cluster raises it
     with override_settings(CHANNEL_LAYERS={"default": layer}, CLUSTER_MAX_PODS=20000, CLUSTER_MAX_OBJECTS=30000):

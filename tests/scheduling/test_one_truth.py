@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import os
 from collections import Counter
 from contextlib import contextmanager
@@ -392,17 +393,31 @@ def _object(kind: str, namespace: str, name: str) -> str:
     return f"{kind}/{namespace}/{name}" if namespace else f"{kind}/{name}"
 
 
+# The OpenShift 4 scheduler's Preempted event names the preemptor by its UID, an identity each
+# API server makes up (a stored cluster gives every object one; a file's pods may have none):
+# the two sides compare the event with that identity left out.
+PREEMPTOR = re.compile(r"^Preempted by pod \S* on node ")
+
+
+def _message(reason: str, message: str) -> str:
+    return PREEMPTOR.sub("Preempted by pod <uid> on node ", message) if reason == "Preempted" else message
+
+
 def stored_events(cluster: Cluster) -> dict[tuple, tuple]:
     """(type, reason, object, message) -> (first time, last time, count), as the rows aggregate them."""
-    return {(e.type, e.reason, _object(e.involved_kind, e.involved_namespace, e.involved_name), e.message):
-            (e.first_time, e.last_time, e.count) for e in Event.objects.filter(cluster=cluster)}
+    out: dict[tuple, tuple] = {}
+    for e in Event.objects.filter(cluster=cluster):
+        key = (e.type, e.reason, _object(e.involved_kind, e.involved_namespace, e.involved_name), _message(e.reason, e.message))
+        first, last, count = out.get(key, (e.first_time, e.last_time, 0))  # two preemptors' rows become one
+        out[key] = (min(first, e.first_time), max(last, e.last_time), count + e.count)
+    return out
 
 
 def aggregate(events) -> dict[tuple, tuple]:
     """Event documents ({time, type, reason, object, message}) aggregated as the rows are."""
     out: dict[tuple, tuple] = {}
     for e in sorted(events, key=lambda e: e["time"]):
-        key = (e["type"], e["reason"], e["object"], e["message"])
+        key = (e["type"], e["reason"], e["object"], _message(e["reason"], e["message"]))
         first, _, count = out.get(key, (e["time"], None, 0))
         out[key] = (first, e["time"], count + 1)
     return out

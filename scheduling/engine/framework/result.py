@@ -31,7 +31,8 @@ class FrameworkResult(ScheduleResult):
 
     def events(self):
         """Scheduled or FailedScheduling, and a Preempted event on each victim (v1.35 words:
-        `Preempted by pod <uid> on node <node>`)."""
+        `Preempted by pod <uid> on node <node>`; a pod without a UID, as a file may give one, by its
+        namespace/name)."""
         if self.gated:
             return []
         pod = self.pod
@@ -43,7 +44,7 @@ class FrameworkResult(ScheduleResult):
         if pr is not None and pr.nominated_node is not None:
             for victim in pr.victims:
                 events.append(Event(self.time, "Normal", "Preempted", f"Pod/{victim.namespace}/{victim.name}",
-                                    f"Preempted by pod {pod.uid} on node {pr.nominated_node}"))
+                                    f"Preempted by pod {pod.uid or pod.key} on node {pr.nominated_node}"))
         return events
 
 
