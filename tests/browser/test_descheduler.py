@@ -53,3 +53,23 @@ def test_an_editor_previews_and_runs_the_descheduler_and_the_board_rebalances(ed
         timeout=15_000,
     )
     board.wait_for_selector('#node-node2 [data-pod^="default/web-"]', timeout=15_000)
+
+
+def test_the_openshift4_descheduling_section_previews_a_kube_descheduler_on_the_openshift4_demo(editor_page, clusterui_server,
+                                                                                               screenshots):
+    code = "from scheduling.models import Cluster; print(Cluster.objects.get(name='openshift4').pk)"
+    out = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=server_env(clusterui_server.var_dir),
+                         check=True, capture_output=True, text=True)
+    pk = int(out.stdout.strip().splitlines()[-1])
+    page = editor_page
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    page.goto(f"{clusterui_server.url}/clusters/{pk}/descheduler")
+    assert page.locator("#descheduler-openshift4").is_visible()
+    page.check("#descheduler-openshift4-form input[name=profiles][value=LifecycleAndUtilization]")
+    page.click("#descheduler-openshift4-form button[value=compose]")
+    page.wait_for_selector("text=the KubeDescheduler is in the editor")
+    editors = page.eval_on_selector_all("textarea", "els => els.map(e => e.value)")
+    assert any("kind: KubeDescheduler" in v and "- LifecycleAndUtilization" in v for v in editors)
+    body = page.inner_text("#descheduler-main")
+    assert "would evict 0 pods" in body and "against the LowNodeUtilization thresholds" in body
+    page.screenshot(path=str(screenshots / "descheduler-openshift4.png"), full_page=True)
