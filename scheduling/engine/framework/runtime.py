@@ -156,10 +156,15 @@ class Framework:
         return fw.OK
 
     def run_pre_filter(self, cs: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
-        for p in self.points["preFilter"]:
-            status = p.pre_filter(cs, pod, nodes)
+        """RunPreFilterPlugins: a plugin that returns Skip is left out of Filter."""
+        return self._run_pre("preFilter", cs.skip_filter, cs, pod, nodes)
+
+    def _run_pre(self, point: str, skipped: set[str], cs: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
+        method = METHODS[point]
+        for p in self.points[point]:
+            status = getattr(p, method)(cs, pod, nodes)
             if status.is_skip:
-                cs.skip_filter.add(p.name)
+                skipped.add(p.name)
             elif not status.is_success:
                 return status.with_plugin(p.name)
         return fw.OK
@@ -238,13 +243,8 @@ class Framework:
         return fw.OK
 
     def run_pre_score(self, cs: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
-        for p in self.points["preScore"]:
-            status = p.pre_score(cs, pod, nodes)
-            if status.is_skip:
-                cs.skip_score.add(p.name)
-            elif not status.is_success:
-                return status.with_plugin(p.name)
-        return fw.OK
+        """RunPreScorePlugins: a plugin that returns Skip is left out of Score."""
+        return self._run_pre("preScore", cs.skip_score, cs, pod, nodes)
 
     def run_score(self, cs: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[dict[str, dict[str, int]], list[int]]:
         """RunScorePlugins: ({node: {plugin: normalized score}}, weighted totals in `nodes` order)."""
