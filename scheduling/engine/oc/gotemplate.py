@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from .jsonpath import go_float
+from .jsonpath import text_of
 
 
 class TemplateError(Exception):
@@ -207,19 +207,8 @@ def _truth(v: Any) -> bool:
 
 
 def _text(v: Any) -> str:
-    if v is NO_VALUE:
-        return "<no value>"
-    if v is None:
-        return "<nil>"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return go_float(v)
-    if isinstance(v, Mapping):
-        return "map[" + " ".join(f"{k}:{_text(v[k])}" for k in sorted(v)) + "]"
-    if isinstance(v, list):
-        return "[" + " ".join(_text(x) for x in v) + "]"
-    return str(v)
+    """fmt's printing of a value, as JSONPath prints it, and `<no value>` for a missing field."""
+    return "<no value>" if v is NO_VALUE else text_of(v)
 
 
 def _field(v: Any, name: str) -> Any:
