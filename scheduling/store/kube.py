@@ -15,9 +15,10 @@ bound the work *before* any object is built:
 * **JSON** (text starting with `{` or `[`) is read with `json.loads`; its C decoder raises
   `RecursionError` rather than crashing on absurd nesting, and the walk below bounds depth.
 * **YAML** is scanned and parsed by libyaml (`yaml.CSafeLoader`) when PyYAML has it (the
-  pure-Python scanner is ~50x slower), but the *composer* is PyYAML's Python one, run on
-  libyaml's events. libyaml's own C composer recurses without a limit and segfaults the
-  process on ~100,000 nested `[`; ours counts depth and stops at `MAX_DEPTH`.
+  pure-Python scanner is ~50x slower), but libyaml's events are built into values by our
+  own loop (PyYAML's composer and constructor fused, with no node tree: `_Loader`).
+  libyaml's own C composer recurses without a limit and segfaults the process on ~100,000
+  nested `[`; ours counts depth and stops at `MAX_DEPTH`.
 * **Anchors and aliases are allowed, within a budget.** kubectl accepts them (people write
   `<<: *defaults`), so refusing them would refuse real manifests. What makes an alias bomb
   is *expansion*: each alias stands for the whole subtree it names. The composer keeps the
@@ -48,14 +49,16 @@ from typing import Callable
 
 import yaml
 from yaml.composer import ComposerError
+from yaml.constructor import ConstructorError
 from yaml.events import (
     AliasEvent,
     MappingEndEvent,
     ScalarEvent,
     SequenceEndEvent,
     SequenceStartEvent,
+    StreamEndEvent,
 )
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.nodes import ScalarNode
 
 from scheduling.engine.api.defaults import KINDS, apply_defaults
 from scheduling.engine.framework import config as framework_config
@@ -130,21 +133,34 @@ class _TextReader:
 
 
 class _Loader(_BaseLoader):
-    """libyaml events, a Python composer with depth and alias budgets, JSON tags only.
+    """libyaml's events built straight into plain JSON values, within depth and alias budgets.
 
-    Timestamps stay strings (JSON has no dates)."""
+    PyYAML's composer and constructor fused, for JSON values (what kubectl reads): no node
+    tree is built. A scalar's value is the one PyYAML's SafeLoader constructs (YAML 1.1:
+    `yes`, `0x1f`, `1_000`, `1:30`; timestamps stay strings); `<<` merges as PyYAML's
+    flatten_mapping does; keys and values are checked as `_plain` checks a value, while they
+    are built. A plain scalar of up to `_CACHED_CHARS` characters is resolved once per text
+    (the same words come back thousands of times: `name`, `Equal`, `NoSchedule`).
+
+    Two differences from PyYAML's tree, both refusals of what it would let through: a merged
+    mapping's keys are already strings, so a merged `1:` and the mapping's own `1:` are two
+    keys `"1"` (a duplicate) where PyYAML overrides one with the other; and a merge value
+    with the wrong explicit tag (`<<: !!map []`) is refused as any such value is, where
+    PyYAML never constructs it."""
 
     def __init__(self, stream, progress: Progress | None = None):
         # libyaml reads a str whole as a UTF-8 copy; a reader it reads in chunks
         super().__init__(_TextReader(stream) if isinstance(stream, str) and _BaseLoader is not yaml.SafeLoader else stream)
         self._progress = progress
         self._length = max(1, len(stream))
-        self.anchors = {}
-        self._sizes: dict[int, int] = {}  # id(node) -> expanded node count of its subtree
-        self._nodes = 0  # nodes composed from the text
+        self._next_report = PROGRESS_EVERY
+        self.anchors: dict[str, list] = {}  # anchor -> [value, size (None while it is built), start mark]
+        self._nodes = 0  # nodes built from the text
         self._aliased = 0  # nodes the aliases add on expansion
-        self._stack: list = []
-        self._plain_tags: dict[str, str] = {}
+        self._scalars: dict[str, object] = {}  # plain scalar text -> its value
+        # Only a double-quoted scalar can hold a character its text does not (an escape):
+        # with no NUL or lone surrogate in the text, only those need the text check.
+        self._check_all = not isinstance(stream, str) or _UNSAFE_TEXT.search(stream) is not None
 
     def construct_yaml_int(self, node):
         try:
@@ -152,141 +168,184 @@ class _Loader(_BaseLoader):
         except ValueError:  # more than sys.get_int_max_str_digits() digits
             raise _Refused(f"Invalid value: {excerpt(node.value)}: the number has too many digits", node.start_mark) from None
 
-    # -- the composer (yaml.composer.Composer's logic, with the budgets) -------------------
-
-    def check_node(self):
-        if self.check_event(yaml.StreamStartEvent):
-            self.get_event()
-        return not self.check_event(yaml.StreamEndEvent)
-
-    def get_node(self):
-        if not self.check_event(yaml.StreamEndEvent):
-            return self.compose_document()
-        return None
-
-    def get_single_node(self):
+    def documents(self) -> list:
+        """Every document's value (None for an empty one)."""
+        values = []
         self.get_event()  # StreamStartEvent
-        node = None
-        if not self.check_event(yaml.StreamEndEvent):
-            node = self.compose_document()
-        if not self.check_event(yaml.StreamEndEvent):
-            event = self.get_event()
-            raise ComposerError("expected a single document in the stream", None, "but found another document", event.start_mark)
-        self.get_event()
-        return node
+        while not self.check_event(StreamEndEvent):
+            self.get_event()  # DocumentStartEvent
+            values.append(self._node(self.get_event(), None, 0)[0])
+            self.get_event()  # DocumentEndEvent
+            self.anchors = {}
+        return values
 
-    def compose_document(self):
-        self.get_event()  # DocumentStartEvent
-        self._sizes = {}
-        node = self.compose_node(None, None)
-        self.get_event()  # DocumentEndEvent
-        self.anchors = {}
-        self._sizes = {}
-        return node
-
-    def compose_node(self, parent, index):
-        if self.check_event(AliasEvent):
-            event = self.get_event()
-            node = self.anchors.get(event.anchor)
-            if node is None:
-                raise ComposerError(None, None, f"found undefined alias {event.anchor!r}", event.start_mark)
-            size = self._sizes.get(id(node))
-            if size is None:
-                raise _Refused(f"{_path(self._stack)}: Invalid value: {excerpt('*' + event.anchor)}: an alias may not refer to the node that contains it", event.start_mark)
-            self._aliased += size
-            if self._aliased > max(ALIAS_BUDGET_MIN, self._nodes):
-                raise _Refused(EXCESSIVE_ALIASING, event.start_mark)
-            return node
-        event = self.peek_event()
+    def _node(self, event, path, depth: int, key: bool = False):
+        """(value, expanded node count) of the node that starts with `event`. `path` is
+        (parent path, key or index) or None, `depth` its length; `key`: a mapping key (its
+        mapping's path)."""
+        if type(event) is AliasEvent:
+            return self._alias(event, path)
+        if depth >= MAX_DEPTH:
+            raise _Refused(f"{_path(_keys(path))}: exceeded max depth of {MAX_DEPTH} nested mappings and sequences", event.start_mark)
         anchor = event.anchor
         if anchor is not None and anchor in self.anchors:
-            raise ComposerError(
-                "found duplicate anchor %r; first occurrence" % anchor, self.anchors[anchor].start_mark,
-                "second occurrence", event.start_mark,
-            )
-        if len(self._stack) >= MAX_DEPTH:
-            raise _Refused(f"{_path(self._stack)}: exceeded max depth of {MAX_DEPTH} nested mappings and sequences", event.start_mark)
-        tag = getattr(event, "tag", None)
+            raise ComposerError("found duplicate anchor %r; first occurrence" % anchor, self.anchors[anchor][2],
+                                "second occurrence", event.start_mark)
+        tag = event.tag
         if tag is not None and tag != "!" and not (tag.startswith(_TAG_PREFIX) and tag in _JSON_TAGS):
             shown = "!!" + tag[len(_TAG_PREFIX):] if tag.startswith(_TAG_PREFIX) else tag
             raise _Refused(
-                f"{_path(self._stack)}: Invalid value: {excerpt(shown)}: only JSON values are supported "
+                f"{_path(_keys(path))}: Invalid value: {excerpt(shown)}: only JSON values are supported "
                 "(strings, numbers, booleans, null, mappings and sequences), not explicit YAML tags",
                 event.start_mark,
             )
-        self.descend_resolver(parent, index)
-        if self.check_event(ScalarEvent):
-            node = self.compose_scalar_node(anchor)
-            size = 1
-        elif self.check_event(SequenceStartEvent):
-            node, size = self._compose_sequence(anchor)
+        kind = type(event)
+        if kind is ScalarEvent:
+            value = self._scalar(event, path, key)
+            self._nodes += 1
+            if anchor is not None:
+                self.anchors[anchor] = [value, 1, event.start_mark]
+            return value, 1
+        found = "sequence" if kind is SequenceStartEvent else "mapping"
+        if tag is not None and tag != "!" and tag != (_SEQ if kind is SequenceStartEvent else _MAP):
+            _wrong_node(tag, found, event.start_mark)
+        entry = None
+        if anchor is not None:
+            entry = self.anchors[anchor] = [None, None, event.start_mark]
+        if kind is SequenceStartEvent:
+            value, size, end = self._sequence(path, depth)
         else:
-            node, size = self._compose_mapping(anchor)
-        self.ascend_resolver()
+            value, size, end = self._mapping(event, path, depth)
         self._nodes += 1
-        if self._progress is not None and self._nodes % PROGRESS_EVERY == 0:
-            self._progress("reading", min(1.0, node.end_mark.index / self._length))
-        self._sizes[id(node)] = size
-        return node
+        if entry is not None:
+            entry[0], entry[1] = value, size
+        if self._progress is not None and self._nodes >= self._next_report:
+            self._next_report = self._nodes + PROGRESS_EVERY
+            self._progress("reading", min(1.0, end.index / self._length))
+        return value, size
 
-    def compose_scalar_node(self, anchor):
-        event = self.get_event()
-        tag = event.tag
+    def _alias(self, event, path):
+        entry = self.anchors.get(event.anchor)
+        if entry is None:
+            raise ComposerError(None, None, f"found undefined alias {event.anchor!r}", event.start_mark)
+        value, size, _ = entry
+        if size is None:
+            raise _Refused(f"{_path(_keys(path))}: Invalid value: {excerpt('*' + event.anchor)}: an alias may not refer to "
+                           "the node that contains it", event.start_mark)
+        self._aliased += size
+        if self._aliased > max(ALIAS_BUDGET_MIN, self._nodes):
+            raise _Refused(EXCESSIVE_ALIASING, event.start_mark)
+        return _copy(value, _keys(path)), size
+
+    def _scalar(self, event, path, key: bool = False):
+        """A scalar's value as PyYAML constructs it, checked as a JSON value (a key's text is
+        checked by its mapping)."""
+        text, tag = event.value, event.tag
+        plain = tag is None and event.implicit[0]
+        if plain:
+            value = self._scalars.get(text, _MISS)
+            if value is not _MISS:
+                if self._check_all and not key and type(value) is str:
+                    _check_text(value, _keys(path))
+                return value
         if tag is None or tag == "!":
-            implicit = event.implicit
-            if implicit[0] and len(event.value) <= 32:
-                # The same plain words come back thousands of times (Equal, NoSchedule, cpu):
-                # resolve each once. No path resolvers are registered, so only the text counts.
-                tag = self._plain_tags.get(event.value)
-                if tag is None:
-                    tag = self._plain_tags[event.value] = self.resolve(ScalarNode, event.value, implicit)
-            else:
-                tag = self.resolve(ScalarNode, event.value, implicit)
+            tag = self.resolve(ScalarNode, text, event.implicit)
             if tag not in _JSON_TAGS:  # e.g. `=` (tag:yaml.org,2002:value): a plain string
-                tag = _TAG_PREFIX + "str"
-        node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
-        if anchor is not None:
-            self.anchors[anchor] = node
-        return node
+                tag = _STR
+        if tag == _STR:
+            value = text
+            if not key and (self._check_all or event.style == '"'):
+                _check_text(value, _keys(path))
+        elif tag == _MERGE and key:
+            return _MERGE_KEY
+        elif tag in _SCALAR_TAGS:
+            value = self.yaml_constructors[tag](self, ScalarNode(tag, text, event.start_mark, event.end_mark, style=event.style))
+            if type(value) is float and not math.isfinite(value):
+                if not key:  # a key is refused for not being a string
+                    raise _Refused(f"{_path(_keys(path))}: Invalid value: {_float_text(value)}: must be a finite number")
+                return value
+        else:
+            _wrong_node(tag, "scalar", event.start_mark)
+        if plain and len(text) <= _CACHED_CHARS:
+            self._scalars[text] = value
+        return value
 
-    def _compose_sequence(self, anchor):
-        start = self.get_event()
-        tag = start.tag
-        if tag is None or tag == "!":
-            tag = self.resolve(SequenceNode, None, start.implicit)
-        node = SequenceNode(tag, [], start.start_mark, None, flow_style=start.flow_style)
-        if anchor is not None:
-            self.anchors[anchor] = node
-        size = 1
-        index = 0
-        while not self.check_event(SequenceEndEvent):
-            self._stack.append(index)
-            child = self.compose_node(node, index)
-            self._stack.pop()
-            node.value.append(child)
-            size += self._sizes[id(child)]
+    def _sequence(self, path, depth: int):
+        get, out, size, index = self.get_event, [], 1, 0
+        scalars = self._scalars
+        fast = depth + 1 < MAX_DEPTH and not self._check_all
+        while True:
+            event = get()
+            if type(event) is SequenceEndEvent:
+                return out, size, event.end_mark
+            if fast and type(event) is ScalarEvent and event.anchor is None and event.tag is None and event.implicit[0]:
+                value = scalars.get(event.value, _MISS)
+                if value is _MISS:
+                    value = self._scalar(event, (path, index))
+                self._nodes += 1
+                size += 1
+            else:
+                value, child = self._node(event, (path, index), depth + 1)
+                size += child
+            out.append(value)
             index += 1
-        node.end_mark = self.get_event().end_mark
-        return node, size
 
-    def _compose_mapping(self, anchor):
-        start = self.get_event()
-        tag = start.tag
-        if tag is None or tag == "!":
-            tag = self.resolve(MappingNode, None, start.implicit)
-        node = MappingNode(tag, [], start.start_mark, None, flow_style=start.flow_style)
-        if anchor is not None:
-            self.anchors[anchor] = node
-        size = 1
-        while not self.check_event(MappingEndEvent):
-            key = self.compose_node(node, None)
-            self._stack.append(key.value if isinstance(key, ScalarNode) else "<key>")
-            value = self.compose_node(node, key)
-            self._stack.pop()
-            node.value.append((key, value))
-            size += self._sizes[id(key)] + self._sizes[id(value)]
-        node.end_mark = self.get_event().end_mark
-        return node, size
+    def _mapping(self, start, path, depth: int):
+        get, out, size = self.get_event, {}, 1
+        scalars, check_all = self._scalars, self._check_all
+        fast = depth + 1 < MAX_DEPTH and not check_all
+        merges = None  # the merged mappings, in the order they apply
+        other_keys = False  # a key that is not a string (converted at the end)
+        while True:
+            event = get()
+            if type(event) is MappingEndEvent:
+                break
+            key_event = event
+            if (not check_all and type(event) is ScalarEvent and event.anchor is None and event.tag is None
+                    and event.implicit[0]):
+                text = event.value
+                key = scalars.get(text, _MISS)
+                if key is _MISS:
+                    key = self._scalar(event, path, True)
+                self._nodes += 1
+                size += 1
+            else:
+                key, child = self._node(event, path, depth, True)
+                size += child
+                text = key_event.value if type(key_event) is ScalarEvent else "<key>"
+                if type(key) is str and (check_all or getattr(key_event, "style", None) == '"'):
+                    _check_text(key, _keys((path, key)))
+            event = get()
+            if fast and type(event) is ScalarEvent and event.anchor is None and event.tag is None and event.implicit[0]:
+                value = scalars.get(event.value, _MISS)
+                if value is _MISS:
+                    value = self._scalar(event, (path, text))
+                self._nodes += 1
+                size += 1
+            else:
+                value, child = self._node(event, (path, text), depth + 1)
+                size += child
+            if type(key) is str:
+                out[key] = value
+            elif key is _MERGE_KEY:
+                if merges is None:
+                    merges = []
+                merges.extend(_merge_sources(value, event, start, self.anchors))
+            else:
+                if isinstance(key, (list, dict)):
+                    raise ConstructorError("while constructing a mapping", start.start_mark, "found unhashable key",
+                                           key_event.start_mark)
+                other_keys = True
+                out[key] = value
+        if merges is not None:
+            merged: dict = {}
+            for source in merges:
+                merged.update(source)
+            merged.update(out)
+            out = merged
+        if other_keys or merges is not None:
+            out = _string_keys(out, path)
+        return out, size, event.end_mark
 
 
 _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
@@ -294,6 +353,90 @@ _Loader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+
+_MISS = object()  # not in the scalar cache
+_MERGE_KEY = object()  # the `<<` key of a mapping
+_CACHED_CHARS = 64
+_UNSAFE_TEXT = re.compile("[\x00\ud800-\udfff]")
+_STR, _MERGE, _SEQ, _MAP = (_TAG_PREFIX + t for t in ("str", "merge", "seq", "map"))
+_SCALAR_TAGS = frozenset(_TAG_PREFIX + t for t in ("str", "int", "float", "bool", "null"))
+
+
+def _keys(path) -> list:
+    """The keys and indexes from the document to `path` ((parent path, key) pairs)."""
+    keys = []
+    while path is not None:
+        path, key = path
+        keys.append(key)
+    keys.reverse()
+    return keys
+
+
+def _wrong_node(tag: str, found: str, mark) -> None:
+    """What PyYAML's SafeConstructor says of a tag on the wrong kind of node (`!!str [a]`)."""
+    if tag == _MERGE:
+        raise ConstructorError(None, None, f"could not determine a constructor for the tag {tag!r}", mark)
+    expected = "sequence" if tag == _SEQ else "mapping" if tag == _MAP else "scalar"
+    raise ConstructorError(None, None, f"expected a {expected} node, but found {found}", mark)
+
+
+def _merge_sources(value, event, start, anchors) -> list[dict]:
+    """The mappings a `<<` key merges, in the order they apply (flatten_mapping: a list's
+    first mapping wins, so it applies last)."""
+    mark = anchors[event.anchor][2] if type(event) is AliasEvent else event.start_mark
+    if type(value) is dict:
+        return [value]
+    if type(value) is list:
+        for item in value:
+            if type(item) is not dict:
+                found = "sequence" if type(item) is list else "scalar"
+                raise ConstructorError("while constructing a mapping", start.start_mark,
+                                       f"expected a mapping for merging, but found {found}", mark)
+        return value[::-1]
+    found = "scalar"
+    raise ConstructorError("while constructing a mapping", start.start_mark,
+                           f"expected a mapping or list of mappings for merging, but found {found}", mark)
+
+
+def _string_keys(raw: dict, path) -> dict:
+    """A mapping whose keys are strings: booleans and integers written as text (as
+    sigs.k8s.io/yaml does), anything else refused, as are two keys that then collide."""
+    out: dict = {}
+    for key, value in raw.items():
+        if isinstance(key, bool):
+            name = "true" if key else "false"
+        elif isinstance(key, int):
+            name = str(key)
+        elif isinstance(key, str):
+            name = key
+        else:
+            raise _Refused(f"{_path(_keys(path))}: Invalid value: {excerpt(str(key))}: a mapping key must be a string")
+        if name in out:
+            raise _Refused(f"{_path(_keys(path))}: Duplicate value: {excerpt(name)}: the key appears twice")
+        out[name] = value
+    return out
+
+
+def _copy(value, stack: list):
+    """A fresh copy of an anchored value for its alias, within MAX_DEPTH where it lands."""
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return value
+    if len(stack) >= MAX_DEPTH:
+        raise _Refused(f"{_path(stack)}: exceeded max depth of {MAX_DEPTH} nested mappings and sequences")
+    if kind is list:
+        out_list = []
+        for i, item in enumerate(value):
+            stack.append(i)
+            out_list.append(_copy(item, stack))
+            stack.pop()
+        return out_list
+    out = {}
+    for key, item in value.items():
+        stack.append(key)
+        out[key] = _copy(item, stack)
+        stack.pop()
+    return out
 
 
 def _plain(value, stack: list):
@@ -336,6 +479,12 @@ def _plain(value, stack: list):
             stack.pop()
         return out
     raise _Refused(f"{_path(stack)}: Invalid value: {excerpt(str(value))}: only JSON values are supported")
+
+
+def plain_value(value):
+    """A fresh JSON-shaped copy of a decoded value; raises _Refused naming the field that
+    JSON or the databases cannot hold (what the YAML loader checks as it builds)."""
+    return _plain(value, [])
 
 
 def _float_text(value: float) -> str:
@@ -425,12 +574,10 @@ def _json_values(text: str) -> list | None:
 
 
 def _yaml_values(text: str, progress: Progress | None = None) -> list:
+    """Every YAML document of the text as a plain value (None for an empty one)."""
     loader = _Loader(text, progress)
     try:
-        values = []
-        while loader.check_data():
-            values.append(loader.get_data())
-        return values
+        return loader.documents()
     except ValueError as exc:  # int() of a 5,000-digit scalar
         raise _Refused(f"error parsing YAML: {excerpt(str(exc), quote=False)}") from None
     finally:
@@ -462,9 +609,9 @@ def parse_values(text: str, source: str = "<input>", what: str = "YAML", progres
         if plain is not None:
             return [value for value in plain if value is not None]
         raw = _json_values(text)
-        if raw is None:
-            raw = _yaml_values(text, progress)
-        return [_plain(value, []) for value in raw if value is not None]
+        if raw is not None:
+            return [plain_value(value) for value in raw if value is not None]
+        return [value for value in _yaml_values(text, progress) if value is not None]
     except _Refused as exc:
         raise DocumentError([f"{_where(source, exc.mark)}{exc}"]) from None
     except yaml.YAMLError as exc:
