@@ -189,8 +189,7 @@ def schedule_one(framework: Framework, pod: Pod, rng, *, start: int, preemption:
         result.prioritized = False
         result.error = result.message = str(e)
         return result, start, cs
-    best = totals.max()
-    tied = sorted(i for i, total in zip(chosen, totals.tolist()) if total == best)
+    tied = np.sort(idx[totals == totals.max()]).tolist()
     result.node = infos[tied[rng.randrange(len(tied))] if len(tied) > 1 else tied[0]].name
     return result, start, cs
 
@@ -229,8 +228,9 @@ def scores(framework: Framework, cs: CycleState, pod: Pod, cache: SchedulerCache
                 by_node = dict(zip(names, raw.tolist()))
                 plugin.normalize_score(cs, pod, by_node)
                 raw = np.fromiter(by_node.values(), dtype=np.int64, count=len(by_node))
-        if len(raw) and (raw.max() > fw.MAX_NODE_SCORE or raw.min() < fw.MIN_NODE_SCORE):
-            bad = int(raw.max()) if raw.max() > fw.MAX_NODE_SCORE else int(raw.min())
+        high, low = (int(raw.max()), int(raw.min())) if len(raw) else (0, 0)
+        if high > fw.MAX_NODE_SCORE or low < fw.MIN_NODE_SCORE:
+            bad = high if high > fw.MAX_NODE_SCORE else low
             raise fw.ScoreError(f"plugin {plugin.name!r} returns an invalid score {bad}, it should in the range of "
                                 f"[{fw.MIN_NODE_SCORE}, {fw.MAX_NODE_SCORE}] after normalizing")
         totals += raw * framework.weights.get(plugin.name, 1)

@@ -287,15 +287,12 @@ def _spread_pre_score(plugin, cs, pod: Pod, cache: SchedulerCache, idx: np.ndarr
         else:
             # the domains among the nodes scored ("" for a node without the key, when not
             # every key is required), and the matching pods of the eligible nodes per domain
-            shifted = np.where(node_codes < 0, len(cache.label_codes(c.topology_key)[1]), node_codes)
-            domains = np.unique(shifted[counted])
-            weight = spread.topology_normalizing_weight(len(domains))
+            shifted, size = cache.domain_codes(c.topology_key)
+            known = np.bincount(shifted[counted], minlength=size) > 0
+            weight = spread.topology_normalizing_weight(int(np.count_nonzero(known)))
             eligible = _eligible(plugin, cache, pod, constraints, i, require_all)
-            per_domain = np.bincount(shifted[eligible], weights=counts[eligible], minlength=int(shifted.max()) + 1)
-            per_domain = per_domain.astype(np.int64)
-            known = np.zeros(len(per_domain), dtype=bool)
-            known[domains] = True
-            per_domain = np.where(known, per_domain, 0)
+            per_domain = np.bincount(shifted[eligible], weights=counts[eligible], minlength=size).astype(np.int64)
+            per_domain[~known] = 0
             count = per_domain[shifted[idx]]
         term = count * weight + (c.max_skew - 1)
         total = np.where(node_codes[idx] < 0, total, total + term)

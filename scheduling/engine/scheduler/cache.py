@@ -235,6 +235,7 @@ class SchedulerCache:
         self._local: dict[Hashable, list] = {}
         self.changes: list[int] = []  # the node of every pod change, in order
         self._label_codes: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
+        self._domain_codes: dict[str, tuple[np.ndarray, int]] = {}
         self._label_masks: dict[tuple, np.ndarray] = {}
         self.memo: dict[Hashable, Any] = {}  # per-run look-ups of the vector forms, by their own keys
         self.by_labels: dict[Hashable, Any] = {}  # the vector forms' results that read only the nodes' labels
@@ -458,6 +459,15 @@ class SchedulerCache:
                 if value is not None:
                     codes[i] = values.setdefault(value, len(values))
             entry = self._label_codes[key] = (codes, values)
+        return entry
+
+    def domain_codes(self, key: str) -> tuple[np.ndarray, int]:
+        """(per node the code of its value of label `key`, a node without it reading as one
+        more value; how many codes there are)."""
+        entry = self._domain_codes.get(key)
+        if entry is None:
+            codes, values = self.label_codes(key)
+            entry = self._domain_codes[key] = (np.where(codes < 0, len(values), codes), len(values) + 1)
         return entry
 
     def label_mask(self, items: tuple[tuple[str, str], ...]) -> np.ndarray:

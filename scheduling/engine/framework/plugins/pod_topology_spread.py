@@ -282,6 +282,7 @@ class PodTopologySpread(Plugin):
         self.defaulting_type, self.default_constraints = parse_args(args)
         self.system_defaulted = self.defaulting_type == SYSTEM_DEFAULTING
         self._default_selectors: dict = {}
+        self._filtered: dict = {}
         self._eligible: dict = {}
         self._eligible_index = None
 
@@ -289,7 +290,17 @@ class PodTopologySpread(Plugin):
 
     def filter_topology_spread_constraints(self, constraints, pod_labels: Mapping[str, str], action: str) -> list[Constraint]:
         """filterTopologySpreadConstraints: the constraints of `action`, selectors parsed
-        (raises SelectorError), matchLabelKeys merged."""
+        (raises SelectorError), matchLabelKeys merged. Kept per constraints and the labels
+        their matchLabelKeys read (the pods of one template ask again and again)."""
+        constraints = tuple(constraints)
+        read = tuple((k, pod_labels.get(k)) for c in constraints for k in c.match_label_keys)
+        memo_key = (constraints, read, action)
+        hit = self._filtered.get(memo_key)
+        if hit is None:
+            hit = self._filtered[memo_key] = tuple(self._filter_constraints(constraints, pod_labels, action))
+        return list(hit)
+
+    def _filter_constraints(self, constraints, pod_labels: Mapping[str, str], action: str) -> list[Constraint]:
         result = []
         for c in constraints:
             if c.when_unsatisfiable != action:
