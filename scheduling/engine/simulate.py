@@ -51,6 +51,7 @@ from scheduling.engine.controllers.descheduler import DeschedulerPolicyError, Fl
 from scheduling.engine.controllers.descheduler_strategies.common import KIND as DESCHEDULER_POLICY_KIND
 from scheduling.engine.controllers.descheduler_v1alpha2 import is_v1alpha2, load_policy_v2
 from scheduling.engine.controllers.descheduler_v1alpha2 import operator as kube_operator
+from scheduling.engine.bulk import gc_paused
 from .controllers.scheduling import build_state
 from .oc.output import api_document
 from .simulation import Simulation, SimulationError
@@ -113,6 +114,7 @@ def created_at(doc: Mapping[str, Any], now: float) -> dict:
     return {**doc, "metadata": {**meta, "creationTimestamp": time_value(now)}}
 
 
+@gc_paused()
 def simulate(
     docs: list[dict],
     policy: dict | None = None,

@@ -61,6 +61,7 @@ from yaml.events import (
 from yaml.nodes import ScalarNode
 
 from scheduling.engine.api.defaults import KINDS, apply_defaults
+from scheduling.engine.bulk import gc_paused
 from scheduling.engine.framework import config as framework_config
 from scheduling.engine.api.validation import decode_and_validate, excerpt, invalid_error
 
@@ -680,6 +681,7 @@ def _is_list(doc: dict) -> bool:
     return isinstance(kind, str) and (kind == "List" or (kind.endswith("List") and "items" in doc))
 
 
+@gc_paused()
 def load_documents(
     text: str, source: str = "<input>", *, extra_kinds: tuple[str, ...] = (POLICY_KIND, *SCHEDULER_CONFIG_KINDS, TIMELINE_KIND),
     progress: Progress | None = None, skipped: list[str] | None = None,

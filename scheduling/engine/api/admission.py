@@ -124,6 +124,25 @@ def _is_superset(ss: Mapping[str, Any], t: Mapping[str, Any]) -> bool:
 
 
 def merge_tolerations(first: Sequence[Mapping[str, Any]], second: Sequence[Mapping[str, Any]]) -> list:
+    """MergeTolerations (1.11), remembered per the lists' contents: the pods of one
+    template ask the same question thousands of times (`_merge_tolerations`)."""
+    try:
+        key = (tuple(tuple(t.items()) for t in first), tuple(tuple(t.items()) for t in second))
+        merged = _MERGED.get(key)
+    except TypeError:  # a value that is not hashable: not remembered
+        return _merge_tolerations(first, second)
+    if merged is None:
+        if len(_MERGED) >= _MERGED_MAX:
+            _MERGED.clear()
+        merged = _MERGED[key] = tuple(tuple(t.items()) for t in _merge_tolerations(first, second))
+    return [dict(items) for items in merged]
+
+
+_MERGED: dict = {}  # (first, second) as items -> the merged list as items
+_MERGED_MAX = 4096
+
+
+def _merge_tolerations(first: Sequence[Mapping[str, Any]], second: Sequence[Mapping[str, Any]]) -> list:
     """MergeTolerations (1.11): both lists, dropping a toleration another one covers.
 
     Upstream keeps `t` (in order) unless a toleration already kept is a superset of it

@@ -87,6 +87,21 @@ class Toleration:
 
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> "Toleration":
+        """The toleration a document holds; the same document text gives the same (frozen)
+        object, remembered (every pod of a template carries the same few)."""
+        try:
+            key = tuple(doc.items())
+            hit = _TOLERATIONS.get(key)
+        except TypeError:  # a value that is not hashable: not remembered
+            return cls._from_doc(doc)
+        if hit is None:
+            if len(_TOLERATIONS) >= _TOLERATIONS_MAX:
+                _TOLERATIONS.clear()
+            hit = _TOLERATIONS[key] = cls._from_doc(doc)
+        return hit
+
+    @classmethod
+    def _from_doc(cls, doc: Mapping[str, Any]) -> "Toleration":
         seconds = doc.get("tolerationSeconds")
         return _frozen(cls, {
             "key": doc.get("key") or "",
@@ -95,6 +110,10 @@ class Toleration:
             "effect": doc.get("effect") or "",
             "toleration_seconds": int(seconds) if seconds is not None else None,
         })
+
+
+_TOLERATIONS: dict = {}  # a toleration document's items -> its Toleration
+_TOLERATIONS_MAX = 4096
 
 
 def tolerations_tolerate_taint(tolerations, taint: Taint) -> bool:
