@@ -46,6 +46,8 @@ from scheduling.engine.oc import commands
 from scheduling.engine.oc.core import GLOBAL_FLAGS, RESOURCES
 from scheduling.engine.oc.edit import EDIT_FILE
 from scheduling.engine.oc.namespaces import SYSTEM_NAMESPACES
+from scheduling.engine.openshift.namespaces import cluster_namespaces
+from scheduling.engine.store import Store
 from scheduling.models import KIND_MODELS, Cluster
 from scheduling.store.permissions import can_edit, get_cluster_for_user
 
@@ -236,6 +238,13 @@ FLAG_VALUES = {
 }
 
 
+def _release_namespaces(cluster: Cluster) -> list[str]:
+    """An OpenShift 4 cluster's release payload namespaces (engine.openshift.namespaces), read
+    from its ClusterVersion and ClusterOperators."""
+    docs = [o.document for kind in ("ClusterVersion", "ClusterOperator") for o in KIND_MODELS[kind].objects.filter(cluster=cluster)]
+    return list(cluster_namespaces(Store(docs))) if docs else []
+
+
 @require_GET
 def console_complete(request: HttpRequest, pk: int):
     cluster = get_cluster_for_user(request, pk)
@@ -247,7 +256,7 @@ def console_complete(request: HttpRequest, pk: int):
         values = sorted(set(model.objects.filter(cluster=cluster).values_list("name", flat=True)))[:500]
         if r.kind == "Namespace":  # a running cluster also has the system namespaces (engine.oc.namespaces)
             used = set(KIND_MODELS["Pod"].objects.filter(cluster=cluster).values_list("namespace", flat=True))
-            values = sorted(set(values) | set(SYSTEM_NAMESPACES) | {n for n in used if n})[:500]
+            values = sorted(set(values) | set(SYSTEM_NAMESPACES) | {n for n in used if n} | set(_release_namespaces(cluster)))[:500]
         for word in r.names():
             names[word] = values
     paths = sorted(commands.COMMANDS)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import re
 from html import unescape
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -186,3 +187,18 @@ def test_the_command_line_reopens_an_invalid_edit_until_it_is_left_unchanged(clu
     assert err == ('error: deployments.apps "web" is invalid\n'
                    "error: Edit cancelled, no valid changes were saved.\n")
     assert replicas(cluster) == 2
+
+
+# --- the namespaces of an OpenShift 4 cluster, in the console ------------------------------------------------------
+
+
+def test_an_openshift_4_cluster_lists_and_completes_its_payloads_namespaces(client, db):
+    demo = Path(__file__).resolve().parents[2] / "scheduling" / "demo" / "openshift4-cluster.yaml"
+    ocp = services.import_new_cluster("ocp", demo.read_text(), demo.name)
+    listed = run(client, ocp, "oc get ns -o name")["lines"][0][1].splitlines()
+    assert {"namespace/openshift-etcd", "namespace/openshift-kube-apiserver", "namespace/openshift-monitoring",
+            "namespace/kube-system"} <= set(listed)
+    assert run(client, ocp, "oc get pods -n openshift-kube-apiserver") == {
+        "lines": [["stderr", "No resources found in openshift-kube-apiserver namespace.\n"]], "exit_code": 0}
+    names = client.get(reverse("console-complete", args=[ocp.pk])).json()["names"]["ns"]
+    assert {"openshift-etcd", "openshift-machine-config-operator", "default"} <= set(names)

@@ -502,3 +502,32 @@ def test_describe_replication_controller_and_every_object_of_a_kind():
         "   c:\n"
         "    Image:         nginx\n")
     assert out.endswith("Events:            <none>\n")
+
+
+def test_a_pod_templates_volumes_are_described_by_their_source():
+    """describeVolumes under DescribePodTemplate: each volume's source (here a StatefulSet's)."""
+    doc = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db", "namespace": "foo"}, "spec": {
+        "replicas": 1, "selector": {"matchLabels": {"app": "db"}}, "template": {"metadata": {"labels": {"app": "db"}}, "spec": {
+            "containers": [{"name": "db", "image": "postgres"}],
+            "volumes": [{"name": "scratch", "emptyDir": {}}, {"name": "conf", "configMap": {"name": "db-conf"}},
+                        {"name": "host", "hostPath": {"path": "/var/log", "type": "Directory"}},
+                        {"name": "data", "persistentVolumeClaim": {"claimName": "db-data"}}]}}}}
+    out = describe([doc], "oc describe sts db -n foo")
+    assert ("  Volumes:\n"
+            "   scratch:\n"
+            "    Type:       EmptyDir (a temporary directory that shares a pod's lifetime)\n"
+            "    Medium:     \n"
+            "    SizeLimit:  <unset>\n"
+            "   conf:\n"
+            "    Type:      ConfigMap (a volume populated by a ConfigMap)\n"
+            "    Name:      db-conf\n"
+            "    Optional:  false\n"
+            "   host:\n"
+            "    Type:          HostPath (bare host directory volume)\n"
+            "    Path:          /var/log\n"
+            "    HostPathType:  Directory\n"
+            "   data:\n"  # (Go's tabwriter: these rows and the next ones form one column block)
+            "    Type:          PersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)\n"
+            "    ClaimName:     db-data\n"
+            "    ReadOnly:      false\n"
+            "  Node-Selectors:  <none>\n") in out
