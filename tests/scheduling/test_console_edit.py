@@ -202,3 +202,11 @@ def test_an_openshift_4_cluster_lists_and_completes_its_payloads_namespaces(clie
         "lines": [["stderr", "No resources found in openshift-kube-apiserver namespace.\n"]], "exit_code": 0}
     names = client.get(reverse("console-complete", args=[ocp.pk])).json()["names"]["ns"]
     assert {"openshift-etcd", "openshift-machine-config-operator", "default"} <= set(names)
+
+
+def test_the_command_line_edits_a_snapshot_without_changing_it(tmp_path, monkeypatch):
+    snapshot = tmp_path / "snapshot.yaml"
+    snapshot.write_text(DEPLOYMENT)
+    monkeypatch.setenv("KUBE_EDITOR", r"sed -i s/replicas:\ 2/replicas:\ 4/")
+    assert oc("-f", str(snapshot), "edit", "deployment/web") == ("deployment.apps/web edited\n", "", 0)
+    assert "replicas: 2" in snapshot.read_text()

@@ -134,8 +134,8 @@ def _run_on_stored_cluster(cluster_name: str, as_user: str | None, command: list
         if user is None:
             stderr.write(f'error: no user named "{as_user}"\n')
             return 1
-    if commands.resolve(command[0], command[1:])[0] == ("edit",):
-        code = _edit(cluster, command, emit, user, stderr)
+    if _is_edit(command):
+        code = _edit(lambda edited: oc_cli.run_on_cluster(cluster, command, emit, user=user, files=edited, wait=False), stderr)
     else:
         code = oc_cli.run_on_cluster(cluster, command, emit, now=now, user=user, files=own_files).exit_code
     reconcile.reconcile(cluster.pk)
@@ -164,12 +164,17 @@ def _launch(editor: str, text: str, stderr) -> str | None:
         os.remove(f.name)
 
 
-def _edit(cluster: Cluster, command: list[str], emit, user, stderr) -> int:
+def _is_edit(command: list[str]) -> bool:
+    return commands.resolve(command[0], command[1:])[0] == ("edit",)
+
+
+def _edit(run, stderr) -> int:
     """`oc edit` on the command line: kubectl's loop with the editor of $KUBE_EDITOR or
     $EDITOR (else vi): the file opens again with the errors in its header until it saves,
-    is left as it was, or is saved unchanged after an error."""
+    is left as it was, or is saved unchanged after an error. `run(files)` runs the command
+    (on the stored cluster, or on a snapshot, which nothing changes)."""
     editor = os.environ.get("KUBE_EDITOR") or os.environ.get("EDITOR") or "vi"
-    result = oc_cli.run_on_cluster(cluster, command, emit, user=user, wait=False)
+    result = run(None)
     previous = None
     while result.edit is not None:
         text = _launch(editor, result.edit, stderr)
@@ -178,7 +183,7 @@ def _edit(cluster: Cluster, command: list[str], emit, user, stderr) -> int:
         if previous is not None and strip_comments(previous) == strip_comments(text):
             stderr.write("error: Edit cancelled, no valid changes were saved.\n")
             return 1
-        result = oc_cli.run_on_cluster(cluster, command, emit, user=user, files={EDIT_FILE: [{"text": text}]}, wait=False)
+        result = run({EDIT_FILE: [{"text": text}]})
         previous = text
     return result.exit_code
 
@@ -250,5 +255,9 @@ class Command(BaseCommand):
             stderr.write(f"error: {exc}\n")
             return 1
         store = oc_cli.snapshot_store(objects, events)
-        result = oc_cli.run_on_snapshot(store, command, emit, now=oc_cli.wall_now() if now is None else now, files=own_files)
+        at = oc_cli.wall_now() if now is None else now
+        if _is_edit(command):  # the editor opens on the snapshot's object; nothing is changed
+            return _edit(lambda edited: oc_cli.run_on_snapshot(store, command, emit, now=at, files={**own_files, **(edited or {})}),
+                         stderr)
+        result = oc_cli.run_on_snapshot(store, command, emit, now=at, files=own_files)
         return result.exit_code
