@@ -13,6 +13,13 @@
   console/drain every second; each post resumes the drain at the cluster's current time
   (engine.oc.drain.resume) and answers the output it made, so the console shows the drain
   progressing as the clock runs; the last one empties #oc-drain, which stops the polling.
+* `oc edit TYPE NAME` opens an editor pane (#oc-editor, swapped out of band) holding the
+  file kubectl would open (engine.oc.edit: its header comment and the object's YAML); its
+  Save posts the edited text to console/edit, which answers as kubectl answers when the
+  editor closes (`Edit cancelled, no changes made.`, the pane reopened with the errors in
+  its header) or, for a change, the what-if preview whose Apply posts it back with
+  `confirm=1` to be written (`deployment.apps/web edited`). Editors only: others get the
+  API server's Forbidden answer when they open it.
 * GET clusters/<pk>/console/complete: what Tab completes, as JSON data: the commands and
   their subcommands (`rollout status`, `adm top node`), each command's flags and the values
   of --output and --dry-run, the kinds, the object names of each kind (with the namespaces
@@ -37,7 +44,10 @@ from scheduling.store import oc_cli
 from scheduling.pages import previews
 from scheduling.engine.oc import commands
 from scheduling.engine.oc.core import GLOBAL_FLAGS, RESOURCES
+from scheduling.engine.oc.edit import EDIT_FILE
 from scheduling.engine.oc.namespaces import SYSTEM_NAMESPACES
+from scheduling.engine.openshift.namespaces import cluster_namespaces
+from scheduling.engine.store import Store
 from scheduling.models import KIND_MODELS, Cluster
 from scheduling.store.permissions import can_edit, get_cluster_for_user
 
@@ -99,6 +109,8 @@ def console_run(request: HttpRequest, pk: int):
         argv = _split(command)
     except ValueError as exc:
         return _output(request, cluster, command, [["stderr", f"error: {exc}\n"]], 1)
+    if commands.resolve(argv[0], argv[1:])[0] == ("edit",):
+        return _edit(request, cluster, command, argv, None)
     user = request.user if request.user.is_authenticated else _anonymous()
     mutating = oc_cli.is_mutating(argv)
     if mutating and request.POST.get("confirm") != "1" and can_edit(request.user):
@@ -118,6 +130,50 @@ def console_run(request: HttpRequest, pk: int):
         drains[token] = {"cluster": cluster.pk, "pending": result.pending}
         request.session[SESSION_KEY] = drains
     return _output(request, cluster, command, lines, result.exit_code, drain=token)
+
+
+@require_POST
+def console_edit(request: HttpRequest, pk: int):
+    """Save the editor pane: `command` (the `oc edit` typed), `text` (the edited file),
+    `confirm=1` to write the previewed change."""
+    cluster = get_cluster_for_user(request, pk)
+    command = (request.POST.get("command") or "").strip()[:MAX_COMMAND]
+    try:
+        argv = _split(command)
+    except ValueError as exc:
+        return _output(request, cluster, command, [["stderr", f"error: {exc}\n"]], 1)
+    if commands.resolve(argv[0], argv[1:])[0] != ("edit",):
+        return HttpResponse(status=400)
+    return _edit(request, cluster, "", argv, (request.POST.get("text") or "").replace("\r\n", "\n"))
+
+
+def _edit(request: HttpRequest, cluster: Cluster, echo: str, argv: list[str], text: str | None) -> HttpResponse:
+    """`oc edit`: open the editor pane (text None), or what kubectl does when it closes:
+    a change is previewed first, written on `confirm=1`."""
+    lines, emit = _lines()
+    if not can_edit(request.user):
+        name = request.user.get_username() if request.user.is_authenticated else "system:anonymous"
+        return _output(request, cluster, echo, [["stderr", oc_cli.forbidden(name, argv)]], 1)
+    files = {EDIT_FILE: [{"text": text}]} if text is not None else None
+    if text is not None and request.POST.get("confirm") == "1":
+        result = oc_cli.run_on_cluster(cluster, argv, emit, user=request.user, files=files, wait=False)
+    else:
+        result = commands.run(oc_cli.cluster_store(cluster), argv, cluster.now, files=files)
+        oc_cli.emit_result(result, emit)
+        if result.actions:  # a change: previewed by the cluster's loop on a copy before anything is written
+            preview = _preview_edit(cluster, argv, files)
+            return _output(request, cluster, echo, lines, 0, edit_swap=True, editor={"command": shlex.join(argv), "text": text},
+                           **preview)
+    editor = {"command": shlex.join(argv), "text": result.edit} if result.edit is not None else None
+    return _output(request, cluster, echo, lines, result.exit_code, edit_swap=True, editor=editor)
+
+
+def _preview_edit(cluster: Cluster, argv: list[str], files: dict) -> dict:
+    try:
+        preview = previews.summarised_command(cluster, argv, files)
+    except previews.PreviewRefused as exc:
+        return {"refused": str(exc), "command": shlex.join(argv)}
+    return {"preview": preview, "command": shlex.join(argv), "edit_text": files[EDIT_FILE][0]["text"]}
 
 
 class _Anonymous:
@@ -182,6 +238,13 @@ FLAG_VALUES = {
 }
 
 
+def _release_namespaces(cluster: Cluster) -> list[str]:
+    """An OpenShift 4 cluster's release payload namespaces (engine.openshift.namespaces), read
+    from its ClusterVersion and ClusterOperators."""
+    docs = [o.document for kind in ("ClusterVersion", "ClusterOperator") for o in KIND_MODELS[kind].objects.filter(cluster=cluster)]
+    return list(cluster_namespaces(Store(docs))) if docs else []
+
+
 @require_GET
 def console_complete(request: HttpRequest, pk: int):
     cluster = get_cluster_for_user(request, pk)
@@ -193,7 +256,7 @@ def console_complete(request: HttpRequest, pk: int):
         values = sorted(set(model.objects.filter(cluster=cluster).values_list("name", flat=True)))[:500]
         if r.kind == "Namespace":  # a running cluster also has the system namespaces (engine.oc.namespaces)
             used = set(KIND_MODELS["Pod"].objects.filter(cluster=cluster).values_list("namespace", flat=True))
-            values = sorted(set(values) | set(SYSTEM_NAMESPACES) | {n for n in used if n})[:500]
+            values = sorted(set(values) | set(SYSTEM_NAMESPACES) | {n for n in used if n} | set(_release_namespaces(cluster)))[:500]
         for word in r.names():
             names[word] = values
     paths = sorted(commands.COMMANDS)
@@ -217,5 +280,6 @@ def console_complete(request: HttpRequest, pk: int):
 urlpatterns = [
     path("clusters/<int:pk>/console/run", console_run, name="console-run"),
     path("clusters/<int:pk>/console/drain", console_drain, name="console-drain"),
+    path("clusters/<int:pk>/console/edit", console_edit, name="console-edit"),
     path("clusters/<int:pk>/console/complete", console_complete, name="console-complete"),
 ]

@@ -487,6 +487,11 @@ def is_mutating(argv: Sequence[str]) -> bool:
 Emit = Callable[[str, str], None]  # (stream "stdout"|"stderr", text)
 
 
+def emit_result(result: OcResult, emit: Emit) -> None:
+    """Print a result's output through `emit`, in the order the command wrote it."""
+    _emit_result(result, emit)
+
+
 def _emit_result(result: OcResult, emit: Emit) -> None:
     if result.lines:
         for stream, text in result.lines:

@@ -57,6 +57,7 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("adm", "top", "node"): "scheduling.engine.oc.session:top",
     ("adm", "top", "pods"): "scheduling.engine.oc.session:top",
     ("adm", "top", "pod"): "scheduling.engine.oc.session:top",
+    ("edit",): "scheduling.engine.oc.edit:run",
     ("rollout", "status"): "scheduling.engine.oc.rollout:status",
     ("rollout", "history"): "scheduling.engine.oc.rollout:history",
     ("rollout", "restart"): "scheduling.engine.oc.rollout:restart",
@@ -77,7 +78,7 @@ COMMANDS: dict[tuple[str, ...], str] = {
 KUBECTL_NAMES = {"taint": ("adm", "taint"), "cordon": ("adm", "cordon"), "uncordon": ("adm", "uncordon"), "drain": ("adm", "drain")}
 # Commands that change the cluster (the console and --as check the user may edit before
 # running them); READ_ONLY ones never do. Other `adm` commands count as writes unless listed.
-MUTATING = frozenset({("label",), ("annotate",), ("scale",), ("patch",), ("delete",), ("create",), ("apply",), ("replace",), ("adm", "taint"),
+MUTATING = frozenset({("edit",), ("label",), ("annotate",), ("scale",), ("patch",), ("delete",), ("create",), ("apply",), ("replace",), ("adm", "taint"),
                       ("adm", "cordon"), ("adm", "uncordon"), ("adm", "drain"), ("adm", "upgrade"), ("adm", "upgrade", "channel"),
                       ("adm", "upgrade", "rollback"), ("create", "namespace"), ("create", "ns"), ("create", "deployment"),
                       ("create", "deploy"), ("create", "priorityclass"), ("create", "pc"), ("rollout", "restart"), ("rollout", "pause"), ("rollout", "resume"),
@@ -175,6 +176,7 @@ OC_HELP_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("apply", "Apply a configuration to a resource by file name or stdin"),
         ("get", "Display one or many resources"),
         ("describe", "Show details of a specific resource or group of resources"),
+        ("edit", "Edit a resource on the server"),
         ("label", "Update the labels on a resource"),
         ("annotate", "Update the annotations on a resource"),
         ("delete", "Delete resources by file names, stdin, resources and names, or by resources and label selector"),

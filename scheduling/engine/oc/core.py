@@ -35,6 +35,8 @@ class OcResult:
     would: list = field(default_factory=list)
     # (stream, text) in the order printed, when a command interleaves stdout and stderr.
     lines: list = field(default_factory=list)
+    # `oc edit`: the file kubectl would open in the editor (engine.oc.edit); the caller shows it.
+    edit: str | None = None
 
 
 class OcError(Exception):

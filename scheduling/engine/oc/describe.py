@@ -1,5 +1,5 @@
-"""`oc describe node|pod` (and, through engine.oc.describe_kinds, namespace, deployment,
-priorityclass) (kubectl pkg/describe: describePod, describeNode, DescribeEvents)
+"""`oc describe node|pod` (and, through engine.oc.describe_kinds and describe_more, the other kinds:
+DESCRIBERS) (kubectl pkg/describe: describePod, describeNode, DescribeEvents)
 with the Events section (`Warning  FailedScheduling  2m49s (x5 over 4m12s)
 default-scheduler  0/3 nodes are available: ...`). Events come from `store.events`:
 engine RecordEvents, or objects that also carry `count`, `first_time`, `last_time`
@@ -23,7 +23,7 @@ from .selectors import parse_selector
 from .session import SESSION
 
 FLAGS = (SELECTOR, )
-# Node and Pod have kubectl's own describers; the OpenShift kinds and ConfigMaps its generic one
+# Node and Pod have kubectl's own describers (the other kinds': DESCRIBERS); the OpenShift kinds its generic one
 DESCRIBABLE = ("Node", "Pod") + describe_generic.GENERIC_KINDS
 # kubectl's IsStandardContainerResourceName (hugepages-* apart) and pods: not "extended"
 STANDARD_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
@@ -401,6 +401,12 @@ DESCRIBERS = {
     "Namespace": "scheduling.engine.oc.describe_kinds:describe_namespace",
     "Deployment": "scheduling.engine.oc.describe_kinds:describe_deployment",
     "PriorityClass": "scheduling.engine.oc.describe_kinds:describe_priority_class",
+    **{kind: "scheduling.engine.oc.describe_more:" + name for kind, name in (
+        ("Service", "describe_service"), ("ReplicationController", "describe_replication_controller"),
+        ("ReplicaSet", "describe_replica_set"), ("StatefulSet", "describe_stateful_set"),
+        ("DaemonSet", "describe_daemon_set"), ("PodDisruptionBudget", "describe_pod_disruption_budget"),
+        ("PersistentVolume", "describe_persistent_volume"), ("PersistentVolumeClaim", "describe_persistent_volume_claim"),
+        ("StorageClass", "describe_storage_class"), ("ConfigMap", "describe_config_map"))},
 }
 
 

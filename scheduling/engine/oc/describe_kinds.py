@@ -11,6 +11,7 @@ from scheduling.engine.api import selectors
 from scheduling.engine.store import Store
 
 from .describe import PrefixWriter as _W, describe_events as _events, map_lines as _map_lines, toleration_text
+from .describe_volumes import describe_volumes
 from .output import rfc1123z
 
 Doc = Mapping[str, Any]
@@ -98,13 +99,7 @@ def describe_pod_template(w: _W, template: Mapping[str, Any] | None) -> None:
     if spec.get("initContainers"):
         _containers(w, "Init Containers", spec["initContainers"], "  ")
     _containers(w, "Containers", spec.get("containers") or [], "  ")
-    volumes = spec.get("volumes") or []
-    if not volumes:
-        w.write(0, "  Volumes:\t<none>\n")
-    else:
-        w.write(0, "  Volumes:\n")
-        for v in volumes:
-            w.write(1, f" {v.get('name')}:\n")
+    describe_volumes(w, spec.get("volumes") or [], "  ")
     tscs = sorted(spec.get("topologySpreadConstraints") or [], key=lambda t: t.get("topologyKey") or "")
     if tscs:
         w.write(0, "  Topology Spread Constraints:\t")

@@ -11,6 +11,8 @@ exit status. The options above come first; the first other word starts the oc co
   2026-01-01T00:00:00Z) or, for files, the wall clock.
 * `--as USER`: whose permissions apply (a user without the edit_cluster permission may only
   read); default: the command line's administrator.
+* `oc edit TYPE NAME` (with --cluster) opens the object in $KUBE_EDITOR, else $EDITOR, else vi,
+  as kubectl does, and applies what is saved (engine.oc.edit).
 * `--alerts FILE`: alert data for the commands that read alerts (handed to them as the
   file "--alerts"); without it a stored cluster's own simulated alerts are read.
 * `oc adm upgrade recommend --mock-clusterversion=X-cv.yaml` (oc's hidden test flag) reads X-cv.yaml
@@ -21,11 +23,16 @@ See scheduling/store/oc_cli.py.
 from __future__ import annotations
 
 import os
+import shlex
+import subprocess
 import sys
+import tempfile
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
+from scheduling.engine.oc import commands
+from scheduling.engine.oc.edit import EDIT_FILE, strip_comments
 from scheduling.store import kube, oc_cli, reconcile
 from scheduling.models import Cluster
 
@@ -127,8 +134,57 @@ def _run_on_stored_cluster(cluster_name: str, as_user: str | None, command: list
         if user is None:
             stderr.write(f'error: no user named "{as_user}"\n')
             return 1
-    result = oc_cli.run_on_cluster(cluster, command, emit, now=now, user=user, files=own_files)
+    if _is_edit(command):
+        code = _edit(lambda edited: oc_cli.run_on_cluster(cluster, command, emit, user=user, files=edited, wait=False), stderr)
+    else:
+        code = oc_cli.run_on_cluster(cluster, command, emit, now=now, user=user, files=own_files).exit_code
     reconcile.reconcile(cluster.pk)
+    return code
+
+
+def _launch(editor: str, text: str, stderr) -> str | None:
+    """kubectl's editor.LaunchTempFile: the text in a temporary file opened in the editor
+    (through $SHELL -c when the editor has arguments); the file as saved, None when the
+    editor failed."""
+    with tempfile.NamedTemporaryFile("w", prefix="oc-edit-", suffix=".yaml", delete=False) as f:
+        f.write(text)
+    try:
+        args = [editor, f.name] if " " not in editor else [os.environ.get("SHELL") or "/bin/bash", "-c",
+                                                           f"{editor} {shlex.quote(f.name)}"]
+        try:
+            code = subprocess.call(args)
+        except OSError:
+            code = -1
+        if code != 0:
+            stderr.write(f'error: there was a problem with the editor "{editor}"\n')
+            return None
+        with open(f.name) as saved:
+            return saved.read()
+    finally:
+        os.remove(f.name)
+
+
+def _is_edit(command: list[str]) -> bool:
+    return commands.resolve(command[0], command[1:])[0] == ("edit",)
+
+
+def _edit(run, stderr) -> int:
+    """`oc edit` on the command line: kubectl's loop with the editor of $KUBE_EDITOR or
+    $EDITOR (else vi): the file opens again with the errors in its header until it saves,
+    is left as it was, or is saved unchanged after an error. `run(files)` runs the command
+    (on the stored cluster, or on a snapshot, which nothing changes)."""
+    editor = os.environ.get("KUBE_EDITOR") or os.environ.get("EDITOR") or "vi"
+    result = run(None)
+    previous = None
+    while result.edit is not None:
+        text = _launch(editor, result.edit, stderr)
+        if text is None:
+            return 1
+        if previous is not None and strip_comments(previous) == strip_comments(text):
+            stderr.write("error: Edit cancelled, no valid changes were saved.\n")
+            return 1
+        result = run({EDIT_FILE: [{"text": text}]})
+        previous = text
     return result.exit_code
 
 
@@ -199,5 +255,9 @@ class Command(BaseCommand):
             stderr.write(f"error: {exc}\n")
             return 1
         store = oc_cli.snapshot_store(objects, events)
-        result = oc_cli.run_on_snapshot(store, command, emit, now=oc_cli.wall_now() if now is None else now, files=own_files)
+        at = oc_cli.wall_now() if now is None else now
+        if _is_edit(command):  # the editor opens on the snapshot's object; nothing is changed
+            return _edit(lambda edited: oc_cli.run_on_snapshot(store, command, emit, now=at, files={**own_files, **(edited or {})}),
+                         stderr)
+        result = oc_cli.run_on_snapshot(store, command, emit, now=at, files=own_files)
         return result.exit_code

@@ -27,6 +27,7 @@ Application Management Commands:
   apply           Apply a configuration to a resource by file name or stdin
   get             Display one or many resources
   describe        Show details of a specific resource or group of resources
+  edit            Edit a resource on the server
   label           Update the labels on a resource
   annotate        Update the annotations on a resource
   delete          Delete resources by file names, stdin, resources and names, or by resources and label selector

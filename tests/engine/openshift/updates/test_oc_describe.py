@@ -87,6 +87,7 @@ def test_describe_machine_and_machineset(demo):
     assert "      Taints:\n        Effect:  NoSchedule\n        Key:     node-role.kubernetes.io/infra\n" in ms
 
 
-def test_describe_refuses_what_it_does_not_describe(demo):
+def test_describe_a_service_the_cluster_lacks(demo):
+    """Every simulated kind has its describer: a missing object is the API server's NotFound."""
     result = oc.run(demo.store, "oc describe service web -n shop", demo.now)
-    assert result.exit_code == 1 and "does not describe services" in result.stderr
+    assert (result.stderr, result.exit_code) == ('Error from server (NotFound): services "web" not found\n', 1)
