@@ -184,13 +184,14 @@ HARD_AFFINITY, PREFERRED_AFFINITY, PREFERRED_ANTI_AFFINITY = "hard", "preferred"
 class _Record:
     """What one node contributes to the index."""
 
-    __slots__ = ("live", "all", "anti", "scored")
+    __slots__ = ("live", "all", "anti", "scored", "pods")
 
     def __init__(self):
         self.live: Counter = Counter()
         self.all: Counter = Counter()
         self.anti: list = []  # (AffinityTerm, pair)
         self.scored: list = []  # ((AffinityTerm, kind, weight), pair)
+        self.pods: tuple = ()  # the node's pods this record counts, in order
 
 
 class _Observer:
@@ -287,38 +288,56 @@ class PodIndex:
     def _update(self, info: NodeInfo) -> None:
         name = info.node.name
         old = self.records.get(name)
+        pods = info.pods
+        seen = old.pods if old is not None else None
+        if seen is not None and len(pods) == len(seen) + 1 and all(a is b for a, b in zip(pods, seen)):
+            # one pod bound to the node (the common change): count it alone
+            delta = _Record()
+            self._count(delta, pods[-1], info.node.labels)
+            self._apply(name, delta, 1)
+            old.live.update(delta.live)
+            old.all.update(delta.all)
+            old.anti.extend(delta.anti)
+            old.scored.extend(delta.scored)
+            old.pods = tuple(pods)
+            return
         new = _Record()
         labels = info.node.labels
-        for pod in info.pods:
-            key = pod.label_set
-            new.all[key] += 1
-            if pod.deletion_timestamp is None:
-                new.live[key] += 1
-            if key not in self.group_labels:
-                self.group_labels[key] = pod.labels
-                self.ns_groups.setdefault(pod.namespace, []).append(key)
-                self.all_groups.append(key)
-            a = pod.affinity
-            if a is None or (a.pod_affinity is None and a.pod_anti_affinity is None):
-                continue
-            terms = pod_terms(pod)
-            for t in terms.required_anti_affinity:
-                if t.topology_key in labels:
-                    new.anti.append((t, (t.topology_key, labels[t.topology_key])))
-            if labels:
-                for t in terms.required_affinity:
-                    if t.topology_key in labels:
-                        new.scored.append(((t, HARD_AFFINITY, 1), (t.topology_key, labels[t.topology_key])))
-                for t, w in terms.preferred_affinity:
-                    if t.topology_key in labels:
-                        new.scored.append(((t, PREFERRED_AFFINITY, w), (t.topology_key, labels[t.topology_key])))
-                for t, w in terms.preferred_anti_affinity:
-                    if t.topology_key in labels:
-                        new.scored.append(((t, PREFERRED_ANTI_AFFINITY, w), (t.topology_key, labels[t.topology_key])))
+        for pod in pods:
+            self._count(new, pod, labels)
+        new.pods = tuple(pods)
         if old is not None:
             self._apply(name, old, -1)
         self._apply(name, new, 1)
         self.records[name] = new
+
+    def _count(self, record: _Record, pod: Pod, labels: Mapping[str, str]) -> None:
+        """Add what `pod`, on a node with these labels, contributes to `record`."""
+        key = pod.label_set
+        record.all[key] += 1
+        if pod.deletion_timestamp is None:
+            record.live[key] += 1
+        if key not in self.group_labels:
+            self.group_labels[key] = pod.labels
+            self.ns_groups.setdefault(pod.namespace, []).append(key)
+            self.all_groups.append(key)
+        a = pod.affinity
+        if a is None or (a.pod_affinity is None and a.pod_anti_affinity is None):
+            return
+        terms = pod_terms(pod)
+        for t in terms.required_anti_affinity:
+            if t.topology_key in labels:
+                record.anti.append((t, (t.topology_key, labels[t.topology_key])))
+        if labels:
+            for t in terms.required_affinity:
+                if t.topology_key in labels:
+                    record.scored.append(((t, HARD_AFFINITY, 1), (t.topology_key, labels[t.topology_key])))
+            for t, w in terms.preferred_affinity:
+                if t.topology_key in labels:
+                    record.scored.append(((t, PREFERRED_AFFINITY, w), (t.topology_key, labels[t.topology_key])))
+            for t, w in terms.preferred_anti_affinity:
+                if t.topology_key in labels:
+                    record.scored.append(((t, PREFERRED_ANTI_AFFINITY, w), (t.topology_key, labels[t.topology_key])))
 
     def _apply(self, name: str, record: _Record, sign: int) -> None:
         for table, counts in ((self.live, record.live), (self.all, record.all)):
