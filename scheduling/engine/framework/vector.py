@@ -186,11 +186,36 @@ def _weighted(parts: list[tuple[np.ndarray, np.ndarray, int]]) -> np.ndarray:
     return np.where(weights == 0, 0, total // np.maximum(weights, 1))
 
 
+def _every_node_has_cpu_and_memory(cache: SchedulerCache) -> bool:
+    """No node with zero allocatable cpu or memory (kept on the cache: nodes are fixed
+    while it lives); then the scores below need no guard against dividing by zero."""
+    known = getattr(cache, "framework_all_allocatable", None)
+    if known is None:
+        known = cache.framework_all_allocatable = bool(cache.alloc_cpu.all() and cache.alloc_mem.all())
+    return known
+
+
 def _fit_scores(plugin, cs, pod: Pod, cache: SchedulerCache, idx: np.ndarray):
     scorer = plugin.scorer
     if plugin.strategy not in (LEAST_ALLOCATED, MOST_ALLOCATED) or not _cpu_memory(scorer) or not cache.exact:
         return None
     r = pod_requests(pod)
+    if _every_node_has_cpu_and_memory(cache):
+        # leastResourceScorer / mostResourceScorer with every allocatable > 0
+        total = 0
+        for name, weight in zip(scorer.names, scorer.weights):
+            if name == CPU:
+                alloc, req = cache.alloc_cpu[idx], cache.nz_cpu[idx] + r.non_zero_cpu
+            else:
+                alloc, req = cache.alloc_mem[idx], cache.nz_mem[idx] + r.non_zero_memory
+            if plugin.strategy == LEAST_ALLOCATED:
+                score = np.maximum(alloc - req, 0) * fw.MAX_NODE_SCORE // alloc
+            else:
+                score = np.minimum(req, alloc) * fw.MAX_NODE_SCORE // alloc
+            total = total + score * weight
+        scores = total // sum(scorer.weights)
+        _plain_on_extras(plugin, cs, pod, cache, idx, scores)
+        return scores
     parts = []
     for name, weight in zip(scorer.names, scorer.weights):
         if name == CPU:
@@ -213,6 +238,12 @@ def _balanced_scores(plugin, cs, pod: Pod, cache: SchedulerCache, idx: np.ndarra
     if not _cpu_memory(scorer) or not cache.exact:
         return None
     r = pod_requests(pod)
+    if len(scorer.names) == 2 and _every_node_has_cpu_and_memory(cache):
+        f0, f1 = ((np.minimum((cache.req_cpu[idx] + r.all.milli_cpu) / cache.alloc_cpu[idx], 1.0) if name == CPU else
+                   np.minimum((cache.req_mem[idx] + r.all.memory) / cache.alloc_mem[idx], 1.0)) for name in scorer.names)
+        scores = ((1 - np.abs((f0 - f1) / 2)) * fw.MAX_NODE_SCORE).astype(np.int64)
+        _plain_on_extras(plugin, cs, pod, cache, idx, scores)
+        return scores
     fractions = []
     for name in scorer.names:
         if name == CPU:

@@ -283,6 +283,7 @@ class PodTopologySpread(Plugin):
         self.system_defaulted = self.defaulting_type == SYSTEM_DEFAULTING
         self._default_selectors: dict = {}
         self._filtered: dict = {}
+        self._defaults: dict = {}
         self._eligible: dict = {}
         self._eligible_index = None
 
@@ -355,7 +356,15 @@ class PodTopologySpread(Plugin):
         return selector
 
     def build_default_constraints(self, pod: Pod, action: str) -> list[Constraint]:
-        """buildDefaultConstraints."""
+        """buildDefaultConstraints, kept per what it reads of the pod (as default_selector)."""
+        ref = pod.controller_ref
+        memo_key = (pod.label_set, (ref.kind, ref.name) if ref is not None else None, action)
+        hit = self._defaults.get(memo_key)
+        if hit is None:
+            hit = self._defaults[memo_key] = tuple(self._build_default_constraints(pod, action))
+        return list(hit)
+
+    def _build_default_constraints(self, pod: Pod, action: str) -> list[Constraint]:
         constraints = self.filter_topology_spread_constraints(self.default_constraints, pod.labels, action)
         if not constraints:
             return []
