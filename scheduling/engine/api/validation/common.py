@@ -338,18 +338,35 @@ def parse_resource(raw: object, path: str, errs: Errors) -> quantity.Quantity | 
     an Invalid value rather than as upstream's whole-request decode error.
     """
     try:
-        q = quantity.parse(raw).round_up(-3)
+        q, too_large = _rounded_up(raw)
     except quantity.QuantityError as exc:
         bad = raw if isinstance(raw, (str, int, float, bool)) else GoValue(json_excerpt(raw))
         errs.append(invalid(path, bad, exc.message))
         return None
-    if abs(q.value) > MAX_QUANTITY:
+    if too_large:
         # Departure: Go keeps such a decimal quantity but its MilliValue() overflows int64;
         # the scheduler counts in milli-units, so it is refused here.
         errs.append(invalid(path, raw, QUANTITY_TOO_LARGE_MSG))
         return None
     return q
 
+
+def _rounded_up(raw: object) -> tuple[quantity.Quantity, bool]:
+    """(quantity.parse(raw).round_up(-3), whether it is beyond MAX_QUANTITY), remembered per
+    spelling (a file's thousands of pods ask for the same few amounts). Raises QuantityError."""
+    hit = _ROUNDED.get(raw) if type(raw) is str else None
+    if hit is None:
+        q = quantity.parse(raw).round_up(-3)
+        hit = (q, abs(q.value) > MAX_QUANTITY)
+        if type(raw) is str:
+            if len(_ROUNDED) >= _ROUNDED_MAX:
+                _ROUNDED.clear()
+            _ROUNDED[raw] = hit
+    return hit
+
+
+_ROUNDED: dict[str, tuple[quantity.Quantity, bool]] = {}
+_ROUNDED_MAX = 4096
 
 MAX_QUANTITY = Fraction(2**63 - 1, 1000)  # the largest quantity whose MilliValue() fits an int64
 QUANTITY_TOO_LARGE_MSG = "must be no more than 9223372036854775807m (the scheduler counts in 64-bit milli-units)"
