@@ -579,14 +579,32 @@ def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
     return ImportResult(created, replaced, policy_set)
 
 
-def import_new_cluster(name: str, text: str, source: str, description: str = "") -> Cluster:
-    """Create a cluster holding the documents of `text`, or nothing at all."""
+def import_new_cluster(name: str, text: str, source: str, description: str = "", *, replace: bool = False) -> Cluster:
+    """Create a cluster holding the documents of `text`, or nothing at all. `replace`: the
+    cluster of that name, if any, is deleted in the same transaction (replace_with_import)."""
     skipped: list[str] = []
     docs = kube.load_documents(text, source, skipped=skipped)
     with transaction.atomic():
-        cluster = create_cluster(name, description)
-        apply_documents(cluster, docs)
+        if replace:
+            cluster = replace_with_import(name, docs, description)
+        else:
+            cluster = create_cluster(name, description)
+            apply_documents(cluster, docs)
     cluster.import_notes = tuple(skipped)  # what was left out, for the page to show
+    return cluster
+
+
+def replace_with_import(name: str, docs: list[dict], description: str = "") -> Cluster:
+    """Inside the caller's transaction: the cluster `name` (if there is one: its objects,
+    events, snapshots and training sessions) deleted and a new one of that name holding
+    `docs`. An invalid document raises and the transaction leaves the old cluster whole."""
+    if not transaction.get_connection().in_atomic_block:
+        raise StoreError("replace_with_import runs inside a transaction")
+    old = Cluster.objects.select_for_update().filter(name=name).first()
+    if old is not None:
+        old.delete()
+    cluster = create_cluster(name, description)
+    apply_documents(cluster, docs)
     return cluster
 
 
