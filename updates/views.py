@@ -127,8 +127,9 @@ def _operators(store: Store, now: float) -> dict:
 
 def settings_context(request, cluster, **extra) -> dict:
     skipped: list[str] = []
-    store = _store(cluster, ALERT_KINDS, skipped)
+    store = _store(cluster, ALERT_KINDS + ("MachineConfigPool",), skipped)
     cv = store.get("ClusterVersion", "", "version")
+    pools = sorted(progress.pools(store), key=lambda p: (p["name"] != "master", p["name"]))
     status = (cv or {}).get("status") or {}
     include = request.GET.get("known_issues") == "1" or request.POST.get("known_issues") == "1"
     facts = F.facts_of(cluster.facts)
@@ -157,6 +158,11 @@ def settings_context(request, cluster, **extra) -> dict:
         "recommend_text": _recommend_text(store, cluster) if cv else "",
         "admin_gates": services.admin_gates(cluster) if cv else [],
         "operators": _operators(store, cluster.now),
+        "pools": pools,
+        # what the finished control plane still waits on: paused pools not on its version yet,
+        # pools still rolling
+        "paused_behind": [p["name"] for p in pools if p["paused"] and p["updated"] < p["machineCount"]],
+        "rolling": [p["name"] for p in pools if not p["paused"] and p["updated"] < p["machineCount"]],
         "invalid_objects": skipped,
         **extra,
     }

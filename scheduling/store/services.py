@@ -632,8 +632,16 @@ def add_timelines(cluster: Cluster, docs: list[dict]) -> None:
         _changed(cluster.pk, "Timeline")
 
 
-def load_scenario(name: str, cluster_name: str | None = None) -> Cluster:
-    """A new cluster holding one of the built-in scenarios (engine/scenarios), paused at 0."""
+@functools.cache
+def scripted_scenarios() -> frozenset[str]:
+    """The built-in scenarios whose file holds a Timeline (a script the clock plays)."""
+    return frozenset(s.name for s in scenarios.SCENARIOS
+                     if any(line.strip() == "kind: Timeline" for line in Path(scenarios.path(s)).read_text().splitlines()))
+
+
+def load_scenario(name: str, cluster_name: str | None = None, *, script: bool = True) -> Cluster:
+    """A new cluster holding one of the built-in scenarios (engine/scenarios), paused at 0.
+    `script=False`: without its Timelines, for doing the steps by hand (a rehearsal)."""
     scenario = next((s for s in scenarios.SCENARIOS if s.name == name), None)
     if scenario is None:
         raise StoreError(f'no scenario named "{name}"')
@@ -643,7 +651,14 @@ def load_scenario(name: str, cluster_name: str | None = None) -> Cluster:
         n += 1
         candidate = f"{base}-{n}"
     text = Path(scenarios.path(scenario)).read_text()
-    return import_new_cluster(candidate, text, scenario.file, description=f"{scenario.title}: {scenario.description}")
+    description = f"{scenario.title}: {scenario.description}"
+    if script:
+        return import_new_cluster(candidate, text, scenario.file, description=description)
+    docs = [d for d in kube.load_documents(text, scenario.file) if d.get("kind") != "Timeline"]
+    with transaction.atomic():
+        cluster = create_cluster(candidate, f"{description} (loaded without its script: do the steps yourself)")
+        apply_documents(cluster, docs)
+    return cluster
 
 
 def export_documents(cluster: Cluster) -> list[dict]:

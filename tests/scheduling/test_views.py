@@ -175,3 +175,15 @@ def test_a_write_that_fails_half_way_leaves_the_old_cluster_whole(editor_client,
     assert response.status_code == 422 and "the disk is full" in response.content.decode()
     assert list(Cluster.objects.values_list("pk", flat=True)) == [old.pk]
     assert list(Node.objects.values_list("cluster_id", "name")) == [(old.pk, "n1")]
+
+
+def test_a_scenario_loads_without_its_script_for_doing_the_steps_by_hand(editor_client):
+    body = editor_client.get(reverse("cluster-list")).content.decode()
+    assert body.count('<input type="hidden" name="script" value="off">') == len(services.scripted_scenarios()) > 0
+    assert "eus-to-eus-update" in services.scripted_scenarios()
+    editor_client.post(reverse("scenario-load", args=["eus-to-eus-update"]), {"script": "off"})
+    editor_client.post(reverse("scenario-load", args=["eus-to-eus-update"]))
+    bare, scripted = Cluster.objects.get(name="eus-to-eus-update"), Cluster.objects.get(name="eus-to-eus-update-2")
+    assert not (bare.controller_state or {}).get("timelines") and (scripted.controller_state or {}).get("timelines")
+    assert Node.objects.filter(cluster=bare).count() == Node.objects.filter(cluster=scripted).count() == 9
+    assert bare.description.endswith("(loaded without its script: do the steps yourself)")

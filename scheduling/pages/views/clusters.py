@@ -26,6 +26,7 @@ def _list_context(request, **extra) -> dict:
         "create_form": forms.ClusterForm(),
         "import_form": forms.ImportForm(),
         "scenarios": SCENARIOS,
+        "scripted": services.scripted_scenarios(),
         **extra,
     }
 
@@ -53,7 +54,7 @@ def cluster_list(request):
 def scenario_load(request, name: str):
     require_editor(request)
     try:
-        cluster = services.load_scenario(name)
+        cluster = services.load_scenario(name, script=request.POST.get("script") != "off")
     except services.StoreError as exc:
         messages.error(request, str(exc))
         return redirect("cluster-list")
