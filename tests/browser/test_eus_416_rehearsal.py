@@ -1,5 +1,5 @@
-"""The issue's Done-when: a 4.16 -> 4.18 EUS-to-EUS rehearsal on the 9-node `eus-to-eus-update`
-scenario, done by hand in the browser (the scenario loaded without its script): pause the worker
+"""A 4.16 -> 4.18 EUS-to-EUS rehearsal, end to end in the browser, on the 9-node `eus-to-eus-update`
+scenario, done by hand (the scenario loaded without its script): pause the worker
 and infra pools, update the control plane to 4.17 (acknowledging any admin gate shown), then to
 4.18, then resume the pools. At every stop `oc adm upgrade`, `oc adm upgrade status`,
 `oc get mcp`, `oc get co` and `oc get nodes` (run by the engine on the stored cluster, in the

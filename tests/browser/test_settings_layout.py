@@ -5,7 +5,7 @@ updates) in the first screen, the long lists (ClusterOperators, alerts, conditio
 than the window even with every fold open.
 
 Before this layout the page of the openshift4 demo was 1,755 px wide and about 7,000 px tall
-(issue 23); now it is 1366 px wide and under 1,100 px tall at 1366x768 with the folds closed."""
+(as first reported); now it is 1366 px wide and under 1,100 px tall at 1366x768 with the folds closed."""
 
 from __future__ import annotations
 
