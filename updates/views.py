@@ -29,6 +29,7 @@ from scheduling.engine.openshift import alerts as AL
 from scheduling.engine.openshift import facts as F
 from scheduling.engine.openshift import graph as G
 from scheduling.engine.openshift import oc_recommend, progress
+from scheduling.engine.openshift import printers as OP
 from scheduling.engine.openshift.cvo import current_version
 from scheduling.engine.openshift.mco import NODE_CONTROLLER
 from scheduling.engine.openshift.versions import Version, is_version
@@ -113,10 +114,22 @@ def _recommend_text(store: Store, cluster) -> str:
     return "".join(text for _, text in result.lines)
 
 
+def _operators(store: Store, now: float) -> dict:
+    """The ClusterOperators as `oc get co` prints them (the same printer), and how many are
+    not Available, Progressing or Degraded, for the folded section's summary."""
+    headers, rows = OP.cluster_operators(sorted(store.list("ClusterOperator"), key=lambda d: d["metadata"]["name"]), now, False)
+    column = {h: i for i, h in enumerate(headers)}
+    return {"headers": headers, "rows": rows,
+            "unavailable": sum(r[column["AVAILABLE"]] != "True" for r in rows),
+            "progressing": sum(r[column["PROGRESSING"]] == "True" for r in rows),
+            "degraded": sum(r[column["DEGRADED"]] == "True" for r in rows)}
+
+
 def settings_context(request, cluster, **extra) -> dict:
     skipped: list[str] = []
-    store = _store(cluster, ALERT_KINDS, skipped)
+    store = _store(cluster, ALERT_KINDS + ("MachineConfigPool",), skipped)
     cv = store.get("ClusterVersion", "", "version")
+    pools = sorted(progress.pools(store), key=lambda p: (p["name"] != "master", p["name"]))
     status = (cv or {}).get("status") or {}
     include = request.GET.get("known_issues") == "1" or request.POST.get("known_issues") == "1"
     facts = F.facts_of(cluster.facts)
@@ -144,6 +157,12 @@ def settings_context(request, cluster, **extra) -> dict:
         "severities": AL.SEVERITIES,
         "recommend_text": _recommend_text(store, cluster) if cv else "",
         "admin_gates": services.admin_gates(cluster) if cv else [],
+        "operators": _operators(store, cluster.now),
+        "pools": pools,
+        # what the finished control plane still waits on: paused pools not on its version yet,
+        # pools still rolling
+        "paused_behind": [p["name"] for p in pools if p["paused"] and p["updated"] < p["machineCount"]],
+        "rolling": [p["name"] for p in pools if not p["paused"] and p["updated"] < p["machineCount"]],
         "invalid_objects": skipped,
         **extra,
     }

@@ -29,6 +29,12 @@ class ImportForm(forms.Form):
     file = forms.FileField(required=False, help_text="YAML or JSON, one or many documents")
     # not stripped: a copy of a 20 MiB text for nothing (YAML ignores the blank ends)
     text = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}))
+    # The explicit confirmation that the import replaces the cluster of this name (the button
+    # "Replace cluster <name>" the form offers when the name is taken): it must name it.
+    replace = forms.CharField(required=False, max_length=63)
+
+    def replaces(self) -> bool:
+        return bool(self.cleaned_data.get("replace")) and self.cleaned_data["replace"] == self.cleaned_data.get("name")
 
     def clean(self):
         data = super().clean()

@@ -74,13 +74,14 @@ def runs_in_background(text: str) -> bool:
     return settings.EMBEDDED and len(text) >= BACKGROUND_BYTES
 
 
-def start(name: str, text: str, source: str, description: str, user_id: int | None) -> Job:
-    """Start importing `text` into a new cluster `name` in a thread; returns the job."""
+def start(name: str, text: str, source: str, description: str, user_id: int | None, *, replace: bool = False) -> Job:
+    """Start importing `text` into a new cluster `name` in a thread (`replace`: in place of the
+    cluster of that name, in the same transaction); returns the job."""
     job = Job(secrets.token_urlsafe(16), name, user_id)
     with _JOBS_LOCK:
         _forget_old()
         _JOBS[job.id] = job
-    threading.Thread(target=_run, args=(job, text, source, description), name=f"import-{name}", daemon=True).start()
+    threading.Thread(target=_run, args=(job, text, source, description, replace), name=f"import-{name}", daemon=True).start()
     return job
 
 
@@ -91,13 +92,16 @@ def status(job_id: str, user_id: int | None) -> Job | None:
     return job if job is not None and job.user_id == user_id else None
 
 
-def _run(job: Job, text: str, source: str, description: str) -> None:
+def _run(job: Job, text: str, source: str, description: str, replace: bool = False) -> None:
     try:
         docs = kube.load_documents(text, source, progress=job.report)
         job.report("writing", 0.0)
         with transaction.atomic():
-            cluster = services.create_cluster(job.name, description)
-            services.apply_documents(cluster, docs)
+            if replace:
+                cluster = services.replace_with_import(job.name, docs, description)
+            else:
+                cluster = services.create_cluster(job.name, description)
+                services.apply_documents(cluster, docs)
     except (kube.DocumentError, services.StoreError) as exc:
         _finish(job, error=str(exc))
     except Exception as exc:  # reported on the page; the transaction was rolled back

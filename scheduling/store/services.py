@@ -579,14 +579,32 @@ def apply_documents(cluster: Cluster, docs: list[dict]) -> ImportResult:
     return ImportResult(created, replaced, policy_set)
 
 
-def import_new_cluster(name: str, text: str, source: str, description: str = "") -> Cluster:
-    """Create a cluster holding the documents of `text`, or nothing at all."""
+def import_new_cluster(name: str, text: str, source: str, description: str = "", *, replace: bool = False) -> Cluster:
+    """Create a cluster holding the documents of `text`, or nothing at all. `replace`: the
+    cluster of that name, if any, is deleted in the same transaction (replace_with_import)."""
     skipped: list[str] = []
     docs = kube.load_documents(text, source, skipped=skipped)
     with transaction.atomic():
-        cluster = create_cluster(name, description)
-        apply_documents(cluster, docs)
+        if replace:
+            cluster = replace_with_import(name, docs, description)
+        else:
+            cluster = create_cluster(name, description)
+            apply_documents(cluster, docs)
     cluster.import_notes = tuple(skipped)  # what was left out, for the page to show
+    return cluster
+
+
+def replace_with_import(name: str, docs: list[dict], description: str = "") -> Cluster:
+    """Inside the caller's transaction: the cluster `name` (if there is one: its objects,
+    events, snapshots and training sessions) deleted and a new one of that name holding
+    `docs`. An invalid document raises and the transaction leaves the old cluster whole."""
+    if not transaction.get_connection().in_atomic_block:
+        raise StoreError("replace_with_import runs inside a transaction")
+    old = Cluster.objects.select_for_update().filter(name=name).first()
+    if old is not None:
+        old.delete()
+    cluster = create_cluster(name, description)
+    apply_documents(cluster, docs)
     return cluster
 
 
@@ -614,8 +632,16 @@ def add_timelines(cluster: Cluster, docs: list[dict]) -> None:
         _changed(cluster.pk, "Timeline")
 
 
-def load_scenario(name: str, cluster_name: str | None = None) -> Cluster:
-    """A new cluster holding one of the built-in scenarios (engine/scenarios), paused at 0."""
+@functools.cache
+def scripted_scenarios() -> frozenset[str]:
+    """The built-in scenarios whose file holds a Timeline (a script the clock plays)."""
+    return frozenset(s.name for s in scenarios.SCENARIOS
+                     if any(line.strip() == "kind: Timeline" for line in Path(scenarios.path(s)).read_text().splitlines()))
+
+
+def load_scenario(name: str, cluster_name: str | None = None, *, script: bool = True) -> Cluster:
+    """A new cluster holding one of the built-in scenarios (engine/scenarios), paused at 0.
+    `script=False`: without its Timelines, for doing the steps by hand (a rehearsal)."""
     scenario = next((s for s in scenarios.SCENARIOS if s.name == name), None)
     if scenario is None:
         raise StoreError(f'no scenario named "{name}"')
@@ -625,7 +651,14 @@ def load_scenario(name: str, cluster_name: str | None = None) -> Cluster:
         n += 1
         candidate = f"{base}-{n}"
     text = Path(scenarios.path(scenario)).read_text()
-    return import_new_cluster(candidate, text, scenario.file, description=f"{scenario.title}: {scenario.description}")
+    description = f"{scenario.title}: {scenario.description}"
+    if script:
+        return import_new_cluster(candidate, text, scenario.file, description=description)
+    docs = [d for d in kube.load_documents(text, scenario.file) if d.get("kind") != "Timeline"]
+    with transaction.atomic():
+        cluster = create_cluster(candidate, f"{description} (loaded without its script: do the steps yourself)")
+        apply_documents(cluster, docs)
+    return cluster
 
 
 def export_documents(cluster: Cluster) -> list[dict]:

@@ -11,11 +11,11 @@ restarting a scenario in place. Views call these; every push goes out after comm
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Count, F
 from django.utils import timezone
 
 from scheduling.store import clock, kube, reconcile, services, snapshots
@@ -26,7 +26,7 @@ from scheduling.engine.openshift import mco
 
 from scheduling.engine.simulate import build_state
 from scheduling.engine.store import Store
-from scheduling.models import Answer, Attendee, Cluster, Question, TrainingSession
+from scheduling.models import Answer, Attendee, Cluster, Event, Question, TrainingSession
 from scheduling.store.script import cluster_script, sim_time_text
 from scheduling.store.state import cluster_documents
 
@@ -254,16 +254,92 @@ def apply_question(question: Question) -> str:
 # --- rewind, fork from a moment, restart ---------------------------------------------------------
 
 
-def rewind(cluster: Cluster, at: float, *, who: str = "") -> float:
+# Going back discards what happened since: the user is told what first, and nothing changes until
+# they confirm. The confirmation names the revision they were shown (Discard.revision): a cluster
+# that changed meanwhile asks again, so nothing is discarded that the user was not told about.
+SHOWN_REASONS = 3  # the reasons named in the question; the rest are "and N more"
+
+
+@dataclass(frozen=True)
+class Discard:
+    """What going back to `at` forgets: everything after it up to now, told by the objects
+    written since (the cluster's revisions after the latest snapshot at or before `at`: one per
+    object created, changed or deleted, the controllers' and the users') and the events recorded
+    since (each event row whose last time is after `at`), by reason."""
+
+    verb: str  # "Rewind" or "Restart"
+    at: float
+    now: float
+    revision: int
+    writes: int
+    reasons: tuple[tuple[str, int], ...]
+    stale: bool = False  # a confirmation was given, for a revision the cluster has left
+
+    @property
+    def changes(self) -> int:
+        return self.writes + sum(n for _, n in self.reasons)
+
+    @property
+    def question(self) -> str:
+        to = sim_time_text(self.at)
+        span = f"everything after {to} up to {sim_time_text(self.now)}"
+        asked = f"{self.verb} {'to' if self.verb == 'Rewind' else 'from'} {to}?"
+        if not self.changes:
+            return f"{asked} This discards {span} (nothing was written or recorded in that time)."
+        named = [f"{self.writes} object write{'s' if self.writes != 1 else ''}"] if self.writes else []
+        named += [f"{n} {reason}" for reason, n in self.reasons[:SHOWN_REASONS]]
+        rest = sum(n for _, n in self.reasons[SHOWN_REASONS:])
+        detail = ", ".join(named) + (f" and {rest} more event{'s' if rest != 1 else ''}" if rest else "")
+        plural = "s" if self.changes != 1 else ""
+        return f"{asked} This discards {self.changes} later change{plural} ({detail}): {span}."
+
+    @property
+    def refusal(self) -> str:
+        why = "the cluster changed since you confirmed" if self.stale else "going back needs your confirmation"
+        return f"Not {'rewound' if self.verb == 'Rewind' else 'restarted'}: {why}. {self.question}"
+
+
+class ConfirmFirst(TrainingError):
+    """Going back would discard later state and was not confirmed (for the cluster as it is now)."""
+
+    def __init__(self, discard: Discard):
+        super().__init__(discard.refusal)
+        self.discard = discard
+
+
+def discards(cluster: Cluster, at: float, verb: str = "Rewind") -> Discard:
+    """What going back to `at` would discard (read only)."""
+    rows = (Event.objects.filter(cluster=cluster, last_time__gt=at).values("reason")
+            .annotate(n=Count("id")).order_by("-n", "reason"))
+    snapshot = snapshots.latest_at_or_before(cluster, at)
+    writes = max(0, cluster.revision - snapshot.revision) if snapshot is not None and at < cluster.now else 0
+    return Discard(verb, at, cluster.now, cluster.revision, writes, tuple((r["reason"], r["n"]) for r in rows))
+
+
+def _confirmed(cluster: Cluster, at: float, verb: str, confirmed: int | None) -> None:
+    """Raise ConfirmFirst unless going back to `at` discards nothing or was confirmed for the
+    cluster's current revision."""
+    if at >= cluster.now and not Event.objects.filter(cluster=cluster, last_time__gt=at).exists():
+        return
+    if confirmed != cluster.revision:
+        discard = discards(cluster, at, verb)
+        raise ConfirmFirst(replace(discard, stale=confirmed is not None))
+
+
+def rewind(cluster: Cluster, at: float, *, who: str = "", confirmed: int | None = None) -> float:
     """Go back to simulated time `at` (0 <= at <= now) and continue from there: the latest
     snapshot at or before `at` is restored and the controllers run forward to `at`. The
-    rewind is recorded as an event. Returns the time now shown."""
+    rewind is recorded as an event. Returns the time now shown.
+
+    Going back discards what happened after `at`: unless `confirmed` is the cluster's revision
+    (the one the user was shown `discards` for), ConfirmFirst is raised and nothing changes."""
     cluster.refresh_from_db()
     if at < 0 or at > cluster.now:
         raise TrainingError(f"choose a moment between t=0 s and {sim_time_text(cluster.now)}")
     snapshot = snapshots.latest_at_or_before(cluster, at)
     if snapshot is None:
         raise TrainingError("no snapshot this early: this cluster's history starts later")
+    _confirmed(cluster, at, "Rewind", confirmed)
     came_from = cluster.now
     snapshots.restore(cluster, snapshot)
     _run_forward(cluster, at)
@@ -307,13 +383,14 @@ def fork_at(cluster: Cluster, at: float, name: str) -> Cluster:
     return fork
 
 
-def restart(cluster: Cluster, *, who: str = "") -> None:
+def restart(cluster: Cluster, *, who: str = "", confirmed: int | None = None) -> None:
     """Replay in place: the same cluster back to its first snapshot (t=0), paused; recorded
-    as an event."""
+    as an event. Confirmed as a rewind is (ConfirmFirst)."""
     cluster.refresh_from_db()
     snapshot = snapshots.first(cluster)
     if snapshot is None:
         raise TrainingError("this cluster has no recorded start to go back to")
+    _confirmed(cluster, snapshot.at, "Restart", confirmed)
     came_from = cluster.now
     snapshots.restore(cluster, snapshot)
     _run_forward(cluster, snapshot.at)

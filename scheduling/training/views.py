@@ -345,7 +345,23 @@ def script_context(request, cluster: Cluster) -> dict:
         "open_session": session,
         "has_worker_pool": MachineConfigPool.objects.filter(cluster=cluster, name="worker").exists(),
         "now_text": script.sim_time_text(cluster.now),
+        "ask": _asked_on_the_board(request, cluster),
     }
+
+
+def _asked_on_the_board(request, cluster: Cluster) -> training.Discard | None:
+    """Without htmx, a rewind or restart that needs confirming comes back to the board with
+    ?confirm_rewind=<at> (or ?confirm_restart=1): the board asks there."""
+    if not can_edit(request.user) or request.method != "GET":
+        return None
+    if request.GET.get("confirm_restart"):
+        start = snapshots.first_at(cluster)
+        return training.discards(cluster, start, "Restart") if start is not None else None
+    try:
+        at = float(request.GET.get("confirm_rewind", ""))
+    except ValueError:
+        return None
+    return training.discards(cluster, at) if 0 <= at <= cluster.now else None
 
 
 @require_GET
@@ -379,11 +395,31 @@ def _moment(request) -> float:
         raise training.TrainingError("choose a moment on the timeline") from None
 
 
+def _confirmation(request) -> int | None:
+    """The revision the user confirmed going back for (the confirm step's hidden field)."""
+    try:
+        return int(request.POST.get("confirm", ""))
+    except ValueError:
+        return None
+
+
+def _ask_first(request, cluster: Cluster, exc: training.ConfirmFirst, board_query: str):
+    """Going back was not confirmed: nothing changed. htmx gets the confirm step in place of
+    #rewind-confirm; a plain form post goes back to the board, which asks there."""
+    if request.htmx:
+        return render(request, f"{TEMPLATE}#rewind-confirm", {"cluster": cluster, "ask": exc.discard})
+    messages.error(request, str(exc))
+    return redirect(reverse("cluster-detail", args=[cluster.pk]) + board_query)
+
+
 @require_POST
 def rewind(request, pk: int):
     cluster = get_cluster_for_user(request, pk, write=True)
     try:
-        training.rewind(cluster, _moment(request), who=request.user.get_username())
+        at = _moment(request)
+        training.rewind(cluster, at, who=request.user.get_username(), confirmed=_confirmation(request))
+    except training.ConfirmFirst as exc:
+        return _ask_first(request, cluster, exc, f"?confirm_rewind={at:g}")
     except training.TrainingError as exc:
         messages.error(request, str(exc))
     return _redirect(request, reverse("cluster-detail", args=[cluster.pk]))
@@ -405,7 +441,9 @@ def fork_at(request, pk: int):
 def restart(request, pk: int):
     cluster = get_cluster_for_user(request, pk, write=True)
     try:
-        training.restart(cluster, who=request.user.get_username())
+        training.restart(cluster, who=request.user.get_username(), confirmed=_confirmation(request))
+    except training.ConfirmFirst as exc:
+        return _ask_first(request, cluster, exc, "?confirm_restart=1")
     except training.TrainingError as exc:
         messages.error(request, str(exc))
     return _redirect(request, reverse("cluster-detail", args=[cluster.pk]))

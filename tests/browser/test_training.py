@@ -222,13 +222,25 @@ def test_the_instructor_rewinds_with_the_slider_and_restarts_in_place(browser, c
         page.eval_on_selector("#rewind-at", "el => { el.value = '10'; el.dispatchEvent(new Event('input', {bubbles: true})); }")
         assert page.inner_text("[data-rewind-output]") == "t=10 s"
         page.click("form.rewind button:has-text('Rewind')")
+        # The server asks first, saying what goes; until confirmed nothing changes.
+        question = page.inner_text("#rewind-confirm.confirm-step")
+        assert "Rewind to t=10 s? This discards" in question and "everything after t=10 s up to t=70 s." in question
+        page.wait_for_timeout(500)
+        assert page.get_attribute("#clock .clock-time", "data-now") == "70"
+        page.click("#rewind-confirm a:has-text('Cancel')")
+        page.wait_for_selector("#rewind-confirm:empty", state="attached")
+        assert page.get_attribute("#clock .clock-time", "data-now") == "70"
+        page.eval_on_selector("#rewind-at", "el => { el.value = '10'; el.dispatchEvent(new Event('input', {bubbles: true})); }")
+        page.click("form.rewind button:has-text('Rewind')")
+        page.click("#rewind-confirm button:has-text('Rewind and discard')")
         page.wait_for_selector("#clock .clock-time[data-now='10']")
         page.wait_for_selector('#node-node1 [data-pod="default/ordinary"].terminating')
         assert "Rewound from t=70 s to t=10 s by" in page.inner_text("#events")
 
         # Restart in place: the same cluster (same address) at t=0, the pod running again.
-        page.once("dialog", lambda dialog: dialog.accept())
         page.click("#training-script button:has-text('Restart scenario')")
+        assert "Restart from t=0 s? This discards" in page.inner_text("#rewind-confirm.confirm-step")
+        page.click("#rewind-confirm button:has-text('Restart and discard')")
         page.wait_for_selector("#clock .clock-time[data-now='0']")
         page.wait_for_selector('#node-node1 [data-pod="default/ordinary"]:not(.terminating)')
         assert page.url == board

@@ -94,3 +94,19 @@ def test_only_the_user_who_started_an_import_sees_it(editor_client, client, djan
     client.force_login(other)
     assert client.get(_status_url(response)).status_code == 404
     _poll(editor_client, response)
+
+
+@override_settings(EMBEDDED=True)
+def test_a_background_import_replaces_a_cluster_only_when_confirmed(editor_client, small_imports_in_background):
+    from scheduling.store import services
+
+    old = services.create_cluster("taken")
+    refused = editor_client.post(reverse("cluster-import"), {"name": "taken", "text": SMALL}, HTTP_HX_REQUEST="true")
+    assert refused.status_code == 422 and "Replace cluster taken" in refused.content.decode()
+    started = editor_client.post(reverse("cluster-import"), {"name": "taken", "text": SMALL, "replace": "taken"},
+                                 HTTP_HX_REQUEST="true")
+    assert started.status_code == 202
+    done = _poll(editor_client, started)
+    new = Cluster.objects.get(name="taken")
+    assert done["HX-Redirect"] == reverse("cluster-detail", args=[new.pk]) and new.pk != old.pk
+    assert Cluster.objects.filter(name="taken").count() == 1

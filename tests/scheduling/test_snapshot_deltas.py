@@ -110,7 +110,8 @@ def test_a_rewind_and_a_fork_from_a_delta_give_the_recorded_state():
     forked = exact(fork)
     assert [(o[0], o[1], o[2], o[5]) for o in forked["objects"]] == [(o[0], o[1], o[2], o[5]) for o in recorded[at]["objects"]]
     assert [e[1:] for e in forked["events"] if e[4] != "Forked"] == [e[1:] for e in recorded[at]["events"]]
-    training.rewind(Cluster.objects.get(pk=cluster.pk), at)
+    shown = Cluster.objects.get(pk=cluster.pk)
+    training.rewind(shown, at, confirmed=shown.revision)
     rewound = exact(cluster)
     assert rewound["objects"] == recorded[at]["objects"]
     assert [e for e in rewound["events"] if e[4] != "Rewound"] == recorded[at]["events"]

@@ -49,6 +49,11 @@ def recorded_state(cluster: Cluster) -> tuple[list, list]:
     return objects, events
 
 
+def confirmation(cluster: Cluster) -> int:
+    """What the confirm step of a rewind or restart posts: the revision the user was shown."""
+    return Cluster.objects.get(pk=cluster.pk).revision
+
+
 def join(client, code: str, name: str):
     return client.post(reverse("training-join"), {"code": code, "name": name})
 
@@ -346,7 +351,7 @@ def test_an_edit_is_kept_in_the_history_whatever_the_interval(editor_client):
     services.replace_object(cluster, doc)
     reconcile.reconcile(cluster.pk)
     cluster = play(cluster, 100, step=50)
-    editor_client.post(reverse("training-rewind", args=[cluster.pk]), {"at": "40"})
+    editor_client.post(reverse("training-rewind", args=[cluster.pk]), {"at": "40", "confirm": confirmation(cluster)})
     assert services.get_object(cluster, "Node", "node2").document["metadata"]["labels"] == {"edited": "at-30"}
 
 
@@ -356,7 +361,7 @@ def test_the_start_is_recorded_even_if_the_clock_moves_before_the_controllers_ru
     editor_client.post(reverse("training-script-action", args=[cluster.pk, "next"]))
     reconcile.reconcile(cluster.pk)
     assert list(ClusterSnapshot.objects.filter(cluster=cluster).values_list("at", flat=True)) == [0.0, 10.0]
-    editor_client.post(reverse("training-restart", args=[cluster.pk]))
+    editor_client.post(reverse("training-restart", args=[cluster.pk]), {"confirm": confirmation(cluster)})
     restarted = Cluster.objects.get(pk=cluster.pk)
     assert (restarted.now, restarted.paused) == (0.0, True)
     assert "taints" not in services.get_object(cluster, "Node", "node1").document.get("spec", {})
@@ -375,7 +380,7 @@ def test_rewind_gives_exactly_the_state_recorded_then(editor_client, back_to):
     recorded = recorded_state(cluster)
     cluster = play(cluster, 600 - back_to, step=5)
     assert recorded_state(cluster) != recorded
-    response = editor_client.post(reverse("training-rewind", args=[cluster.pk]), {"at": str(back_to)})
+    response = editor_client.post(reverse("training-rewind", args=[cluster.pk]), {"at": str(back_to), "confirm": confirmation(cluster)})
     assert response.status_code == 302
     rewound = Cluster.objects.get(pk=cluster.pk)
     assert rewound.now == back_to and rewound.paused
@@ -404,7 +409,7 @@ def test_restart_resets_the_same_cluster_to_t0(editor_client):
     cluster = play(cluster, 4000, step=200)
     at_end = recorded_state(cluster)
     assert at_end != at_start
-    editor_client.post(reverse("training-restart", args=[cluster.pk]))
+    editor_client.post(reverse("training-restart", args=[cluster.pk]), {"confirm": confirmation(cluster)})
     again = Cluster.objects.get(pk=cluster.pk)
     assert (again.now, again.paused) == (0.0, True)
     assert recorded_state(again) == at_start
@@ -412,6 +417,62 @@ def test_restart_resets_the_same_cluster_to_t0(editor_client):
     assert Event.objects.get(cluster=cluster, reason="Restarted").message == "Restarted at t=0 s from t=4000 s by editor"
     # ... and it plays again as it did the first time.
     assert recorded_state(play(again, 4000, step=200)) == at_end
+
+
+def test_a_rewind_says_what_it_discards_and_changes_nothing_until_confirmed(editor_client):
+    cluster = play(loaded("default-toleration-seconds"), 600, step=10)
+    url = reverse("training-rewind", args=[cluster.pk])
+    untouched = (recorded_state(cluster), confirmation(cluster), Cluster.objects.get(pk=cluster.pk).now)
+    later = list(Event.objects.filter(cluster=cluster, last_time__gt=60).values_list("reason", flat=True))
+    top = sorted(set(later), key=lambda r: (-later.count(r), r))[0]
+    assert len(later) > 3
+
+    # htmx: the confirm step, in place of #rewind-confirm
+    asked = editor_client.post(url, {"at": "60"}, HTTP_HX_REQUEST="true").content.decode()
+    # the objects written since the state at 60 s (the snapshot there) and the events since
+    writes = untouched[1] - snapshots.latest_at_or_before(cluster, 60).revision
+    assert writes > 0
+    changes = writes + len(later)
+    assert f"Rewind to t=60 s? This discards {changes} later changes ({writes} object writes, {later.count(top)} {top}, " in asked
+    assert "): everything after t=60 s up to t=600 s." in asked
+    assert f'name="confirm" value="{untouched[1]}"' in asked and f"Rewind and discard {changes} changes" in asked
+    assert (recorded_state(cluster), confirmation(cluster), Cluster.objects.get(pk=cluster.pk).now) == untouched
+
+    # a plain post without the confirmation is refused: the board says why and asks there
+    refused = editor_client.post(url, {"at": "60"})
+    assert refused.status_code == 302 and refused["Location"] == f"/clusters/{cluster.pk}/?confirm_rewind=60"
+    board = editor_client.get(refused["Location"]).content.decode()
+    assert "Not rewound: going back needs your confirmation. Rewind to t=60 s?" in board
+    assert 'id="rewind-confirm" class="confirm-step"' in board
+    assert (recorded_state(cluster), confirmation(cluster), Cluster.objects.get(pk=cluster.pk).now) == untouched
+
+    # a confirmation for another revision (the cluster changed since) asks again
+    stale = editor_client.post(url, {"at": "60", "confirm": str(untouched[1] - 1)}, HTTP_HX_REQUEST="true").content.decode()
+    assert "The cluster changed since you confirmed" in stale and "Rewind to t=60 s? This discards" in stale
+    assert (recorded_state(cluster), confirmation(cluster), Cluster.objects.get(pk=cluster.pk).now) == untouched
+
+    # confirmed: rewound
+    done = editor_client.post(url, {"at": "60", "confirm": str(untouched[1])}, HTTP_HX_REQUEST="true")
+    assert done["HX-Redirect"] == f"/clusters/{cluster.pk}/"
+    assert Cluster.objects.get(pk=cluster.pk).now == 60
+    assert not Event.objects.filter(cluster=cluster, last_time__gt=60).exclude(reason="Rewound").exists()
+
+
+def test_a_restart_asks_first_too_and_going_nowhere_asks_nothing(editor_client):
+    cluster = play(loaded("toleration-seconds"), 200, step=50)
+    untouched = (recorded_state(cluster), confirmation(cluster))
+    board = editor_client.get(f"/clusters/{cluster.pk}/").content.decode()
+    assert "hx-confirm" not in board  # the server asks, not only the browser
+    asked = editor_client.post(reverse("training-restart", args=[cluster.pk]), HTTP_HX_REQUEST="true").content.decode()
+    assert "Restart from t=0 s? This discards" in asked and "everything after t=0 s up to t=200 s" in asked
+    assert (recorded_state(cluster), confirmation(cluster)) == untouched
+    refused = editor_client.post(reverse("training-restart", args=[cluster.pk]))
+    assert refused["Location"] == f"/clusters/{cluster.pk}/?confirm_restart=1"
+    assert (recorded_state(cluster), confirmation(cluster)) == untouched
+    # rewinding to now discards nothing: no question
+    now = editor_client.post(reverse("training-rewind", args=[cluster.pk]), {"at": "200"}, HTTP_HX_REQUEST="true")
+    assert now["HX-Redirect"] == f"/clusters/{cluster.pk}/"
+    assert Event.objects.get(cluster=cluster, reason="Rewound").message == "Rewound from t=200 s to t=200 s by editor"
 
 
 def test_scenario_copies_are_cleaned_up_from_the_list(editor_client):

@@ -106,3 +106,84 @@ def test_the_cluster_page_shows_the_objects_and_opens_the_socket(client):
     body = client.get(reverse("cluster-detail", args=[cluster.pk])).content.decode()
     assert 'ws-connect="/ws/clusters/%d/"' % cluster.pk in body
     assert 'data-kind="Node">Node: 1<' in body
+
+
+# --- an import into a name that is taken: refused, unless "Replace cluster <name>" confirms ------------
+
+OTHER_YAML = "apiVersion: v1\nkind: Node\nmetadata: {name: imported-1}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: imported-2}\n"
+
+
+def _taken(name: str = "demo") -> Cluster:
+    cluster = services.create_cluster(name, description="the old one")
+    services.import_documents(cluster, NODE_YAML)
+    return Cluster.objects.get(pk=cluster.pk)
+
+
+def test_an_import_into_a_taken_name_is_refused_and_offers_to_replace_it(editor_client):
+    old = _taken()
+    response = editor_client.post(reverse("cluster-import"), {"name": "demo", "text": OTHER_YAML}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 422
+    body = response.content.decode()
+    assert "a cluster named &quot;demo&quot; already exists. To replace its contents with this import, press " in body
+    assert '<button type="submit" name="replace" value="demo" class="danger">Replace cluster demo</button>' in body
+    assert "kind: Node\nmetadata: {name: imported-1}" in body  # the text comes back, to confirm with
+    assert list(Cluster.objects.values_list("pk", flat=True)) == [old.pk]
+    assert list(Node.objects.filter(cluster=old).values_list("name", flat=True)) == ["n1"]
+
+
+def test_replace_cluster_name_puts_the_import_in_its_place(editor_client):
+    old = _taken()
+    response = editor_client.post(reverse("cluster-import"), {"name": "demo", "text": OTHER_YAML, "replace": "demo"},
+                                  HTTP_HX_REQUEST="true")
+    new = Cluster.objects.get(name="demo")
+    assert response["HX-Redirect"] == reverse("cluster-detail", args=[new.pk])
+    assert new.pk != old.pk and not Cluster.objects.filter(pk=old.pk).exists()
+    assert sorted(Node.objects.filter(cluster=new).values_list("name", flat=True)) == ["imported-1", "imported-2"]
+    assert not Node.objects.filter(cluster_id=old.pk).exists()
+
+
+def test_a_confirmation_for_another_name_replaces_nothing(editor_client):
+    old, other = _taken(), _taken("other")
+    response = editor_client.post(reverse("cluster-import"), {"name": "other", "text": OTHER_YAML, "replace": "demo"},
+                                  HTTP_HX_REQUEST="true")
+    assert response.status_code == 422 and "Replace cluster other" in response.content.decode()
+    assert sorted(Cluster.objects.values_list("pk", flat=True)) == sorted([old.pk, other.pk])
+
+
+def test_an_invalid_import_replaces_nothing(editor_client):
+    old = _taken()
+    bad = OTHER_YAML + "---\napiVersion: v1\nkind: Node\nmetadata: {name: n9}\nspec: {taints: [{key: k, effect: NoExcute}]}\n"
+    response = editor_client.post(reverse("cluster-import"), {"name": "demo", "text": bad, "replace": "demo"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 422 and "Nothing was imported" in response.content.decode()
+    assert list(Cluster.objects.values_list("pk", "description")) == [(old.pk, "the old one")]
+    assert list(Node.objects.filter(cluster=old).values_list("name", flat=True)) == ["n1"]
+
+
+def test_a_write_that_fails_half_way_leaves_the_old_cluster_whole(editor_client, monkeypatch):
+    """Valid documents, but the write fails after the old cluster was deleted and some rows
+    written: the transaction puts everything back."""
+    old = _taken()
+    real = services.apply_documents
+
+    def fails_after_writing(cluster, docs):
+        real(cluster, docs[:1])
+        raise services.StoreError("the disk is full")
+
+    monkeypatch.setattr(services, "apply_documents", fails_after_writing)
+    response = editor_client.post(reverse("cluster-import"), {"name": "demo", "text": OTHER_YAML, "replace": "demo"},
+                                  HTTP_HX_REQUEST="true")
+    assert response.status_code == 422 and "the disk is full" in response.content.decode()
+    assert list(Cluster.objects.values_list("pk", flat=True)) == [old.pk]
+    assert list(Node.objects.values_list("cluster_id", "name")) == [(old.pk, "n1")]
+
+
+def test_a_scenario_loads_without_its_script_for_doing_the_steps_by_hand(editor_client):
+    body = editor_client.get(reverse("cluster-list")).content.decode()
+    assert body.count('<input type="hidden" name="script" value="off">') == len(services.scripted_scenarios()) > 0
+    assert "eus-to-eus-update" in services.scripted_scenarios()
+    editor_client.post(reverse("scenario-load", args=["eus-to-eus-update"]), {"script": "off"})
+    editor_client.post(reverse("scenario-load", args=["eus-to-eus-update"]))
+    bare, scripted = Cluster.objects.get(name="eus-to-eus-update"), Cluster.objects.get(name="eus-to-eus-update-2")
+    assert not (bare.controller_state or {}).get("timelines") and (scripted.controller_state or {}).get("timelines")
+    assert Node.objects.filter(cluster=bare).count() == Node.objects.filter(cluster=scripted).count() == 9
+    assert bare.description.endswith("(loaded without its script: do the steps yourself)")

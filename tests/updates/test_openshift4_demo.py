@@ -59,7 +59,7 @@ def test_the_front_page_leads_to_the_demo_and_the_eus_scenario(client, loaded):
 def test_oc_on_the_stored_demo_shows_versions_pools_and_the_gate(loaded):
     nodes = oc("--cluster", "openshift4", "get", "nodes").splitlines()
     assert nodes[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]
-    assert {line.split()[-1] for line in nodes[1:]} == {"v1.31.15"}
+    assert {line.split()[-1] for line in nodes[1:]} == {"v1.31.15+7de76a5"}
     pools = oc("--cluster", "openshift4", "get", "mcp").splitlines()
     assert [line.split()[0] for line in pools[1:]] == ["infra", "master", "worker"]
     upgrade = oc("--cluster", "openshift4", "adm", "upgrade")

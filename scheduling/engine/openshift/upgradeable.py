@@ -29,7 +29,7 @@ from scheduling.engine.store import name_of
 
 from . import conditions as C
 from .data.admin_gates import ADMIN_GATES
-from .kubelet import kube_minor, kubelet_version, minor_of_kubelet
+from .kubelet import kube_minor, kube_version, minor_of_kubelet
 from .versions import Version, is_version, semver_error
 
 GATES_NAMESPACE, GATES_NAME = "openshift-config-managed", "admin-gates"
@@ -168,7 +168,7 @@ def kubelet_skew(openshift_version: str, nodes: list[Mapping[str, Any]], api_ser
     whose operand is `api_server` (default: the release's Kubernetes version); None when the
     versions are not releases."""
     if not api_server and kube_minor(openshift_version) is not None:
-        api_server = kubelet_version(openshift_version).removeprefix("v")
+        api_server = kube_version(openshift_version)
     if not is_version(openshift_version) or not is_version(api_server):
         return None
     api_minor = Version(api_server).minor

@@ -26,6 +26,7 @@ def _list_context(request, **extra) -> dict:
         "create_form": forms.ClusterForm(),
         "import_form": forms.ImportForm(),
         "scenarios": SCENARIOS,
+        "scripted": services.scripted_scenarios(),
         **extra,
     }
 
@@ -53,7 +54,7 @@ def cluster_list(request):
 def scenario_load(request, name: str):
     require_editor(request)
     try:
-        cluster = services.load_scenario(name)
+        cluster = services.load_scenario(name, script=request.POST.get("script") != "off")
     except services.StoreError as exc:
         messages.error(request, str(exc))
         return redirect("cluster-list")
@@ -78,23 +79,35 @@ def cluster_create(request):
 def cluster_import(request):
     require_editor(request)
     form = forms.ImportForm(request.POST, request.FILES)
-    if form.is_valid() and imports.runs_in_background(form.cleaned_data["text"]):
-        job = imports.start(
-            form.cleaned_data["name"], form.cleaned_data["text"], form.cleaned_data["source"],
-            form.cleaned_data["description"], request.user.pk,
-        )
+    if not form.is_valid():
+        return _form_error(request, "import-form", import_form=form)
+    data, replace = form.cleaned_data, form.replaces()
+    if not replace and Cluster.objects.filter(name=data["name"]).exists():
+        return _offer_replace(request, form)
+    if imports.runs_in_background(data["text"]):
+        job = imports.start(data["name"], data["text"], data["source"], data["description"], request.user.pk, replace=replace)
         return import_views.started(request, job)
-    if form.is_valid():
-        try:
-            cluster = services.import_new_cluster(
-                form.cleaned_data["name"], form.cleaned_data["text"], form.cleaned_data["source"],
-                description=form.cleaned_data["description"],
-            )
-        except (kube.DocumentError, services.StoreError) as exc:
-            form.add_error(None, str(exc))
-        else:
-            return _to_cluster(request, cluster)
-    return _form_error(request, "import-form", import_form=form)
+    try:
+        cluster = services.import_new_cluster(data["name"], data["text"], data["source"], description=data["description"],
+                                              replace=replace)
+    except (kube.DocumentError, services.StoreError) as exc:
+        form.add_error(None, str(exc))
+        return _form_error(request, "import-form", import_form=form)
+    return _to_cluster(request, cluster)
+
+
+def _offer_replace(request, form: forms.ImportForm):
+    """The name is taken: nothing is imported, and the form comes back with the text (an
+    uploaded file's too, so it need not be chosen again) and a "Replace cluster <name>" button,
+    the explicit confirmation."""
+    name = form.cleaned_data["name"]
+    data = request.POST.copy()
+    data["text"] = form.cleaned_data["text"]
+    again = forms.ImportForm(data)
+    again.is_valid()
+    again.add_error(None, f'a cluster named "{name}" already exists. To replace its contents with this import, press '
+                          f'"Replace cluster {name}": its objects, events, history and training sessions are deleted.')
+    return _form_error(request, "import-form", import_form=again, replace_offer=name)
 
 
 @require_POST

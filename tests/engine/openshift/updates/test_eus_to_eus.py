@@ -52,7 +52,7 @@ def demo():
 
 def test_the_demo_is_an_openshift_4_cluster_at_4_18_on_eus(demo):
     nodes = table(run(demo, "oc get nodes"))
-    assert len(nodes) == 12 and {n["VERSION"] for n in nodes.values()} == {"v1.31.15"}
+    assert len(nodes) == 12 and {n["VERSION"] for n in nodes.values()} == {"v1.31.15+7de76a5"}
     roles = sorted(n["ROLES"] for n in nodes.values())
     assert roles.count("control-plane,master") == 3 and roles.count("infra,worker") == 3 and roles.count("worker") == 6
     zones = {n["metadata"]["labels"]["topology.kubernetes.io/zone"] for n in demo.store.list("Node")}

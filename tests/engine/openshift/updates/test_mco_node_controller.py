@@ -104,6 +104,6 @@ def test_a_node_that_does_not_say_its_kubelet_reports_the_releases_at_first_boot
     d = Driver([cluster_version("4.16.60", "eus-4.18"), node("master-0", "master"), node("worker-0")])
     d.run_until(0)
     versions = {n["metadata"]["name"]: n["status"]["nodeInfo"]["kubeletVersion"] for n in d.store.list("Node")}
-    assert versions == {"master-0": "v1.29.21", "worker-0": "v1.29.21"}
+    assert versions == {"master-0": "v1.29.21+2245128", "worker-0": "v1.29.21+2245128"}
     rows = oc.run(d.store, "oc get nodes", d.now).stdout.splitlines()
-    assert [r.split()[-1] for r in rows[1:]] == ["v1.29.21", "v1.29.21"]
+    assert [r.split()[-1] for r in rows[1:]] == ["v1.29.21+2245128", "v1.29.21+2245128"]

@@ -4,6 +4,8 @@ payload's ClusterOperators by runlevel per release, and the Kubernetes version p
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from scheduling.engine.openshift import graph as G
@@ -69,6 +71,8 @@ def test_new_operators_appear_in_their_runlevels():
 def test_each_release_ships_its_kubernetes_minor(version, minor):
     assert kube_minor(version) == minor
     assert kubelet_version(version).startswith(f"v1.{minor}.")
+    # as an OpenShift kubelet reports it (a 4.16 node: v1.29.10+67d3387): git version, +commit
+    assert re.fullmatch(rf"v1\.{minor}\.\d+\+[0-9a-f]{{7}}", kubelet_version(version))
 
 
 def test_a_version_that_is_no_release_has_no_kubelet():
