@@ -260,11 +260,11 @@ def _current(cluster: Cluster) -> _Read:
             return read
     with collector_paused():
         read = _read(cluster, read)
-    with _reads_lock:
-        _READS[key] = read
-        while len(_READS) > _READS_KEPT:
-            _READS.popitem(last=False)
-    _settle()
+        with _reads_lock:
+            _READS[key] = read
+            while len(_READS) > _READS_KEPT:
+                _READS.popitem(last=False)
+        _settle()  # (inside the pause: the collector never meets what the read made)
     return read
 
 
@@ -278,8 +278,8 @@ def collector_paused():
     hundreds of thousands of containers that all stay alive (a read of 10,000 pods: about
     a million), and the collector would look through them again and again as they are
     made: half the CPU of a process's first read of a large cluster (0.4 of 0.75 s at
-    10,000 pods). What they make is kept, then frozen (_settle); the collector runs again
-    once the last concurrent pause ends."""
+    10,000 pods). What they make is kept, and frozen (_settle) before the pause ends: the
+    collector, running again once the last concurrent pause ends, never looks at it."""
     with _pauses_lock:
         if _pauses[0] == 0:
             _pauses[1] = gc.isenabled()
@@ -380,17 +380,17 @@ def cluster_state(cluster: Cluster) -> ClusterState:
     objects the engine cannot use are left out. The objects are shared (they are
     immutable); the lists are the caller's."""
     read = _current(cluster)
-    with _reads_lock:
-        if read.state is None:
-            memo = read.memo
-            with collector_paused():
+    with collector_paused():
+        with _reads_lock:
+            if read.state is None:
+                memo = read.memo
                 read.state, _ = with_usable_documents(read.docs, lambda docs: build_state(docs, memo))
-            built = True
-        else:
-            built = False
-        state = _fresh_lists(read.state)
-    if built:
-        _settle()
+                built = True
+            else:
+                built = False
+            state = _fresh_lists(read.state)
+        if built:
+            _settle()  # (inside the pause: the collector never meets what the build made)
     return state
 
 
