@@ -53,7 +53,8 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 JOIN_HOST = None
 
 INSTALLED_APPS = [
-    "daphne",
+    # (no "daphne" app: `manage.py serve` loads daphne itself; every other command, `manage.py oc`
+    # first, starts without loading twisted)
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

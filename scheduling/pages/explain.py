@@ -40,6 +40,7 @@ from scheduling.models import Pod as StoredPod
 from scheduling.store.state import cluster_schedulers, cluster_state
 
 MAX_FILTER_ROWS = 200
+MAX_SCORE_ROWS = 200  # the highest totals (and the node the pod is on); then "and N more nodes"
 # Above this many nodes the per-node filter table starts collapsed under the summary by reason.
 OPEN_FILTER_ROWS = 20
 NODES_PER_REASON = 12  # node names listed beside a reason of the summary (then "and N more")
@@ -220,6 +221,7 @@ class PodExplanation:
     untolerated: dict[str, tuple[str, ...]] = field(default_factory=dict)  # node -> its taints the pod does not tolerate
     node_count: int = 0
     avoid_pods: tuple[str, ...] = ()  # the policy's NodePreferAvoidPodsPriority entries (shown apart)
+    more_score_rows: int = 0  # scored nodes past MAX_SCORE_ROWS, not shown
     framework: bool = False  # explained with the OpenShift 4 scheduler (plugins, 0-100 scores)
     domain_counts: dict[str, dict[str, int]] = field(default_factory=dict)  # PodTopologySpread: key -> value -> matching pods
     evaluated: int = 0  # nodes the scheduler evaluated before deciding (percentageOfNodesToScore)
@@ -306,6 +308,14 @@ def _score_rows(policy: Policy, result) -> tuple[tuple[tuple[str, int], ...], se
     return priorities, avoid, score_rows
 
 
+def top_score_rows(rows: list[ScoreRow], current_node: str) -> tuple[list[ScoreRow], int]:
+    """(the MAX_SCORE_ROWS rows of the highest totals, highest first, and the row of the
+    node the pod is on when it falls below them; how many rows are left out)."""
+    shown = rows[:MAX_SCORE_ROWS]
+    shown += [r for r in rows[MAX_SCORE_ROWS:] if r.node == current_node]
+    return shown, len(rows) - len(shown)
+
+
 def explain_pod(
     state: ClusterState,
     policy: Policy,
@@ -332,6 +342,7 @@ def explain_pod(
     rows = rows[:MAX_FILTER_ROWS]
 
     priorities, avoid, score_rows = _score_rows(policy, result)
+    score_rows, more_scores = top_score_rows(score_rows, original.node_name)
 
     view = None
     if result.node is None and result.filters:
@@ -349,6 +360,7 @@ def explain_pod(
         more_rows=more,
         priorities=priorities,
         score_rows=score_rows,
+        more_score_rows=more_scores,
         winner=result.node,
         tied=result.tied if len(result.tied) > 1 else (),
         prioritized=result.prioritized,

@@ -34,6 +34,7 @@ from scheduling.pages.explain import (
     infos_without,
     reason_groups,
     taint_fixes,
+    top_score_rows,
     unbound_copy,
     untolerated_taints,
 )
@@ -70,6 +71,7 @@ def explain_pod(state: ClusterState, profile: Profile, key: str, *, seed: int = 
         score_rows.append(ScoreRow(node, cells, int(scores.get("total", 0)), node == result.node,
                                    node in result.tied and len(result.tied) > 1))
     score_rows.sort(key=lambda r: -r.total)
+    score_rows, more_scores = top_score_rows(score_rows, original.node_name)
 
     runs = pod.scheduler_name == profile.scheduler_name
     message = result.message
@@ -85,6 +87,7 @@ def explain_pod(state: ClusterState, profile: Profile, key: str, *, seed: int = 
         more_rows=more,
         priorities=weights,
         score_rows=score_rows,
+        more_score_rows=more_scores,
         winner=result.node,
         tied=result.tied if len(result.tied) > 1 else (),
         prioritized=result.prioritized,

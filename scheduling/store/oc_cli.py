@@ -44,7 +44,7 @@ from scheduling.engine.oc.output import EPOCH, parse_time, seconds
 from scheduling.engine.store import CONTROLLER_STATE_KIND, Store, time_value
 from scheduling.models import KIND_MODELS, Cluster, Event
 from scheduling.store.permissions import can_edit
-from scheduling.store.state import cluster_documents, shared_documents, with_usable_documents
+from scheduling.store.state import cluster_documents, documents_where, shared_documents, with_usable_documents
 
 MAX_DRAIN_STEPS = 720  # an hour of 5 s PDB retries without --timeout
 SETTINGS_FACTS = "cluster-facts"  # the "file" that carries a stored cluster's facts to the commands
@@ -100,16 +100,18 @@ def _events_fingerprint(cluster: Cluster) -> tuple:
     return (found["n"], found["top"], found["counts"], found["lasts"], found["firsts"])
 
 
+def _event_rows(rows) -> list[StoredEvent]:
+    return [StoredEvent(last, type_, reason, kind, namespace, name, message, source, count, first, last)
+            for last, type_, reason, kind, namespace, name, message, source, count, first in
+            rows.order_by("last_time", "id").values_list(*_EVENT_FIELDS)]
+
+
 def _stored_events(cluster: Cluster) -> list[StoredEvent]:
     fingerprint = _events_fingerprint(cluster)
     read = _EVENTS_READ.get(cluster.pk)
     if read is not None and read[0] == fingerprint:
         return list(read[1])
-    events = [
-        StoredEvent(last, type_, reason, kind, namespace, name, message, source, count, first, last)
-        for last, type_, reason, kind, namespace, name, message, source, count, first in
-        Event.objects.filter(cluster=cluster).order_by("last_time", "id").values_list(*_EVENT_FIELDS)
-    ]
+    events = _event_rows(Event.objects.filter(cluster=cluster))
     if len(_EVENTS_READ) >= MAX_EVENT_READS_KEPT:
         _EVENTS_READ.pop(next(iter(_EVENTS_READ)))
     _EVENTS_READ[cluster.pk] = (fingerprint, events)
@@ -164,14 +166,45 @@ class StoredEvents(list):
         super().extend(items)
 
 
-def _run_stored(cluster: Cluster, run: Callable[[Store], OcResult], emit: Emit) -> tuple[Store, OcResult]:
+def described_nodes(argv: Sequence[str]) -> list[str] | None:
+    """The names of `oc describe node NAME...` (or `node/NAME ...`), when that is the whole
+    command: kubectl then reads those nodes, the pods bound to them and their events, not
+    the cluster. None for any other command (or a describe with flags)."""
+    path, rest = commands.resolve(argv[0], argv[1:]) if argv else (None, [])
+    if path != ("describe",) or not rest or any(w.startswith("-") for w in rest):
+        return None
+    if all("/" in w for w in rest):
+        pairs = [w.partition("/") for w in rest]
+        if all(find_resource(r) is not None and find_resource(r).kind == "Node" and n for r, _, n in pairs):
+            return [n for _, _, n in pairs]
+        return None
+    resource = find_resource(rest[0])
+    if resource is None or resource.kind != "Node" or len(rest) < 2 or any("/" in w for w in rest[1:]):
+        return None
+    return list(rest[1:])
+
+
+def _nodes_read(cluster: Cluster, names: list[str]) -> tuple[list[dict], list[StoredEvent]]:
+    """What `oc describe node` of `names` reads: the nodes, the pods bound to them, the
+    nodes' events."""
+    docs = documents_where(cluster, "Node", name__in=names) + documents_where(cluster, "Pod", node_name__in=names)
+    return docs, _event_rows(Event.objects.filter(cluster=cluster, involved_kind="Node", involved_name__in=names))
+
+
+def _run_stored(cluster: Cluster, run: Callable[[Store], OcResult], emit: Emit,
+                nodes: list[str] | None = None) -> tuple[Store, OcResult]:
     """run(store) on the stored cluster; when it fails on an object the engine cannot use, again
     without such objects, each named in a warning (the reconcile skips and reports them too:
     state.with_usable_documents), so a command never dies of the cluster's data. The store
     holds the process's shared read of the cluster (state.shared_documents: documents never
-    changed in place, so nothing is copied)."""
-    events = StoredEvents(cluster)
-    docs, memo = shared_documents(cluster)
+    changed in place, so nothing is copied); for `oc describe node` of `nodes`, only what
+    that reads (described_nodes)."""
+    if nodes is not None:
+        docs, events = _nodes_read(cluster, nodes)
+        memo: dict = {}
+    else:
+        events = StoredEvents(cluster)
+        docs, memo = shared_documents(cluster)
 
     def attempt(usable: list[dict]) -> tuple[Store, OcResult]:
         store = Store(usable, copy=False, memo=dict(memo))
@@ -538,8 +571,9 @@ def run_on_cluster(cluster: Cluster, argv: Sequence[str], emit: Emit, *, now: fl
             warned.add((stream, text))
             emit(stream, text)
 
+    nodes = described_nodes(argv)
     for attempt in range(retries + 1):
-        store, result = _run_stored(cluster, lambda store: commands.run(store, argv, at, files=facts), emit_once)
+        store, result = _run_stored(cluster, lambda store: commands.run(store, argv, at, files=facts), emit_once, nodes)
         try:
             if result.actions:
                 write_actions(cluster, store, result.actions, sources_of(files))

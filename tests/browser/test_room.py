@@ -2,8 +2,9 @@
 room's address played by a second loopback address, 127.0.0.2), the instructor on
 127.0.0.1 starts a session whose join link and QR code carry the room's address, and an
 attendee's phone (390 px wide) joins through it and follows: the board as a list, the side
-panel over the whole screen, the training bar, a question to answer. A node's own page
-follows its changes live. Screenshots at 390 px go to the `screenshots` folder."""
+panel over the whole screen (a node, a pod), the training bar, a question to answer. A
+node's own page follows its changes live; a pod's own page fits too. On every one of them
+nothing is wider than the screen. Screenshots at 390 px go to the `screenshots` folder."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from tests.browser.test_training import load_scenario, log_in, new_page, start_s
 pytestmark = pytest.mark.browser
 
 ROOM = "127.0.0.2"
+FRONTEND = "shop/frontend-6d4f8b9c7d-4xk2p"  # a pod of the demo cluster, on node2
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 
 
@@ -40,15 +42,35 @@ def phone_page(browser, console):
     return context, page
 
 
-WIDEST = """() => Array.from(document.querySelectorAll('body *'))
-  .filter(e => e.getBoundingClientRect().right > 391 && e.parentElement.getBoundingClientRect().right <= 391)
-  .map(e => e.tagName + (e.id ? '#' + e.id : '') + '.' + String(e.className).split(' ')[0] + ' in ' + e.parentElement.tagName + '.' + e.parentElement.className + ':' + Math.round(e.getBoundingClientRect().right))
-  .slice(0, 8)"""
+# What sticks out past the screen's right edge: elements, and text (a long line of a <pre>
+# is text, not an element), that no scrolling box of their own holds.
+WIDER_THAN_THE_SCREEN = """() => {
+  const held = e => { for (let a = e; a && a !== document.body; a = a.parentElement) {
+    if (getComputedStyle(a).overflowX !== 'visible') return true; } return false; };
+  const name = e => e.tagName + (e.id ? '#' + e.id : '') + (e.className ? '.' + String(e.className).split(' ')[0] : '');
+  const out = [];
+  for (const e of document.querySelectorAll('body *')) {
+    const right = e.getBoundingClientRect().right;
+    if (right > 390.5 && !held(e.parentElement)) out.push(name(e) + ' to ' + Math.round(right) + ' px');
+  }
+  const texts = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let t; (t = texts.nextNode()); ) {
+    const range = document.createRange();
+    range.selectNodeContents(t);
+    const right = range.getBoundingClientRect().right;
+    if (right > 390.5 && !held(t.parentElement)) out.push('text of ' + name(t.parentElement) + ' ' + JSON.stringify(t.textContent.trim().slice(0, 40)) + ' to ' + Math.round(right) + ' px');
+  }
+  return out.slice(0, 8);
+}"""
 
 
 def no_sideways_scroll(page) -> None:
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 390, f"the page is {width} px wide on a 390 px screen: {page.evaluate(WIDEST)}"
+    """Nothing scrolls sideways on the 390 px screen: the page is no wider than the screen (a
+    phone otherwise widens its layout to the content: innerWidth grows past 390) and nothing
+    sticks out of it."""
+    width, inner = page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
+    assert (width, inner) == (390, 390), f"the page is {width} px wide on a 390 px screen: {page.evaluate(WIDER_THAN_THE_SCREEN)}"
+    assert page.evaluate(WIDER_THAN_THE_SCREEN) == []
 
 
 def test_a_phone_joins_through_the_rooms_address_and_follows(browser, room_server, console, screenshots):
@@ -114,6 +136,14 @@ def test_a_phone_joins_through_the_rooms_address_and_follows(browser, room_serve
         assert phone.inner_text("#training-follow-state") == "Following the instructor"
         no_sideways_scroll(phone)
         phone.screenshot(path=str(screenshots / "phone-390-question.png"))
+
+        # The instructor opens a pod: the phone's side panel shows its explainer, within the screen.
+        teacher.click("#panel button.close")
+        pod = teacher.get_attribute("#board button[data-pod] >> nth=0", "data-pod")
+        teacher.click(f'#board button[data-pod="{pod}"]')
+        phone.wait_for_selector(f"#panel h2:has-text('{pod.split('/')[1]}')")
+        no_sideways_scroll(phone)
+        phone.screenshot(path=str(screenshots / "phone-390-pod-panel.png"))
     finally:
         for context in contexts:
             context.close()
@@ -161,6 +191,13 @@ def test_a_nodes_own_page_follows_its_changes(browser, room_server, console, scr
         assert phone.input_value("#panel input[name=taint]") == "half-typed"
         phone.tap("#panel [data-refresh-panel]")
         phone.wait_for_function("!document.querySelector('#panel .taint[data-taint^=\"live=\"]') && !document.querySelector('[data-panel-stale]')")
+
+        # A pod's page (its explainer: the taints it does not tolerate, with the toleration's
+        # YAML; the filter and score matrices) fits the screen too; its wide tables scroll inside.
+        phone.goto(phone.url.replace("/nodes/node3/", f"/pods/{FRONTEND}/"))
+        phone.wait_for_selector("#panel [data-toleration]")
+        no_sideways_scroll(phone)
+        phone.screenshot(path=str(screenshots / "phone-390-pod-page.png"))
     finally:
         for context in contexts:
             context.close()

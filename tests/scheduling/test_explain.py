@@ -223,6 +223,16 @@ def test_at_500_nodes_the_reasons_are_summarised_and_the_node_table_starts_colla
     assert not ex.filters_open and ex.node_count == 500
 
 
+def test_at_500_feasible_nodes_the_scores_show_the_highest_totals_and_the_pods_own_node():
+    nodes = [node(f"n{i:03d}", cpu="4") for i in range(500)]
+    state = cluster(nodes, [pod("busy", cpu="3", node_name="n499"), pod("web", cpu="100m", node_name="n499")])
+    ex = explain.explain_pod(state, default_policy(), "default/web")
+    shown = [r.node for r in ex.score_rows]
+    assert len(shown) == explain.MAX_SCORE_ROWS + 1 and ex.more_score_rows == 500 - len(shown)
+    assert shown[-1] == "n499" and ex.score_rows[-1].total < ex.score_rows[-2].total  # its own node, lowest, still shown
+    assert [r.total for r in ex.score_rows[:-1]] == sorted((r.total for r in ex.score_rows[:-1]), reverse=True)
+
+
 def test_the_pod_page_shows_the_summary_the_taint_and_the_toleration_to_preview(client, demo):
     body = client.get(reverse("pod-detail", args=[demo.pk, "default", "new-pod-key1"])).content.decode()
     summary = body.index("Why not the other nodes")

@@ -5,12 +5,15 @@ drain that plays the stored cluster's clock until its PodDisruptionBudget allows
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from scheduling.store import services
+from scheduling.store import reconcile, services, state
 from scheduling.management.commands.oc import Command
-from scheduling.models import Cluster, Deployment, Node, Pod
+from scheduling.models import KIND_MODELS, Cluster, Deployment, Node, Pod
 
 CLUSTER = """
 apiVersion: v1
@@ -108,6 +111,26 @@ def test_describe_pod_shows_the_events(cluster):
         "  Type    Reason     Age   From               Message\n"
         "  ----    ------     ----  ----               -------\n"
         "  Normal  Scheduled  5m    default-scheduler  Successfully assigned default/web to node1\n")
+
+
+def test_describe_node_reads_the_node_its_pods_and_its_events_not_the_cluster(cluster):
+    """kubectl describe node asks for the node, the pods bound to it and the node's events; so
+    does the command on a stored cluster, even in a process that has not read the cluster."""
+    services.record_event(cluster, reason="NodeReady", message="Node node1 status is now: NodeReady", kind="Node",
+                          name="node1", source="kubelet, node1", time=300)
+    services.record_event(cluster, reason="Scheduled", message="Successfully assigned default/web to node1", kind="Pod",
+                          name="web", namespace="default", source="default-scheduler", time=300)
+    reconcile.reconcile(cluster.pk)  # (nothing left for the command's own reconcile to do)
+    state.forget(cluster)  # as a fresh `manage.py oc` process finds it
+    with CaptureQueriesContext(connection) as queries:
+        stdout, stderr, code = oc("--cluster", "demo", "--now", "2026-01-01T00:10:00Z", "describe", "node", "node1")
+    assert (code, stderr) == (0, "")
+    assert "Non-terminated Pods:          (1 in total)\n" in stdout
+    assert re.search(r"\n  default +web +100m \(", stdout)
+    assert stdout.endswith("  Normal  NodeReady  5m    kubelet, node1  Node node1 status is now: NodeReady\n")
+    read = {table for q in queries.captured_queries for table in re.findall(r'FROM "(\w+)"', q["sql"])}
+    other_kinds = {m._meta.db_table for kind, m in KIND_MODELS.items() if kind not in ("Node", "Pod")}
+    assert read & other_kinds == set()
 
 
 DRAIN = """

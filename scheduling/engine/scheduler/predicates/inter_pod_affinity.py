@@ -45,6 +45,7 @@ import numpy as np
 from scheduling.engine.scheduler.cache import ALL
 from scheduling.engine.api.objects import Pod, PodAffinityTerm
 from scheduling.engine.scheduler.predicates.node_selector import Selector, SelectorError, label_selector_as_selector
+from scheduling.engine.scheduler.priorities.normalize import pods_with_affinity
 
 NAME = "MatchInterPodAffinity"
 ERR_POD_AFFINITY_NOT_MATCH = "node(s) didn't match pod affinity/anti-affinity"
@@ -157,7 +158,9 @@ class _Meta:
 
 def _existing_terms_on(pod: Pod, pods: Iterable[Pod], node):
     """(ok, topology key or None) for each required anti-affinity term of `pods` matching `pod`;
-    ok False marks a 1.11 error (unbuildable selector, or a matching term with an empty key)."""
+    ok False marks a 1.11 error (unbuildable selector, or a matching term with an empty key).
+    Callers hand a node's pods with affinity (NodeInfo.PodsWithAffinity(), as 1.11's
+    getMatchingAntiAffinityTopologyPairsOfPods does): the others have no terms."""
     for existing in pods:
         for term in required_anti_affinity_terms(existing):
             try:
@@ -209,7 +212,7 @@ def _meta(pod: Pod, ctx) -> _Meta:
     existing = _ExistingAntiAffinity()
     for name, info in ctx.node_infos.items():
         mine = Counter()
-        for ok, key in _existing_terms_on(pod, info.pods, info.node):
+        for ok, key in _existing_terms_on(pod, pods_with_affinity(info), info.node):
             if not ok:
                 existing.errors[name] += 1
             elif key in info.node.labels:
@@ -241,7 +244,7 @@ def _satisfies_existing_pods_anti_affinity(pod: Pod, meta: _Meta, info) -> bool:
         if n - own.get((key, value), 0) > 0 and node.labels.get(key) == value and key in node.labels:
             return False
     # The checked node's own pods, read from its NodeInfo.
-    for ok, key in _existing_terms_on(pod, info.pods, node):
+    for ok, key in _existing_terms_on(pod, pods_with_affinity(info), node):
         if not ok or key in node.labels:
             return False
     return True

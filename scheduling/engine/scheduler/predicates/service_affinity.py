@@ -38,22 +38,33 @@ def pod_services(pod: Pod, services) -> list:
     ]
 
 
-def _matching_pods(pod: Pod, ctx) -> tuple[list, list]:
-    """serviceAffinityMetadataProducer: (services selecting the pod, same-namespace pods whose
-    labels include all of the pod's labels), computed once per cycle."""
+def _services(pod: Pod, ctx) -> list:
+    """serviceAffinityMetadataProducer's services selecting the pod, once per cycle."""
     cached = ctx.memo.get(_MEMO)
     if cached is not None and cached[0] is pod:
-        return cached[1], cached[2]
+        return cached[1]
     services = pod_services(pod, ctx.state.services)
-    wanted = pod.labels.items()
-    matching = [
-        (info_name, p)
-        for info_name, info in ctx.node_infos.items()
-        for p in info.pods
-        if p.namespace == pod.namespace and all(p.labels.get(k) == v for k, v in wanted)
-    ]
-    ctx.memo[_MEMO] = (pod, services, matching)
-    return services, matching
+    ctx.memo[_MEMO] = [pod, services, None]
+    return services
+
+
+def _matching_pods(pod: Pod, ctx) -> list:
+    """serviceAffinityMetadataProducer's same-namespace pods whose labels include all of the
+    pod's labels, once per cycle, and only for a pod some service selects (the predicate
+    reads them only then: a pod no service selects needs no walk over every pod)."""
+    cached = ctx.memo.get(_MEMO)
+    if cached is None or cached[0] is not pod:
+        _services(pod, ctx)
+        cached = ctx.memo[_MEMO]
+    if cached[2] is None:
+        wanted = pod.labels.items()
+        cached[2] = [
+            (info_name, p)
+            for info_name, info in ctx.node_infos.items()
+            for p in info.pods
+            if p.namespace == pod.namespace and all(p.labels.get(k) == v for k, v in wanted)
+        ]
+    return cached[2]
 
 
 def _filter_out_pods(matching, info):
@@ -84,10 +95,9 @@ def new_service_affinity_predicate(labels: list[str]):
     wanted_labels = tuple(labels)
 
     def check_service_affinity(pod: Pod, ctx, info) -> tuple[str, ...]:
-        services, matching = _matching_pods(pod, ctx)
         affinity = {k: pod.node_selector[k] for k in wanted_labels if k in pod.node_selector}
-        if len(wanted_labels) > len(affinity) and services:
-            first = next(_filter_out_pods(matching, info), None)
+        if len(wanted_labels) > len(affinity) and _services(pod, ctx):
+            first = next(_filter_out_pods(_matching_pods(pod, ctx), info), None)
             if first is not None:
                 node_name, existing = first
                 node_labels = _node_labels(ctx, existing.node_name or node_name)
