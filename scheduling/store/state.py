@@ -3,7 +3,6 @@ controllers' own state (kept by scheduling.store.reconcile in `Cluster.controlle
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import gc
 import json
@@ -19,6 +18,7 @@ from scheduling.engine.framework.config import ConfigError, select_schedulers
 from scheduling.engine.controllers import taint_manager
 from scheduling.engine.scheduler.cluster import ClusterState
 from scheduling.engine.store import sim_time, time_value
+from scheduling.engine.bulk import gc_paused as collector_paused
 from scheduling.engine.controllers.scheduling import build_state
 from scheduling.models import KIND_MODELS, Cluster
 
@@ -266,32 +266,6 @@ def _current(cluster: Cluster) -> _Read:
                 _READS.popitem(last=False)
         _settle()  # (inside the pause: the collector never meets what the read made)
     return read
-
-
-_pauses_lock = threading.Lock()
-_pauses = [0, False]  # (pauses under way, whether the collector ran before the first)
-
-
-@contextlib.contextmanager
-def collector_paused():
-    """No cyclic collection while a cluster is read or its engine state built. Both make
-    hundreds of thousands of containers that all stay alive (a read of 10,000 pods: about
-    a million), and the collector would look through them again and again as they are
-    made: half the CPU of a process's first read of a large cluster (0.4 of 0.75 s at
-    10,000 pods). What they make is kept, and frozen (_settle) before the pause ends: the
-    collector, running again once the last concurrent pause ends, never looks at it."""
-    with _pauses_lock:
-        if _pauses[0] == 0:
-            _pauses[1] = gc.isenabled()
-            gc.disable()
-        _pauses[0] += 1
-    try:
-        yield
-    finally:
-        with _pauses_lock:
-            _pauses[0] -= 1
-            if _pauses[0] == 0 and _pauses[1]:
-                gc.enable()
 
 
 _SETTLES_PER_SWEEP = 50
