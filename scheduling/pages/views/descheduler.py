@@ -2,7 +2,12 @@
 one click away), Preview (the dry run: what would be evicted, by which strategy and why,
 and where each pod would land; the nodes' utilisation against the thresholds as bars)
 and, for editors, Save and Run (the controller runs once per request, at the cluster's
-current time; the evictions reach the board like every other change)."""
+current time; the evictions reach the board like every other change).
+
+On OpenShift 4 the descheduler is the operator's: the page composes the `KubeDescheduler`
+object (a stored kind), previews its dry run and what applying it does (the cluster's loop
+on a copy, as every change is previewed), and Apply writes it as the console does, with
+`oc apply -f` (oc_cli.run_on_cluster). A KubeDescheduler in the editor is applied the same way."""
 
 from __future__ import annotations
 
@@ -13,7 +18,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 import yaml
 
-from scheduling.store import kube, services
+from scheduling.pages import previews
+from scheduling.store import kube, oc_cli, services
 from scheduling.engine.controllers.descheduler import (
     NAME,
     DeschedulerPolicyError,
@@ -111,8 +117,42 @@ def kube_descheduler_doc(data: dict) -> dict:
             "metadata": {"name": kube_operator.NAME, "namespace": kube_operator.NAMESPACE}, "spec": spec}
 
 
+APPLY_FILE = "kubedescheduler.yaml"  # the file `oc apply -f` reads the composed object from
+
+
+def stored_kube_descheduler(cluster: Cluster) -> dict | None:
+    """The operator's KubeDescheduler (`cluster` in its namespace) as stored, or None."""
+    try:
+        return services.get_object(cluster, kube_operator.KIND, kube_operator.NAME, kube_operator.NAMESPACE).document
+    except services.NotFound:
+        return None
+
+
+def apply_argv() -> list[str]:
+    return ["oc", "apply", "-f", APPLY_FILE]
+
+
+def apply_preview(cluster: Cluster, doc: dict) -> dict:
+    """What applying the KubeDescheduler does: `oc apply -f` previewed by the cluster's loop
+    on a copy (previews.summarised_command, as the console previews a change)."""
+    argv = apply_argv()
+    try:
+        return {"loop": previews.summarised_command(cluster, argv, {APPLY_FILE: [doc]}), "command": " ".join(argv)}
+    except previews.PreviewRefused as exc:
+        return {"refused": str(exc), "command": " ".join(argv)}
+
+
+def apply_kube_descheduler(request, cluster: Cluster, doc: dict) -> tuple[int, str]:
+    """`oc apply -f kubedescheduler.yaml` on the stored cluster as the web user: (exit
+    status, what oc printed)."""
+    out: list[str] = []
+    result = oc_cli.run_on_cluster(cluster, apply_argv(), lambda stream, text: out.append(text),
+                                   user=request.user, files={APPLY_FILE: [doc]}, wait=False)
+    return result.exit_code, "".join(out).strip()
+
+
 def _composer_initial(cluster: Cluster) -> dict:
-    doc = (cluster.descheduler or {}).get("policy") or {}
+    doc = stored_kube_descheduler(cluster) or {}
     if doc.get("kind") != kube_operator.KIND:
         return {"profiles": ["AffinityAndTaints", "LifecycleAndUtilization"], "mode": kube_operator.PREDICTIVE,
                 "descheduling_interval_seconds": kube_operator.DEFAULT_INTERVAL}
@@ -140,7 +180,7 @@ def runs_openshift4(cluster: Cluster) -> bool:
 def _initial(cluster: Cluster) -> dict:
     config = cluster.descheduler or {}
     flags = Flags.from_doc(config.get("flags"))
-    policy = config.get("policy")
+    policy = config.get("policy") or _editable(stored_kube_descheduler(cluster))
     return {
         "policy": yaml.safe_dump(policy, sort_keys=False, default_flow_style=False) if policy else SAMPLES[DEFAULT_SAMPLE],
         "interval": config.get("interval"),
@@ -148,6 +188,15 @@ def _initial(cluster: Cluster) -> dict:
         "node_selector": flags.node_selector,
         "dry_run": flags.dry_run,
     }
+
+
+def _editable(doc: dict | None) -> dict | None:
+    """The stored KubeDescheduler as the editor shows it: spec only (no status, no uid)."""
+    if doc is None:
+        return None
+    meta = doc.get("metadata") or {}
+    return {"apiVersion": doc.get("apiVersion"), "kind": doc.get("kind"),
+            "metadata": {"name": meta.get("name"), "namespace": meta.get("namespace")}, "spec": doc.get("spec") or {}}
 
 
 def parse_policy(text: str) -> dict:
@@ -253,13 +302,22 @@ def page_context(request, cluster: Cluster, form: DeschedulerForm | None = None,
         "composer": composer or KubeDeschedulerForm(initial=_composer_initial(cluster)),
         "openshift4": runs_openshift4(cluster),
         "samples": list(SAMPLES),
-        "configured": bool((cluster.descheduler or {}).get("policy")),
+        "configured": bool((cluster.descheduler or {}).get("policy")) or stored_kube_descheduler(cluster) is not None,
         "last_report": state.get("lastReport"),
         "strategy_names": STRATEGY_NAMES,
+        "openshift4_profiles": OPENSHIFT4_PROFILES,
         "critical_annotation": CRITICAL_POD_ANNOTATION,
         "system_namespace": NAMESPACE_SYSTEM,
         **extra,
     }
+
+
+def _operator_notice(doc: dict) -> str:
+    interval = kube_operator.interval_of(doc)
+    if interval is None:
+        return f"the operator runs no descheduler: {kube_operator.NO_INTERVAL}"
+    return (f"the operator's policy runs now and every {interval:g} s"
+            + (" and evicts" if kube_operator.mode_of(doc) == kube_operator.AUTOMATIC else ", Predictive: it evicts nothing"))
 
 
 def _render(request, cluster: Cluster, **ctx) -> HttpResponse:
@@ -276,7 +334,7 @@ def descheduler_page(request, pk: int):
 @require_POST
 def descheduler_action(request, pk: int):
     action = request.POST.get("action", "validate")
-    cluster = get_cluster_for_user(request, pk, write=action in ("save", "run", "remove"))
+    cluster = get_cluster_for_user(request, pk, write=action in ("save", "run", "remove", "apply"))
     if action.startswith("sample:"):
         name = action.split(":", 1)[1]
         if name not in SAMPLES:
@@ -301,8 +359,23 @@ def descheduler_action(request, pk: int):
         except DeschedulerPolicyError as exc:
             return _render(request, cluster, form=form, composer=composer, error=str(exc))
         return _render(request, cluster, form=form, composer=composer, preview=_preview(cluster, doc, _flags(form)),
-                       notice="the KubeDescheduler is in the editor: save it or run it")
+                       apply=apply_preview(cluster, doc) if can_edit(request.user) else None,
+                       apply_document=yaml.safe_dump(doc, sort_keys=False, default_flow_style=False),
+                       notice="the KubeDescheduler is in the editor: apply it, or edit it there")
+    if action == "apply":  # the previewed KubeDescheduler, written as `oc apply -f` writes it
+        try:
+            doc = kube.parse_value(request.POST.get("document") or "", source="", what="the KubeDescheduler")
+        except kube.DocumentError as exc:
+            return _render(request, cluster, error=str(exc))
+        code, printed = apply_kube_descheduler(request, cluster, doc)
+        cluster.refresh_from_db()
+        if code != 0:
+            return _render(request, cluster, error=printed)
+        return _render(request, cluster, notice=f"{printed}: {_operator_notice(doc)}")
     if action == "remove":
+        if stored_kube_descheduler(cluster) is not None and not (cluster.descheduler or {}).get("policy"):
+            services.delete_object(cluster, kube_operator.KIND, kube_operator.NAME, kube_operator.NAMESPACE)
+            return _render(request, cluster, notice=f"kubedescheduler.operator.openshift.io/{kube_operator.NAME} deleted")
         services.set_descheduler(cluster, None, None, {})
         return _render(request, cluster, form=DeschedulerForm(initial=_initial(cluster)), notice="the descheduler is removed")
     form = DeschedulerForm(request.POST)
@@ -318,21 +391,21 @@ def descheduler_action(request, pk: int):
         return _render(request, cluster, form=form, notice="the DeschedulerPolicy is valid")
     if action == "preview":
         return _render(request, cluster, form=form, preview=_preview(cluster, doc, flags))
+    if action in ("save", "run") and doc.get("kind") == kube_operator.KIND:  # the operator's object: applied
+        code, printed = apply_kube_descheduler(request, cluster, doc)
+        if code != 0:
+            return _render(request, cluster, form=form, error=printed)
+        if action == "run":
+            services.request_descheduler_run(cluster)
+        cluster.refresh_from_db()
+        notice = _operator_notice(doc)
+        if action == "run" and kube_operator.interval_of(doc) is not None:
+            notice = f"run requested: the descheduler runs at the cluster's current time, then every {kube_operator.interval_of(doc):g} s"
+        return _render(request, cluster, form=form, notice=f"{printed}: {notice}")
     if action in ("save", "run"):
         services.set_descheduler(cluster, doc, form.cleaned_data.get("interval"), flags.to_doc(), run=action == "run")
         cluster.refresh_from_db()
-        if doc.get("kind") == kube_operator.KIND:
-            interval = kube_operator.interval_of(doc)
-            if interval is None:
-                notice = f"KubeDescheduler saved, but the operator runs no descheduler: {kube_operator.NO_INTERVAL}"
-            else:
-                every = f"every {interval:g} s"
-                notice = (f"KubeDescheduler saved: the operator's policy runs {every}"
-                          + (" and evicts" if kube_operator.mode_of(doc) == kube_operator.AUTOMATIC else ", Predictive: it evicts nothing"))
-                if action == "run":
-                    notice = "run requested: the descheduler runs at the cluster's current time, then " + every
-        else:
-            notice = ("run requested: the descheduler runs at the cluster's current time; the evictions appear on the board"
-                      if action == "run" else "descheduler saved" + ("" if (cluster.descheduler or {}).get("interval") else ": it runs once"))
+        notice = ("run requested: the descheduler runs at the cluster's current time; the evictions appear on the board"
+                  if action == "run" else "descheduler saved" + ("" if (cluster.descheduler or {}).get("interval") else ": it runs once"))
         return _render(request, cluster, form=form, notice=notice)
     return HttpResponse("unknown action", status=400)
