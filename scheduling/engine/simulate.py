@@ -209,8 +209,7 @@ def simulate(
             "user": user,
             "descheduler": None if descheduler_policy is None and not operator else {
                 "policy": None if operator else dict(descheduler_docs[0]), "interval": None, "flags": flags.to_doc()},
-            "openshift_scheduler_profile": next((((d.get("spec") or {}).get("profile")) or "LowNodeUtilization"
-                                                 for d in policies if d.get("kind") == "Scheduler"), "LowNodeUtilization"),
+            "openshift_scheduler_profile": kube_operator.scheduler_profile(policies),
         },
     )
     if until > 0:
@@ -222,9 +221,6 @@ def simulate(
         out["descheduler"] = sim.store.state_of(DESCHEDULER).get("lastReport")
     if objects:
         docs_out = list(sim.store.all())
-        config_map = (out.get("descheduler") or {}).get("configMap")
-        if config_map and sim.store.get("ConfigMap", config_map["metadata"]["namespace"], config_map["metadata"]["name"]) is None:
-            docs_out.append(config_map)  # the operator's ConfigMap, where the store keeps no ConfigMaps
         out["objects"] = [api_document(d) for d in sorted(docs_out, key=_object_key)]
     return out
 

@@ -273,9 +273,11 @@ class Preview:
 
 
 def preview(store: Store, now: float, policy: DeschedulerPolicy | Mapping[str, Any], flags: Flags = Flags(), *,
-            schedulers: Sequence[tuple[str, Policy]] | None = None, seed: int = 0, preemption: bool = True) -> Preview:
-    """The dry run: what a run would evict and where each pod would land. `store` is not changed."""
-    report = run_any(store, now, policy, dataclasses.replace(flags, dry_run=True))
+            schedulers: Sequence[tuple[str, Policy]] | None = None, seed: int = 0, preemption: bool = True,
+            scheduler_profile: str = kube_operator.DEFAULT_SCHEDULER_PROFILE) -> Preview:
+    """The dry run: what a run would evict and where each pod would land (a KubeDescheduler
+    rendered against the cluster Scheduler's `scheduler_profile`). `store` is not changed."""
+    report = run_any(store, now, policy, dataclasses.replace(flags, dry_run=True), scheduler_profile)
     schedulers = list(schedulers) if schedulers is not None else [(DEFAULT_SCHEDULER, default_policy())]
     rng = rng_for(seed, NAME, "preview", time_value(now))
     return Preview(report, landings(report, schedulers, rng, now, preemption))
@@ -413,7 +415,8 @@ class Descheduler:
             if interval is None:
                 raise kube_operator.OperatorError(kube_operator.NO_INTERVAL)
             namespaces = [(d.get("metadata") or {}).get("name") or "" for d in ctx.store.list("Namespace")]
-            policy = kube_operator.render_policy(kd, namespaces, ctx.settings.get("openshift_scheduler_profile") or "LowNodeUtilization")
+            policy = kube_operator.render_policy(kd, namespaces, ctx.settings.get("openshift_scheduler_profile")
+                                                 or kube_operator.DEFAULT_SCHEDULER_PROFILE)
         except kube_operator.OperatorError as exc:
             error: str | None = str(exc)
         else:
@@ -440,7 +443,7 @@ class Descheduler:
                                     event_namespace=meta.get("namespace") or kube_operator.NAMESPACE,
                                     event_name=meta.get("name") or kube_operator.NAME)
         result.actions.extend(report.actions)
-        report_json = {**self._report(ctx, report, dry_run), "mode": mode, "configMap": config_map}
+        report_json = {**self._report(ctx, report, dry_run), "mode": mode}
         self._ran(ctx, result, report_json, requests, interval)
         return result
 

@@ -199,8 +199,9 @@ def _editable(doc: dict | None) -> dict | None:
             "metadata": {"name": meta.get("name"), "namespace": meta.get("namespace")}, "spec": doc.get("spec") or {}}
 
 
-def parse_policy(text: str) -> dict:
-    """The editor's YAML as a checked DeschedulerPolicy document; raises DeschedulerPolicyError."""
+def parse_policy(text: str, scheduler_profile: str = kube_operator.DEFAULT_SCHEDULER_PROFILE) -> dict:
+    """The editor's YAML as a checked DeschedulerPolicy document (a KubeDescheduler rendered
+    against the cluster Scheduler's profile); raises DeschedulerPolicyError."""
     try:
         doc = kube.parse_value(text or "", source="", what="the DeschedulerPolicy")  # the one YAML error message
     except kube.DocumentError as exc:
@@ -208,7 +209,7 @@ def parse_policy(text: str) -> dict:
     if doc.get("kind") == kube_operator.KIND:  # OpenShift 4: the operator's object, rendered as the operator does
         try:
             kube_operator.check(doc)
-            kube_operator.render_policy(doc)
+            kube_operator.render_policy(doc, (), scheduler_profile)
         except kube_operator.OperatorError as exc:
             raise DeschedulerPolicyError(str(exc)) from None
     elif is_v1alpha2(doc):
@@ -252,17 +253,21 @@ def _bars(usage, thresholds, targets) -> list[dict]:
     return rows
 
 
+def _scheduler_profile(cluster: Cluster) -> str:
+    return kube_operator.scheduler_profile([cluster.policy, *(cluster.scheduler_policies or {}).values()])
+
+
 def _preview_v1alpha2(cluster: Cluster, doc: dict, flags: Flags) -> dict:
     """The dry run of a KubeDescheduler or v1alpha2 policy: evictions by plugin and rule, and
     where the cluster's own scheduler (3.11 Policy or OpenShift 4 framework) would put them."""
     store = Store(cluster_documents(cluster))
     result = preview(store, cluster.now, doc, flags, schedulers=cluster_schedulers(cluster), seed=cluster.seed,
-                     preemption=cluster.preemption_enabled)
+                     preemption=cluster.preemption_enabled, scheduler_profile=_scheduler_profile(cluster))
     out = result.to_doc()
     if doc.get("kind") == kube_operator.KIND:
         try:
             namespaces = [(d.get("metadata") or {}).get("name") or "" for d in store.list("Namespace")]
-            out["policyYaml"] = kube_operator.policy_yaml(kube_operator.render_policy(doc, namespaces))
+            out["policyYaml"] = kube_operator.policy_yaml(kube_operator.render_policy(doc, namespaces, _scheduler_profile(cluster)))
         except kube_operator.OperatorError as exc:
             out["policyYaml"] = str(exc)
     report = result.report
@@ -355,7 +360,7 @@ def descheduler_action(request, pk: int):
         form = DeschedulerForm(data)
         form.is_valid()
         try:
-            parse_policy(data["policy"])
+            parse_policy(data["policy"], _scheduler_profile(cluster))
         except DeschedulerPolicyError as exc:
             return _render(request, cluster, form=form, composer=composer, error=str(exc))
         return _render(request, cluster, form=form, composer=composer, preview=_preview(cluster, doc, _flags(form)),
@@ -383,7 +388,7 @@ def descheduler_action(request, pk: int):
         return _render(request, cluster, form=form, error="; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
     flags = _flags(form)
     try:
-        doc = parse_policy(form.cleaned_data.get("policy") or "")
+        doc = parse_policy(form.cleaned_data.get("policy") or "", _scheduler_profile(cluster))
         check_flags(flags)
     except DeschedulerPolicyError as exc:
         return _render(request, cluster, form=form, error=str(exc))

@@ -216,6 +216,18 @@ def _compact_and_scale(custom, inc, exc, ignore_pvc, local) -> dict:
             "plugins": _plugins(balance=["HighNodeUtilization"])}
 
 
+DEFAULT_SCHEDULER_PROFILE = "LowNodeUtilization"  # the cluster Scheduler's spec.profile when none is set
+
+
+def scheduler_profile(configs: Iterable[Mapping[str, Any] | None]) -> str:
+    """The profile of the cluster's OpenShift `Scheduler` (config.openshift.io/v1) among the
+    scheduler configuration documents, which the operator checks its profiles against."""
+    for doc in configs:
+        if isinstance(doc, Mapping) and doc.get("kind") == "Scheduler":
+            return ((doc.get("spec") or {}).get("profile")) or DEFAULT_SCHEDULER_PROFILE
+    return DEFAULT_SCHEDULER_PROFILE
+
+
 def render_policy(kd: Mapping[str, Any], namespaces: Iterable[str] = (), scheduler_profile: str = "LowNodeUtilization") -> dict:
     """manageConfigMap's policy for the KubeDescheduler document `kd`; raises OperatorError."""
     spec = kd.get("spec") or {}
