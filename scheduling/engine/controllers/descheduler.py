@@ -24,9 +24,11 @@ reported instead of a landing.
 `{"policy": {...DeschedulerPolicy...}, "interval": seconds | null, "flags": {...}}`.
 With a policy it runs once when it first sees the cluster (after the scheduler's first
 pass: it comes after the scheduler in CONTROLLERS), once more for each run asked for
-(`runRequests`, a counter), and every `interval` seconds when one is set. Its own state:
-`lastRun` (simulated seconds), `runs`, `runRequests` (handled) and `lastReport` (the
-last run as JSON: report_doc).
+(`runRequests`, a counter), and every `interval` seconds when one is set. On OpenShift 4
+the configuration is instead the stored `KubeDescheduler` object (see `Descheduler`); a
+KubeDescheduler document in the setting is not read. Its own state: `lastRun` (simulated
+seconds), `runs`, `runRequests` (handled), `lastReport` (the last run as JSON: report_doc)
+and `spec` (the KubeDescheduler spec the operator last synced).
 """
 
 from __future__ import annotations
@@ -336,6 +338,8 @@ class Descheduler:
         if kd is not None:
             return self._operator(ctx, kd, config)
         result = A.Result()
+        if "spec" in ctx.state:  # the KubeDescheduler is gone: a new one is synced (and run) at once
+            result.actions.append(A.SetControllerState(NAME, "spec", None))
         doc = config.get("policy") or {}
         if not doc or doc.get("kind") == kube_operator.KIND:  # the operator reads only the stored object
             return result

@@ -122,3 +122,11 @@ def test_switching_to_automatic_runs_a_cycle_at_once_and_evicts():
         (100.0, "DeschedulerRun", "1 pods evicted"),
         (700.0, "DeschedulerRun", "0 pods evicted"),
     ]
+
+
+def test_deleted_and_made_again_it_is_synced_and_run_at_once():
+    timeline = {"apiVersion": "clusterui.io/v1alpha1", "kind": "Timeline", "metadata": {"name": "again"},
+                "steps": [{"at": 50, "run": f"oc delete kubedescheduler cluster -n {NS}"},
+                          {"at": 80, "apply": kd()}]}
+    out = operator_run(kd(), until=100, timeline=timeline)
+    assert [e["time"] for e in out["events"] if e["reason"] == "DeschedulerRun"] == [0.0, 80.0]
