@@ -330,6 +330,41 @@ def _render(request, cluster: Cluster, **ctx) -> HttpResponse:
     return render(request, template, page_context(request, cluster, **ctx))
 
 
+def _compose(request, cluster: Cluster) -> HttpResponse:
+    """The KubeDescheduler the OpenShift 4 section's fields describe: into the editor, its dry
+    run, and (for editors) what applying it does, with the Apply form."""
+    composer = KubeDeschedulerForm(request.POST)
+    if not composer.is_valid():
+        return _render(request, cluster, composer=composer, error="; ".join(f"{k}: {' '.join(v)}" for k, v in composer.errors.items()))
+    doc = kube_descheduler_doc(composer.cleaned_data)
+    data = request.POST.copy()
+    data["policy"] = yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
+    form = DeschedulerForm(data)
+    form.is_valid()
+    try:
+        parse_policy(data["policy"], _scheduler_profile(cluster))
+    except DeschedulerPolicyError as exc:
+        return _render(request, cluster, form=form, composer=composer, error=str(exc))
+    return _render(request, cluster, form=form, composer=composer, preview=_preview(cluster, doc, _flags(form)),
+                   apply=apply_preview(cluster, doc) if can_edit(request.user) else None, apply_document=data["policy"],
+                   notice="the KubeDescheduler is in the editor: apply it, or edit it there")
+
+
+def _apply(request, cluster: Cluster, doc: dict, form: DeschedulerForm | None = None, run: bool = False) -> HttpResponse:
+    """`oc apply -f` of the KubeDescheduler (the section's Apply, or the editor's Save/Run: Run
+    also asks for a cycle now); the notice is what oc printed and what the operator will do."""
+    code, printed = apply_kube_descheduler(request, cluster, doc)
+    if code != 0:
+        return _render(request, cluster, form=form, error=printed)
+    if run:
+        services.request_descheduler_run(cluster)
+    cluster.refresh_from_db()
+    notice = _operator_notice(doc)
+    if run and kube_operator.interval_of(doc) is not None:
+        notice = f"run requested: the descheduler runs at the cluster's current time, then every {kube_operator.interval_of(doc):g} s"
+    return _render(request, cluster, form=form, notice=f"{printed}: {notice}")
+
+
 @require_GET
 def descheduler_page(request, pk: int):
     cluster = get_cluster_for_user(request, pk)
@@ -350,33 +385,13 @@ def descheduler_action(request, pk: int):
         form.is_valid()
         return _render(request, cluster, form=form, notice=f'sample "{name}" loaded into the editor: preview it, save it or run it')
     if action == "compose":  # the KubeDescheduler of the OpenShift 4 section: into the editor, then previewed
-        composer = KubeDeschedulerForm(request.POST)
-        if not composer.is_valid():
-            return _render(request, cluster, composer=composer,
-                           error="; ".join(f"{k}: {' '.join(v)}" for k, v in composer.errors.items()))
-        doc = kube_descheduler_doc(composer.cleaned_data)
-        data = request.POST.copy()
-        data["policy"] = yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
-        form = DeschedulerForm(data)
-        form.is_valid()
-        try:
-            parse_policy(data["policy"], _scheduler_profile(cluster))
-        except DeschedulerPolicyError as exc:
-            return _render(request, cluster, form=form, composer=composer, error=str(exc))
-        return _render(request, cluster, form=form, composer=composer, preview=_preview(cluster, doc, _flags(form)),
-                       apply=apply_preview(cluster, doc) if can_edit(request.user) else None,
-                       apply_document=yaml.safe_dump(doc, sort_keys=False, default_flow_style=False),
-                       notice="the KubeDescheduler is in the editor: apply it, or edit it there")
+        return _compose(request, cluster)
     if action == "apply":  # the previewed KubeDescheduler, written as `oc apply -f` writes it
         try:
             doc = kube.parse_value(request.POST.get("document") or "", source="", what="the KubeDescheduler")
         except kube.DocumentError as exc:
             return _render(request, cluster, error=str(exc))
-        code, printed = apply_kube_descheduler(request, cluster, doc)
-        cluster.refresh_from_db()
-        if code != 0:
-            return _render(request, cluster, error=printed)
-        return _render(request, cluster, notice=f"{printed}: {_operator_notice(doc)}")
+        return _apply(request, cluster, doc)
     if action == "remove":
         if stored_kube_descheduler(cluster) is not None and not (cluster.descheduler or {}).get("policy"):
             services.delete_object(cluster, kube_operator.KIND, kube_operator.NAME, kube_operator.NAMESPACE)
@@ -397,16 +412,7 @@ def descheduler_action(request, pk: int):
     if action == "preview":
         return _render(request, cluster, form=form, preview=_preview(cluster, doc, flags))
     if action in ("save", "run") and doc.get("kind") == kube_operator.KIND:  # the operator's object: applied
-        code, printed = apply_kube_descheduler(request, cluster, doc)
-        if code != 0:
-            return _render(request, cluster, form=form, error=printed)
-        if action == "run":
-            services.request_descheduler_run(cluster)
-        cluster.refresh_from_db()
-        notice = _operator_notice(doc)
-        if action == "run" and kube_operator.interval_of(doc) is not None:
-            notice = f"run requested: the descheduler runs at the cluster's current time, then every {kube_operator.interval_of(doc):g} s"
-        return _render(request, cluster, form=form, notice=f"{printed}: {notice}")
+        return _apply(request, cluster, doc, form, run=action == "run")
     if action in ("save", "run"):
         services.set_descheduler(cluster, doc, form.cleaned_data.get("interval"), flags.to_doc(), run=action == "run")
         cluster.refresh_from_db()
