@@ -211,6 +211,11 @@ class MachineHealthCheck(KubeObject):
     API_VERSION = "machine.openshift.io/v1beta1"
 
 
+class KubeDescheduler(KubeObject):
+    KIND = "KubeDescheduler"
+    API_VERSION = "operator.openshift.io/v1"
+
+
 # Kind name -> model, in the order objects are exported (and applied on import).
 KIND_MODELS: dict[str, type[KubeObject]] = {
     m.KIND: m
@@ -237,6 +242,7 @@ KIND_MODELS: dict[str, type[KubeObject]] = {
         MachineSet,
         Machine,
         MachineHealthCheck,
+        KubeDescheduler,
     )
 }
 

@@ -82,9 +82,9 @@ NO_ADMISSION = {name: name == "Priority" for name in _admission.PLUGIN_NAMES}
 
 
 # The kinds simulate reads besides the cluster's objects: the scheduler Policy, Timelines,
-# the descheduler's policy and the admission plugins' configuration documents.
-EXTRA_KINDS = ("Policy", *SCHEDULER_CONFIG_KINDS, TIMELINE_KIND, DESCHEDULER_POLICY_KIND,
-               kube_operator.KIND) + node_selection.CONFIG_KINDS
+# the descheduler's policy and the admission plugins' configuration documents. (A
+# KubeDescheduler is a cluster object: the operator reads it from the store.)
+EXTRA_KINDS = ("Policy", *SCHEDULER_CONFIG_KINDS, TIMELINE_KIND, DESCHEDULER_POLICY_KIND) + node_selection.CONFIG_KINDS
 
 
 def admit(docs: Iterable[Mapping[str, Any]], plugins: Sequence[AdmissionPlugin] | None = None,
@@ -170,12 +170,10 @@ def simulate(
     flags = descheduler_flags or Flags()
     try:
         descheduler_policy = None
-        if descheduler_docs:
+        operator = bool(descheduler_docs) and descheduler_docs[0].get("kind") == kube_operator.KIND
+        if descheduler_docs and not operator:  # a KubeDescheduler: validated as every object is
             first = descheduler_docs[0]
-            if first.get("kind") == kube_operator.KIND:
-                kube_operator.check(first)  # the CRD's schema; the operator renders the policy when the controller runs
-                descheduler_policy = first
-            elif is_v1alpha2(first):
+            if is_v1alpha2(first):
                 descheduler_policy = load_policy_v2(first)
             else:
                 descheduler_policy = load_policy(first)
@@ -211,10 +209,9 @@ def simulate(
             **(settings or {}),
             "node_selection": node_selection_config if admission else None,
             "user": user,
-            "descheduler": None if descheduler_policy is None else {
-                "policy": dict(descheduler_docs[0]), "interval": None, "flags": flags.to_doc()},
-            "openshift_scheduler_profile": next((((d.get("spec") or {}).get("profile")) or "LowNodeUtilization"
-                                                 for d in policies if d.get("kind") == "Scheduler"), "LowNodeUtilization"),
+            "descheduler": None if descheduler_policy is None and not operator else {
+                "policy": None if operator else dict(descheduler_docs[0]), "interval": None, "flags": flags.to_doc()},
+            "openshift_scheduler_profile": kube_operator.scheduler_profile(policies),
         },
     )
     if until > 0:
@@ -222,13 +219,10 @@ def simulate(
     else:
         sim.start()
     out = output(sim, explain)
-    if descheduler_policy is not None:
+    if descheduler_policy is not None or operator:
         out["descheduler"] = sim.store.state_of(DESCHEDULER).get("lastReport")
     if objects:
         docs_out = list(sim.store.all())
-        config_map = (out.get("descheduler") or {}).get("configMap")
-        if config_map and sim.store.get("ConfigMap", config_map["metadata"]["namespace"], config_map["metadata"]["name"]) is None:
-            docs_out.append(config_map)  # the operator's ConfigMap, where the store keeps no ConfigMaps
         out["objects"] = [api_document(d) for d in sorted(docs_out, key=_object_key)]
     return out
 

@@ -177,7 +177,8 @@ def _sort_the_events(out: LoopPreview, result: PreviewResult, at: float, node_of
     for e in result.events:
         kind, _, rest = e["object"].partition("/")
         reason, message, time = e["reason"], e["message"] or "", e["time"]
-        if reason == "TaintManagerEviction" and kind == "Pod" and message.startswith("Marking for deletion"):
+        if kind == "Pod" and ((reason == "TaintManagerEviction" and message.startswith("Marking for deletion"))
+                              or reason == "Descheduled"):  # the taint manager's or the descheduler's eviction
             evicted = Evicted(rest, node_of(rest), time, time - at, message)
             (out.evicted_now if time <= at + EPSILON else out.evicted_later).append(evicted)
             gone.add(rest)

@@ -47,6 +47,7 @@ from django.db import transaction
 
 from scheduling.store import node_selection, services
 from scheduling.engine.controllers import node_lifecycle
+from scheduling.engine.controllers.descheduler_v1alpha2 import operator as kube_operator
 from scheduling.engine.framework.config import ConfigError, select_schedulers
 from scheduling.engine import actions as A
 from scheduling.engine.simulation import Simulation
@@ -307,6 +308,8 @@ def _simulation(cluster: Cluster, docs: list[dict], stored: dict, timelines: lis
             "node_selection": node_selection.config_of(cluster),
             "user": node_selection.web_user(cluster),
             "descheduler": cluster.descheduler or None,
+            # the OpenShift Scheduler's profile, which the descheduler operator checks its profiles against
+            "openshift_scheduler_profile": kube_operator.scheduler_profile([cluster.policy, *(cluster.scheduler_policies or {}).values()]),
             "facts": cluster.facts or {},  # what update risks query (scheduling.engine.openshift.facts)
             "limits": {"pods": int(django_settings.CLUSTER_MAX_PODS)},  # a ResourceQuota on pods
         },

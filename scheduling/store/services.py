@@ -286,13 +286,21 @@ def replace_object(cluster: Cluster, doc: dict, expected_version: int | None = N
     return model.objects.get(pk=current.pk)
 
 
+# Custom resources whose CRD enables the status subresource: a user's update of the object
+# leaves its status as the controller wrote it.
+STATUS_SUBRESOURCE = ("KubeDescheduler",)
+
+
 def updated_document(cluster: Cluster, doc: dict, old: dict) -> dict:
     """`doc` as the API server stores it when a user updates the stored `old` with it: for
     a Pod, the admission plugins that handle Update (engine.api.admission.admit_update,
     with the cluster's switches), the stored status kept (the pod strategy's
     PrepareForUpdate: status is written through pods/status only), then ValidatePod and
     ValidatePodUpdate against `old`. Raises Invalid when the update is refused. Other
-    kinds are returned as they are (their update rules are not simulated)."""
+    kinds are returned as they are (their update rules are not simulated), but for a kind
+    whose CRD has the status subresource (STATUS_SUBRESOURCE) the stored status is kept."""
+    if doc.get("kind") in STATUS_SUBRESOURCE:
+        return {**doc, "status": copy.deepcopy(old.get("status") or {})}
     if doc.get("kind") != "Pod":
         return doc
     admitted = admit_update(doc, old, cluster.admission or None)
@@ -740,6 +748,19 @@ def set_descheduler(cluster: Cluster, policy: dict | None, interval: float | Non
         locked = Cluster.objects.select_for_update().get(pk=cluster.pk)
         requests = int((locked.descheduler or {}).get("runRequests") or 0) + (1 if run else 0)
         value = {} if policy is None else {"policy": policy, "interval": interval, "flags": dict(flags), "runRequests": requests}
+        Cluster.objects.filter(pk=cluster.pk).update(descheduler=value)
+        cluster.descheduler = value
+        _changed(cluster.pk, "Policy")
+
+
+def request_descheduler_run(cluster: Cluster) -> None:
+    """Ask for one more run of the descheduler now, keeping its setting (the operator's
+    descheduler, configured by the stored KubeDescheduler, reads only the counter)."""
+    with transaction.atomic():
+        _next_revision(cluster.pk)
+        _resync(cluster.pk)
+        locked = Cluster.objects.select_for_update().get(pk=cluster.pk)
+        value = {**(locked.descheduler or {}), "runRequests": int((locked.descheduler or {}).get("runRequests") or 0) + 1}
         Cluster.objects.filter(pk=cluster.pk).update(descheduler=value)
         cluster.descheduler = value
         _changed(cluster.pk, "Policy")

@@ -110,7 +110,7 @@ def test_without_an_interval_the_operator_runs_no_descheduler():
         "descheduler should have an interval set and it should be greater than 0")]
 
 
-def test_the_operator_applies_its_configmap_where_the_store_keeps_configmaps(monkeypatch):
+def test_the_operator_applies_its_configmap_where_the_store_keeps_configmaps():
     """ApplyConfigMap: created once, left alone while the rendering is the same, replaced when
     it changes (a store whose kinds table has ConfigMap)."""
     from types import SimpleNamespace
@@ -118,7 +118,6 @@ def test_the_operator_applies_its_configmap_where_the_store_keeps_configmaps(mon
     from scheduling.engine import actions as A
     from scheduling.engine.controllers import descheduler
     from scheduling.engine.controllers.descheduler_v1alpha2 import operator
-    monkeypatch.setattr(descheduler, "BY_KIND", {**descheduler.BY_KIND, "ConfigMap": object()})
     kd = yaml.safe_load(KUBE_DESCHEDULER.replace("{mode}", "Automatic"))
     cm = operator.config_map(kd, operator.render_policy(kd))
     docs: dict = {}  # a store that keeps ConfigMaps by namespace (as the kinds table does once it has the kind)

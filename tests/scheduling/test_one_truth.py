@@ -217,6 +217,14 @@ def clusters(draw) -> Generated:
         bare.append((ns, app))
         docs.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": app, "namespace": ns, "labels": {"app": app}},
                      "spec": draw(pod_spec(app, apps, zones, classes))})
+    if draw(st.integers(0, 2)) == 0:  # OpenShift's Kube Descheduler Operator, configured by its KubeDescheduler
+        docs.append({"apiVersion": "operator.openshift.io/v1", "kind": "KubeDescheduler",
+                     "metadata": {"name": "cluster", "namespace": "openshift-kube-descheduler-operator"},
+                     "spec": {"mode": draw(st.sampled_from(["Predictive", "Automatic"])),
+                              "deschedulingIntervalSeconds": draw(st.sampled_from([30, 120])),
+                              "profiles": draw(st.sampled_from([["TopologyAndDuplicates"], ["AffinityAndTaints"],
+                                                                ["SoftTopologyAndDuplicates", "AffinityAndTaints"],
+                                                                ["LifecycleAndUtilization"], ["CompactAndScale"]]))}})
     return Generated(docs, nodes, deployments, bare)
 
 

@@ -119,6 +119,8 @@ TABLE: tuple[Kind, ...] = (
     _k("MachineSet", ("machine.openshift.io/v1beta1",), "machinesets", (), True, _MACHINE_PRINTERS + "machine_sets"),
     _k("MachineHealthCheck", ("machine.openshift.io/v1beta1",), "machinehealthchecks", ("mhc",), True,
        _MACHINE_PRINTERS + "machine_health_checks"),
+    # The Kube Descheduler Operator's configuration (its CRD defines no printer columns: NAME AGE)
+    _k("KubeDescheduler", ("operator.openshift.io/v1",), "kubedeschedulers", (), True, None),
 )
 
 BY_KIND: dict[str, Kind] = {k.kind: k for k in TABLE}

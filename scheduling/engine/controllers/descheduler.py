@@ -24,9 +24,11 @@ reported instead of a landing.
 `{"policy": {...DeschedulerPolicy...}, "interval": seconds | null, "flags": {...}}`.
 With a policy it runs once when it first sees the cluster (after the scheduler's first
 pass: it comes after the scheduler in CONTROLLERS), once more for each run asked for
-(`runRequests`, a counter), and every `interval` seconds when one is set. Its own state:
-`lastRun` (simulated seconds), `runs`, `runRequests` (handled) and `lastReport` (the
-last run as JSON: report_doc).
+(`runRequests`, a counter), and every `interval` seconds when one is set. On OpenShift 4
+the configuration is instead the stored `KubeDescheduler` object (see `Descheduler`); a
+KubeDescheduler document in the setting is not read. Its own state: `lastRun` (simulated
+seconds), `runs`, `runRequests` (handled), `lastReport` (the last run as JSON: report_doc)
+and `spec` (the KubeDescheduler spec the operator last synced).
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from scheduling.engine import actions as A
-from scheduling.engine.api.kinds import BY_KIND
 from scheduling.engine.api.objects import DEFAULT_SCHEDULER, Node
 from scheduling.engine.controller import Context, rng_for
 from scheduling.engine.controllers.scheduling import build_state
@@ -274,9 +275,11 @@ class Preview:
 
 
 def preview(store: Store, now: float, policy: DeschedulerPolicy | Mapping[str, Any], flags: Flags = Flags(), *,
-            schedulers: Sequence[tuple[str, Policy]] | None = None, seed: int = 0, preemption: bool = True) -> Preview:
-    """The dry run: what a run would evict and where each pod would land. `store` is not changed."""
-    report = run_any(store, now, policy, dataclasses.replace(flags, dry_run=True))
+            schedulers: Sequence[tuple[str, Policy]] | None = None, seed: int = 0, preemption: bool = True,
+            scheduler_profile: str = kube_operator.DEFAULT_SCHEDULER_PROFILE) -> Preview:
+    """The dry run: what a run would evict and where each pod would land (a KubeDescheduler
+    rendered against the cluster Scheduler's `scheduler_profile`). `store` is not changed."""
+    report = run_any(store, now, policy, dataclasses.replace(flags, dry_run=True), scheduler_profile)
     schedulers = list(schedulers) if schedulers is not None else [(DEFAULT_SCHEDULER, default_policy())]
     rng = rng_for(seed, NAME, "preview", time_value(now))
     return Preview(report, landings(report, schedulers, rng, now, preemption))
@@ -316,73 +319,161 @@ def report_doc(report: RunReport, now: float, landings_: Sequence[Landing] = ())
 class Descheduler:
     """The descheduler Job: once when it first has a policy, again for each run asked
     for (config["runRequests"], a counter the Run button increments), and every
-    `interval` seconds when one is set. A dry run also works out where each pod would land."""
+    `interval` seconds when one is set. A dry run also works out where each pod would land.
+
+    On OpenShift 4 the Kube Descheduler Operator drives it instead: the `KubeDescheduler`
+    object `cluster` in `openshift-kube-descheduler-operator` (a stored kind, read from the
+    store) is synced when its spec changes (its ConfigMap rendered, its status condition
+    set, the namespace made when missing: OLM's install of the operator), and the
+    descheduler it deploys runs a cycle at once (its pod restarted) and then every
+    `deschedulingIntervalSeconds`. A KubeDescheduler elsewhere is ignored, as the operator
+    watches only its own."""
 
     name = NAME
-    watches: frozenset[str] = frozenset()  # runs on its own schedule, not on changes
+    watches: frozenset[str] = frozenset({kube_operator.KIND})  # otherwise it runs on its own schedule
 
     def reconcile(self, ctx: Context) -> A.Result:
         config = ctx.settings.get("descheduler") or {}
+        kd = ctx.store.get(kube_operator.KIND, kube_operator.NAMESPACE, kube_operator.NAME)
+        if kd is not None:
+            return self._operator(ctx, kd, config)
         result = A.Result()
-        if not config.get("policy"):
+        if "spec" in ctx.state:  # the KubeDescheduler is gone: a new one is synced (and run) at once
+            result.actions.append(A.SetControllerState(NAME, "spec", None))
+        doc = config.get("policy") or {}
+        if not doc or doc.get("kind") == kube_operator.KIND:  # the operator reads only the stored object
             return result
         interval = config.get("interval")
-        if ((config.get("policy") or {}).get("kind")) == kube_operator.KIND:
-            interval = kube_operator.interval_of(config["policy"])
-        last = ctx.state.get("lastRun")
         requests = int(config.get("runRequests") or 0)
-        handled = int(ctx.state.get("runRequests") or 0)
-        if last is not None and requests <= handled:
-            due = float(last) + float(interval) if interval else None
-            if due is None or ctx.now + 1e-9 < due:
-                result.due(due)
-                return result
+        if not self._due(ctx, result, interval, requests):
+            return result
         flags = Flags.from_doc(config.get("flags"))
-        doc = config["policy"] or {}
         name = str((doc.get("metadata") or {}).get("name") or DEFAULT_POLICY_NAME)
-        kind, namespace = "DeschedulerPolicy", ""
-        extra: dict = {}
         try:
-            if doc.get("kind") == kube_operator.KIND:  # OpenShift's operator: its ConfigMap, then the descheduler
-                kind, namespace, name = kube_operator.KIND, kube_operator.NAMESPACE, name if name != DEFAULT_POLICY_NAME else kube_operator.NAME
-                interval = kube_operator.interval_of(doc)
-                report, extra = self._operator_cycle(ctx, doc, flags.dry_run)
-                flags = dataclasses.replace(flags, dry_run=report.flags.dry_run)
-            elif v1alpha2.is_v1alpha2(doc):
+            if v1alpha2.is_v1alpha2(doc):
                 report = v1alpha2.run_cycle(ctx.store, ctx.now, doc, flags.dry_run)
             else:
                 report = run_descheduler(ctx.store, ctx.now, doc, flags)
-        except (DeschedulerPolicyError, kube_operator.OperatorError) as exc:
-            result.actions.append(A.RecordEvent(ctx.now, "Warning", "FailedDeschedulerRun", kind, namespace,
+        except DeschedulerPolicyError as exc:
+            result.actions.append(A.RecordEvent(ctx.now, "Warning", "FailedDeschedulerRun", "DeschedulerPolicy", "",
                                                 name, str(exc), SOURCE))
-            report_json: dict | None = {"policy": name, "at": time_value(ctx.now), "error": str(exc)}
+            report_json: dict = {"policy": name, "at": time_value(ctx.now), "error": str(exc)}
         else:
             result.actions.extend(report.actions)
-            found = []
-            if flags.dry_run:
-                schedulers = ctx.settings.get("schedulers") or [(DEFAULT_SCHEDULER, default_policy())]
-                rng = ctx.rng(NAME, "landings", time_value(ctx.now))
-                found = landings(report, schedulers, rng, ctx.now, bool(ctx.settings.get("preemption", True)))
-            report_json = {**report_doc(report, ctx.now, found), **extra}
-            if extra.get("configMap"):
-                result.actions.extend(self._apply_config_map(ctx, extra["configMap"]))
-            if isinstance(report, v1alpha2.RunReportV2):
-                report_json["utilization"] = report.utilization
+            report_json = self._report(ctx, report, flags.dry_run)
+        self._ran(ctx, result, report_json, requests, interval)
+        return result
+
+    @staticmethod
+    def _due(ctx: Context, result: A.Result, interval: float | None, requests: int) -> bool:
+        """Whether a run is due now: the first, one asked for, or the interval's; if not,
+        `result` asks to be woken when the interval's is."""
+        last = ctx.state.get("lastRun")
+        if last is None or requests > int(ctx.state.get("runRequests") or 0):
+            return True
+        due = float(last) + float(interval) if interval else None
+        if due is None or ctx.now + 1e-9 < due:
+            result.due(due)
+            return False
+        return True
+
+    @staticmethod
+    def _report(ctx: Context, report, dry_run: bool) -> dict:
+        found = []
+        if dry_run:
+            schedulers = ctx.settings.get("schedulers") or [(DEFAULT_SCHEDULER, default_policy())]
+            rng = ctx.rng(NAME, "landings", time_value(ctx.now))
+            found = landings(report, schedulers, rng, ctx.now, bool(ctx.settings.get("preemption", True)))
+        report_json = report_doc(report, ctx.now, found)
+        if isinstance(report, v1alpha2.RunReportV2):
+            report_json["utilization"] = report.utilization
+        return report_json
+
+    @staticmethod
+    def _ran(ctx: Context, result: A.Result, report_json: dict, requests: int, interval: float | None) -> None:
+        handled = int(ctx.state.get("runRequests") or 0)
         result.actions.append(A.SetControllerState(NAME, "lastRun", time_value(ctx.now)))
         result.actions.append(A.SetControllerState(NAME, "runs", int(ctx.state.get("runs") or 0) + 1))
         result.actions.append(A.SetControllerState(NAME, "runRequests", max(requests, handled)))
         result.actions.append(A.SetControllerState(NAME, "lastReport", report_json))
         if interval:
             result.due(ctx.now + float(interval))
+
+    # --- OpenShift's Kube Descheduler Operator ------------------------------------------------------------
+
+    def _operator(self, ctx: Context, kd: dict, config: Mapping[str, Any]) -> A.Result:
+        """The operator's sync when the KubeDescheduler's spec changed (or it has no status
+        yet), and the descheduler's cycle: at once after a change of spec (the operator rolls
+        its Deployment), on a run asked for, and every interval."""
+        result = A.Result()
+        spec = kd.get("spec") or {}
+        changed = ctx.state.get("spec") != spec
+        interval = kube_operator.interval_of(kd)
+        requests = int(config.get("runRequests") or 0)
+        meta = kd.get("metadata") or {}
+        if ctx.store.get("Namespace", "", kube_operator.NAMESPACE) is None:
+            result.actions.append(A.CreateObject({"apiVersion": "v1", "kind": "Namespace", "metadata": {
+                "name": kube_operator.NAMESPACE, "creationTimestamp": time_value(ctx.now)}}))
+        try:
+            kube_operator.check(kd)
+            if interval is None:
+                raise kube_operator.OperatorError(kube_operator.NO_INTERVAL)
+            namespaces = [(d.get("metadata") or {}).get("name") or "" for d in ctx.store.list("Namespace")]
+            policy = kube_operator.render_policy(kd, namespaces, ctx.settings.get("openshift_scheduler_profile")
+                                                 or kube_operator.DEFAULT_SCHEDULER_PROFILE)
+        except kube_operator.OperatorError as exc:
+            error: str | None = str(exc)
+        else:
+            error = None
+        if changed or not (kd.get("status") or {}).get("conditions"):
+            result.actions.extend(self._status(ctx, kd, error))
+        if changed:
+            result.actions.append(A.SetControllerState(NAME, "spec", spec))
+        elif not self._due(ctx, result, interval, requests) and error is None:
+            return result
+        if error is not None:
+            if changed or requests > int(ctx.state.get("runRequests") or 0):  # the operator's sync error, once per change
+                result.actions.append(A.RecordEvent(ctx.now, "Warning", "FailedDeschedulerRun", kube_operator.KIND,
+                                                    kube_operator.NAMESPACE, kube_operator.NAME, error, SOURCE))
+                report_json = {"policy": kube_operator.NAME, "at": time_value(ctx.now), "error": error}
+                self._ran(ctx, result, report_json, requests, None)
+            return result
+        config_map = kube_operator.config_map(kd, policy)
+        result.actions.extend(self._apply_config_map(ctx, config_map))
+        flags = Flags.from_doc(config.get("flags"))
+        mode = kube_operator.mode_of(kd)
+        dry_run = flags.dry_run or mode != kube_operator.AUTOMATIC
+        report = v1alpha2.run_cycle(ctx.store, ctx.now, policy, dry_run, event_kind=kube_operator.KIND,
+                                    event_namespace=meta.get("namespace") or kube_operator.NAMESPACE,
+                                    event_name=meta.get("name") or kube_operator.NAME)
+        result.actions.extend(report.actions)
+        report_json = {**self._report(ctx, report, dry_run), "mode": mode}
+        self._ran(ctx, result, report_json, requests, interval)
         return result
+
+    @staticmethod
+    def _status(ctx: Context, kd: dict, error: str | None) -> list:
+        """The operator's status update (library-go's UpdateConditionFn): the condition
+        TargetConfigControllerDegraded, False after a sync, True with the error as its
+        reason when it scaled the descheduler down; lastTransitionTime moves only when the
+        status does. Nothing when the condition already says so."""
+        status = dict(kd.get("status") or {})
+        conditions = [dict(c) for c in status.get("conditions") or []]
+        old = next((c for c in conditions if c.get("type") == kube_operator.DEGRADED), None)
+        new = {"type": kube_operator.DEGRADED, "status": "True" if error else "False"}
+        if error:
+            new["reason"] = error
+        if old is not None and {k: v for k, v in old.items() if k != "lastTransitionTime"} == new:
+            return []
+        new["lastTransitionTime"] = old.get("lastTransitionTime") if old is not None and old.get("status") == new["status"] \
+            else time_value(ctx.now)
+        conditions = [c for c in conditions if c.get("type") != kube_operator.DEGRADED] + [new]
+        return [A.ReplaceObject({**kd, "status": {**status, "conditions": conditions}})]
 
     @staticmethod
     def _apply_config_map(ctx: Context, config_map: dict) -> list:
         """The operator's ApplyConfigMap: create the ConfigMap, or replace it when its data
-        or owner changed (nothing when it is as rendered). Only where the store keeps
-        ConfigMaps (a kind of the kinds table); otherwise it lives in this controller's state."""
-        if "ConfigMap" not in BY_KIND:
-            return []
+        or owner changed (nothing when it is as rendered)."""
         meta = config_map["metadata"]
         existing = ctx.store.get("ConfigMap", meta["namespace"], meta["name"])
         if existing is None:
@@ -392,22 +483,3 @@ class Descheduler:
             return []
         return [A.ReplaceObject({**existing, "metadata": {**(existing.get("metadata") or {}), "ownerReferences": meta["ownerReferences"]},
                                  "data": config_map["data"]})]
-
-    @staticmethod
-    def _operator_cycle(ctx: Context, kd: dict, dry_run: bool = False):
-        """The Kube Descheduler Operator: render the KubeDescheduler into its ConfigMap's
-        policy.yaml (kept in this controller's state: `configMap`), then one cycle of the
-        descheduler with that policy (Predictive: a dry run). Without an interval the
-        operator runs no descheduler."""
-        kube_operator.check(kd)
-        if kube_operator.interval_of(kd) is None:
-            raise kube_operator.OperatorError(kube_operator.NO_INTERVAL)
-        namespaces = [(d.get("metadata") or {}).get("name") or "" for d in ctx.store.list("Namespace")]
-        policy = kube_operator.render_policy(kd, namespaces, ctx.settings.get("openshift_scheduler_profile") or "LowNodeUtilization")
-        config_map = kube_operator.config_map(kd, policy)
-        mode = kube_operator.mode_of(kd)
-        meta = kd.get("metadata") or {}
-        report = v1alpha2.run_cycle(ctx.store, ctx.now, policy, dry_run or mode != kube_operator.AUTOMATIC,
-                                    event_kind=kube_operator.KIND, event_namespace=meta.get("namespace") or kube_operator.NAMESPACE,
-                                    event_name=meta.get("name") or kube_operator.NAME)
-        return report, {"mode": mode, "configMap": config_map}

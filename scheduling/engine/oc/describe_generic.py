@@ -1,5 +1,5 @@
 """`oc describe` of the custom resources (ClusterVersion, ClusterOperator, MachineConfigPool,
-MachineConfig, Machine, MachineSet, MachineHealthCheck): kubectl's
+MachineConfig, Machine, MachineSet, MachineHealthCheck, KubeDescheduler): kubectl's
 genericDescriber (pkg/describe/describe.go), which has no describer of its own for them.
 
     Name:, Namespace:, Labels and Annotations (multiline), then printUnstructuredContent of
@@ -21,7 +21,7 @@ from .output import api_document
 SKIP = (".metadata.managedFields", ".metadata.name", ".metadata.namespace", ".metadata.labels", ".metadata.annotations")
 ACRONYMS = ("API", "URL", "UID", "GUID")
 GENERIC_KINDS = ("ClusterVersion", "ClusterOperator", "MachineConfigPool", "MachineConfig", "Machine", "MachineSet",
-                 "MachineHealthCheck")
+                 "MachineHealthCheck", "KubeDescheduler")
 
 
 def _class(ch: str) -> int:

@@ -2,7 +2,12 @@
 one click away), Preview (the dry run: what would be evicted, by which strategy and why,
 and where each pod would land; the nodes' utilisation against the thresholds as bars)
 and, for editors, Save and Run (the controller runs once per request, at the cluster's
-current time; the evictions reach the board like every other change)."""
+current time; the evictions reach the board like every other change).
+
+On OpenShift 4 the descheduler is the operator's: the page composes the `KubeDescheduler`
+object (a stored kind), previews its dry run and what applying it does (the cluster's loop
+on a copy, as every change is previewed), and Apply writes it as the console does, with
+`oc apply -f` (oc_cli.run_on_cluster). A KubeDescheduler in the editor is applied the same way."""
 
 from __future__ import annotations
 
@@ -13,7 +18,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 import yaml
 
-from scheduling.store import kube, services
+from scheduling.pages import previews
+from scheduling.store import kube, oc_cli, services
 from scheduling.engine.controllers.descheduler import (
     NAME,
     DeschedulerPolicyError,
@@ -111,8 +117,42 @@ def kube_descheduler_doc(data: dict) -> dict:
             "metadata": {"name": kube_operator.NAME, "namespace": kube_operator.NAMESPACE}, "spec": spec}
 
 
+APPLY_FILE = "kubedescheduler.yaml"  # the file `oc apply -f` reads the composed object from
+
+
+def stored_kube_descheduler(cluster: Cluster) -> dict | None:
+    """The operator's KubeDescheduler (`cluster` in its namespace) as stored, or None."""
+    try:
+        return services.get_object(cluster, kube_operator.KIND, kube_operator.NAME, kube_operator.NAMESPACE).document
+    except services.NotFound:
+        return None
+
+
+def apply_argv() -> list[str]:
+    return ["oc", "apply", "-f", APPLY_FILE]
+
+
+def apply_preview(cluster: Cluster, doc: dict) -> dict:
+    """What applying the KubeDescheduler does: `oc apply -f` previewed by the cluster's loop
+    on a copy (previews.summarised_command, as the console previews a change)."""
+    argv = apply_argv()
+    try:
+        return {"loop": previews.summarised_command(cluster, argv, {APPLY_FILE: [doc]}), "command": " ".join(argv)}
+    except previews.PreviewRefused as exc:
+        return {"refused": str(exc), "command": " ".join(argv)}
+
+
+def apply_kube_descheduler(request, cluster: Cluster, doc: dict) -> tuple[int, str]:
+    """`oc apply -f kubedescheduler.yaml` on the stored cluster as the web user: (exit
+    status, what oc printed)."""
+    out: list[str] = []
+    result = oc_cli.run_on_cluster(cluster, apply_argv(), lambda stream, text: out.append(text),
+                                   user=request.user, files={APPLY_FILE: [doc]}, wait=False)
+    return result.exit_code, "".join(out).strip()
+
+
 def _composer_initial(cluster: Cluster) -> dict:
-    doc = (cluster.descheduler or {}).get("policy") or {}
+    doc = stored_kube_descheduler(cluster) or {}
     if doc.get("kind") != kube_operator.KIND:
         return {"profiles": ["AffinityAndTaints", "LifecycleAndUtilization"], "mode": kube_operator.PREDICTIVE,
                 "descheduling_interval_seconds": kube_operator.DEFAULT_INTERVAL}
@@ -140,7 +180,7 @@ def runs_openshift4(cluster: Cluster) -> bool:
 def _initial(cluster: Cluster) -> dict:
     config = cluster.descheduler or {}
     flags = Flags.from_doc(config.get("flags"))
-    policy = config.get("policy")
+    policy = config.get("policy") or _editable(stored_kube_descheduler(cluster))
     return {
         "policy": yaml.safe_dump(policy, sort_keys=False, default_flow_style=False) if policy else SAMPLES[DEFAULT_SAMPLE],
         "interval": config.get("interval"),
@@ -150,8 +190,18 @@ def _initial(cluster: Cluster) -> dict:
     }
 
 
-def parse_policy(text: str) -> dict:
-    """The editor's YAML as a checked DeschedulerPolicy document; raises DeschedulerPolicyError."""
+def _editable(doc: dict | None) -> dict | None:
+    """The stored KubeDescheduler as the editor shows it: spec only (no status, no uid)."""
+    if doc is None:
+        return None
+    meta = doc.get("metadata") or {}
+    return {"apiVersion": doc.get("apiVersion"), "kind": doc.get("kind"),
+            "metadata": {"name": meta.get("name"), "namespace": meta.get("namespace")}, "spec": doc.get("spec") or {}}
+
+
+def parse_policy(text: str, scheduler_profile: str = kube_operator.DEFAULT_SCHEDULER_PROFILE) -> dict:
+    """The editor's YAML as a checked DeschedulerPolicy document (a KubeDescheduler rendered
+    against the cluster Scheduler's profile); raises DeschedulerPolicyError."""
     try:
         doc = kube.parse_value(text or "", source="", what="the DeschedulerPolicy")  # the one YAML error message
     except kube.DocumentError as exc:
@@ -159,7 +209,7 @@ def parse_policy(text: str) -> dict:
     if doc.get("kind") == kube_operator.KIND:  # OpenShift 4: the operator's object, rendered as the operator does
         try:
             kube_operator.check(doc)
-            kube_operator.render_policy(doc)
+            kube_operator.render_policy(doc, (), scheduler_profile)
         except kube_operator.OperatorError as exc:
             raise DeschedulerPolicyError(str(exc)) from None
     elif is_v1alpha2(doc):
@@ -203,17 +253,21 @@ def _bars(usage, thresholds, targets) -> list[dict]:
     return rows
 
 
+def _scheduler_profile(cluster: Cluster) -> str:
+    return kube_operator.scheduler_profile([cluster.policy, *(cluster.scheduler_policies or {}).values()])
+
+
 def _preview_v1alpha2(cluster: Cluster, doc: dict, flags: Flags) -> dict:
     """The dry run of a KubeDescheduler or v1alpha2 policy: evictions by plugin and rule, and
     where the cluster's own scheduler (3.11 Policy or OpenShift 4 framework) would put them."""
     store = Store(cluster_documents(cluster))
     result = preview(store, cluster.now, doc, flags, schedulers=cluster_schedulers(cluster), seed=cluster.seed,
-                     preemption=cluster.preemption_enabled)
+                     preemption=cluster.preemption_enabled, scheduler_profile=_scheduler_profile(cluster))
     out = result.to_doc()
     if doc.get("kind") == kube_operator.KIND:
         try:
             namespaces = [(d.get("metadata") or {}).get("name") or "" for d in store.list("Namespace")]
-            out["policyYaml"] = kube_operator.policy_yaml(kube_operator.render_policy(doc, namespaces))
+            out["policyYaml"] = kube_operator.policy_yaml(kube_operator.render_policy(doc, namespaces, _scheduler_profile(cluster)))
         except kube_operator.OperatorError as exc:
             out["policyYaml"] = str(exc)
     report = result.report
@@ -253,18 +307,62 @@ def page_context(request, cluster: Cluster, form: DeschedulerForm | None = None,
         "composer": composer or KubeDeschedulerForm(initial=_composer_initial(cluster)),
         "openshift4": runs_openshift4(cluster),
         "samples": list(SAMPLES),
-        "configured": bool((cluster.descheduler or {}).get("policy")),
+        "configured": bool((cluster.descheduler or {}).get("policy")) or stored_kube_descheduler(cluster) is not None,
         "last_report": state.get("lastReport"),
         "strategy_names": STRATEGY_NAMES,
+        "openshift4_profiles": OPENSHIFT4_PROFILES,
         "critical_annotation": CRITICAL_POD_ANNOTATION,
         "system_namespace": NAMESPACE_SYSTEM,
         **extra,
     }
 
 
+def _operator_notice(doc: dict) -> str:
+    interval = kube_operator.interval_of(doc)
+    if interval is None:
+        return f"the operator runs no descheduler: {kube_operator.NO_INTERVAL}"
+    return (f"the operator's policy runs now and every {interval:g} s"
+            + (" and evicts" if kube_operator.mode_of(doc) == kube_operator.AUTOMATIC else ", Predictive: it evicts nothing"))
+
+
 def _render(request, cluster: Cluster, **ctx) -> HttpResponse:
     template = "scheduling/descheduler.html#descheduler-main" if request.htmx else "scheduling/descheduler.html"
     return render(request, template, page_context(request, cluster, **ctx))
+
+
+def _compose(request, cluster: Cluster) -> HttpResponse:
+    """The KubeDescheduler the OpenShift 4 section's fields describe: into the editor, its dry
+    run, and (for editors) what applying it does, with the Apply form."""
+    composer = KubeDeschedulerForm(request.POST)
+    if not composer.is_valid():
+        return _render(request, cluster, composer=composer, error="; ".join(f"{k}: {' '.join(v)}" for k, v in composer.errors.items()))
+    doc = kube_descheduler_doc(composer.cleaned_data)
+    data = request.POST.copy()
+    data["policy"] = yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
+    form = DeschedulerForm(data)
+    form.is_valid()
+    try:
+        parse_policy(data["policy"], _scheduler_profile(cluster))
+    except DeschedulerPolicyError as exc:
+        return _render(request, cluster, form=form, composer=composer, error=str(exc))
+    return _render(request, cluster, form=form, composer=composer, preview=_preview(cluster, doc, _flags(form)),
+                   apply=apply_preview(cluster, doc) if can_edit(request.user) else None, apply_document=data["policy"],
+                   notice="the KubeDescheduler is in the editor: apply it, or edit it there")
+
+
+def _apply(request, cluster: Cluster, doc: dict, form: DeschedulerForm | None = None, run: bool = False) -> HttpResponse:
+    """`oc apply -f` of the KubeDescheduler (the section's Apply, or the editor's Save/Run: Run
+    also asks for a cycle now); the notice is what oc printed and what the operator will do."""
+    code, printed = apply_kube_descheduler(request, cluster, doc)
+    if code != 0:
+        return _render(request, cluster, form=form, error=printed)
+    if run:
+        services.request_descheduler_run(cluster)
+    cluster.refresh_from_db()
+    notice = _operator_notice(doc)
+    if run and kube_operator.interval_of(doc) is not None:
+        notice = f"run requested: the descheduler runs at the cluster's current time, then every {kube_operator.interval_of(doc):g} s"
+    return _render(request, cluster, form=form, notice=f"{printed}: {notice}")
 
 
 @require_GET
@@ -276,7 +374,7 @@ def descheduler_page(request, pk: int):
 @require_POST
 def descheduler_action(request, pk: int):
     action = request.POST.get("action", "validate")
-    cluster = get_cluster_for_user(request, pk, write=action in ("save", "run", "remove"))
+    cluster = get_cluster_for_user(request, pk, write=action in ("save", "run", "remove", "apply"))
     if action.startswith("sample:"):
         name = action.split(":", 1)[1]
         if name not in SAMPLES:
@@ -287,22 +385,17 @@ def descheduler_action(request, pk: int):
         form.is_valid()
         return _render(request, cluster, form=form, notice=f'sample "{name}" loaded into the editor: preview it, save it or run it')
     if action == "compose":  # the KubeDescheduler of the OpenShift 4 section: into the editor, then previewed
-        composer = KubeDeschedulerForm(request.POST)
-        if not composer.is_valid():
-            return _render(request, cluster, composer=composer,
-                           error="; ".join(f"{k}: {' '.join(v)}" for k, v in composer.errors.items()))
-        doc = kube_descheduler_doc(composer.cleaned_data)
-        data = request.POST.copy()
-        data["policy"] = yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
-        form = DeschedulerForm(data)
-        form.is_valid()
+        return _compose(request, cluster)
+    if action == "apply":  # the previewed KubeDescheduler, written as `oc apply -f` writes it
         try:
-            parse_policy(data["policy"])
-        except DeschedulerPolicyError as exc:
-            return _render(request, cluster, form=form, composer=composer, error=str(exc))
-        return _render(request, cluster, form=form, composer=composer, preview=_preview(cluster, doc, _flags(form)),
-                       notice="the KubeDescheduler is in the editor: save it or run it")
+            doc = kube.parse_value(request.POST.get("document") or "", source="", what="the KubeDescheduler")
+        except kube.DocumentError as exc:
+            return _render(request, cluster, error=str(exc))
+        return _apply(request, cluster, doc)
     if action == "remove":
+        if stored_kube_descheduler(cluster) is not None and not (cluster.descheduler or {}).get("policy"):
+            services.delete_object(cluster, kube_operator.KIND, kube_operator.NAME, kube_operator.NAMESPACE)
+            return _render(request, cluster, notice=f"kubedescheduler.operator.openshift.io/{kube_operator.NAME} deleted")
         services.set_descheduler(cluster, None, None, {})
         return _render(request, cluster, form=DeschedulerForm(initial=_initial(cluster)), notice="the descheduler is removed")
     form = DeschedulerForm(request.POST)
@@ -310,7 +403,7 @@ def descheduler_action(request, pk: int):
         return _render(request, cluster, form=form, error="; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
     flags = _flags(form)
     try:
-        doc = parse_policy(form.cleaned_data.get("policy") or "")
+        doc = parse_policy(form.cleaned_data.get("policy") or "", _scheduler_profile(cluster))
         check_flags(flags)
     except DeschedulerPolicyError as exc:
         return _render(request, cluster, form=form, error=str(exc))
@@ -318,21 +411,12 @@ def descheduler_action(request, pk: int):
         return _render(request, cluster, form=form, notice="the DeschedulerPolicy is valid")
     if action == "preview":
         return _render(request, cluster, form=form, preview=_preview(cluster, doc, flags))
+    if action in ("save", "run") and doc.get("kind") == kube_operator.KIND:  # the operator's object: applied
+        return _apply(request, cluster, doc, form, run=action == "run")
     if action in ("save", "run"):
         services.set_descheduler(cluster, doc, form.cleaned_data.get("interval"), flags.to_doc(), run=action == "run")
         cluster.refresh_from_db()
-        if doc.get("kind") == kube_operator.KIND:
-            interval = kube_operator.interval_of(doc)
-            if interval is None:
-                notice = f"KubeDescheduler saved, but the operator runs no descheduler: {kube_operator.NO_INTERVAL}"
-            else:
-                every = f"every {interval:g} s"
-                notice = (f"KubeDescheduler saved: the operator's policy runs {every}"
-                          + (" and evicts" if kube_operator.mode_of(doc) == kube_operator.AUTOMATIC else ", Predictive: it evicts nothing"))
-                if action == "run":
-                    notice = "run requested: the descheduler runs at the cluster's current time, then " + every
-        else:
-            notice = ("run requested: the descheduler runs at the cluster's current time; the evictions appear on the board"
-                      if action == "run" else "descheduler saved" + ("" if (cluster.descheduler or {}).get("interval") else ": it runs once"))
+        notice = ("run requested: the descheduler runs at the cluster's current time; the evictions appear on the board"
+                  if action == "run" else "descheduler saved" + ("" if (cluster.descheduler or {}).get("interval") else ": it runs once"))
         return _render(request, cluster, form=form, notice=notice)
     return HttpResponse("unknown action", status=400)

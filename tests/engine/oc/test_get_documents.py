@@ -29,6 +29,9 @@ EXAMPLES["MachineHealthCheck"] = {"apiVersion": "machine.openshift.io/v1beta1", 
     "name": "mhc", "namespace": "openshift-machine-api", "creationTimestamp": 0}, "spec": {}}
 EXAMPLES["ConfigMap"] = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
     "name": "admin-acks", "namespace": "openshift-config", "creationTimestamp": 0}, "data": {"ack-4.18-kube-1.32-api-removals-in-4.19": "true"}}
+EXAMPLES["KubeDescheduler"] = {"apiVersion": "operator.openshift.io/v1", "kind": "KubeDescheduler", "metadata": {
+    "name": "cluster", "namespace": "openshift-kube-descheduler-operator", "creationTimestamp": 0},
+    "spec": {"mode": "Predictive", "profiles": ["AffinityAndTaints"], "deschedulingIntervalSeconds": 3600}}
 STORE_DOCS = [EXAMPLES[kind] for kind in PRINTERS]
 
 

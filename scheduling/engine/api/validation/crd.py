@@ -11,7 +11,9 @@ and fields the schema does not list are kept as they are (the engine does not re
 
 from __future__ import annotations
 
-from scheduling.engine.api.validation.field import Errors, invalid
+from typing import Any, Callable, Mapping
+
+from scheduling.engine.api.validation.field import Errors, FieldError, invalid, not_supported, required_value
 
 # A schema node: "string" | "integer" | "boolean" | "int-or-string" | "object" (any object)
 # | "time" (a date-time string, or clusterui's seconds on the simulated clock)
@@ -120,6 +122,80 @@ SCHEMAS.update({
 })
 
 
+# The Kube Descheduler Operator's KubeDescheduler (operator.openshift.io/v1; openshift/cluster-kube-
+# descheduler-operator, manifests/kube-descheduler-operator.crd.yaml): its schema's types, then
+# its enums, minimum, maxItems and x-kubernetes-validations (kube_descheduler_rules).
+SCHEMAS["KubeDescheduler"] = {
+    "spec": ("object", {
+        "deschedulingIntervalSeconds": "integer", "mode": "string", "profiles": ("array", "string"),
+        "managementState": "string", "logLevel": "string", "operatorLogLevel": "string",
+        "evictionLimits": ("object", {"total": "integer", "node": "integer"}),
+        "profileCustomizations": ("object", {
+            "podLifetime": "string", "thresholdPriority": "integer", "thresholdPriorityClassName": "string",
+            "namespaces": ("object", {"included": ("array", "string"), "excluded": ("array", "string")}),
+            "devLowNodeUtilizationThresholds": "string", "devHighNodeUtilizationThresholds": "string",
+            "devEnableEvictionsInBackground": "boolean", "devEnableSoftTainter": "boolean",
+            "devDeviationThresholds": "string", "devActualUtilizationProfile": "string",
+        }),
+    }),
+    "status": ("object", {"conditions": _CONDITIONS, "observedGeneration": "integer", "readyReplicas": "integer",
+                          "generations": ("array", "object")}),
+}
+KUBE_DESCHEDULER_NAME = "cluster"
+KUBE_DESCHEDULER_MODES = ("Automatic", "Predictive")
+KUBE_DESCHEDULER_PROFILES = (
+    "AffinityAndTaints", "TopologyAndDuplicates", "LifecycleAndUtilization", "DevPreviewLongLifecycle", "LongLifecycle",
+    "SoftTopologyAndDuplicates", "EvictPodsWithLocalStorage", "EvictPodsWithPVC", "CompactAndScale",
+    "DevKubeVirtRelieveAndMigrate", "KubeVirtRelieveAndMigrate")
+# the x-kubernetes-validations on spec.profiles: (a, b) may not be declared together
+KUBE_DESCHEDULER_EXCLUSIVE = (
+    ("DevPreviewLongLifecycle", "LifecycleAndUtilization"), ("LongLifecycle", "LifecycleAndUtilization"),
+    ("DevPreviewLongLifecycle", "DevKubeVirtRelieveAndMigrate"), ("LongLifecycle", "DevKubeVirtRelieveAndMigrate"),
+    ("LifecycleAndUtilization", "DevKubeVirtRelieveAndMigrate"), ("KubeVirtRelieveAndMigrate", "DevKubeVirtRelieveAndMigrate"),
+    ("DevPreviewLongLifecycle", "KubeVirtRelieveAndMigrate"), ("LongLifecycle", "KubeVirtRelieveAndMigrate"),
+    ("LifecycleAndUtilization", "KubeVirtRelieveAndMigrate"), ("SoftTopologyAndDuplicates", "TopologyAndDuplicates"),
+    ("CompactAndScale", "LifecycleAndUtilization"), ("CompactAndScale", "LongLifecycle"),
+    ("CompactAndScale", "DevPreviewLongLifecycle"), ("CompactAndScale", "DevKubeVirtRelieveAndMigrate"),
+    ("CompactAndScale", "KubeVirtRelieveAndMigrate"), ("CompactAndScale", "TopologyAndDuplicates"))
+
+
+def kube_descheduler_rules(doc: Mapping[str, Any], errs: Errors) -> None:
+    """The KubeDescheduler CRD's checks beyond types, worded as the API server words them:
+    the singleton rule (`.metadata.name` must be `cluster`), `spec` required, the enums of
+    `spec.mode` and `spec.profiles`, `deschedulingIntervalSeconds` >= 1, at most 11
+    profiles, no duplicates, and the pairs of profiles that may not be declared together."""
+    if (doc.get("metadata") or {}).get("name") != KUBE_DESCHEDULER_NAME:
+        errs.append(invalid("metadata", "object", "kubedescheduler is a singleton, .metadata.name must be 'cluster'"))
+    spec = doc.get("spec")
+    if not isinstance(spec, Mapping):
+        errs.append(required_value("spec"))
+        return
+    mode = spec.get("mode")
+    if isinstance(mode, str) and mode not in KUBE_DESCHEDULER_MODES:
+        errs.append(not_supported("spec.mode", mode, KUBE_DESCHEDULER_MODES))
+    interval = spec.get("deschedulingIntervalSeconds")
+    if isinstance(interval, int) and not isinstance(interval, bool) and interval < 1:
+        errs.append(invalid("spec.deschedulingIntervalSeconds", interval,
+                            "spec.deschedulingIntervalSeconds in body should be greater than or equal to 1"))
+    profiles = spec.get("profiles") or []
+    if not isinstance(profiles, list):
+        return
+    for i, p in enumerate(profiles):
+        if p not in KUBE_DESCHEDULER_PROFILES:
+            errs.append(not_supported(f"spec.profiles[{i}]", p, KUBE_DESCHEDULER_PROFILES))
+    if len(profiles) > 11:
+        errs.append(FieldError("Too many", "spec.profiles", len(profiles), "must have at most 11 items"))
+    if len(set(map(str, profiles))) != len(profiles):
+        errs.append(invalid("spec.profiles", "array", "duplicate profiles are not allowed"))
+    for a, b in KUBE_DESCHEDULER_EXCLUSIVE:
+        if a in profiles and b in profiles:
+            errs.append(invalid("spec.profiles", "array", f"cannot declare {a} and {b} profiles simultaneously"))
+
+
+# kind -> the CRD's rules beyond its schema's types (enums, minimums, x-kubernetes-validations)
+RULES: dict[str, Callable[[Mapping[str, Any], Errors], None]] = {"KubeDescheduler": kube_descheduler_rules}
+
+
 def _json_type(value: object) -> str:
     if value is None:
         return "null"
@@ -174,4 +250,7 @@ def check_custom_resource(doc: dict, errs: Errors) -> dict:
                 del out[key]
             else:
                 out[key] = _walk(doc[key], node, key, errs)
+    rules = RULES.get(doc.get("kind"))
+    if rules is not None:
+        rules(out, errs)
     return out

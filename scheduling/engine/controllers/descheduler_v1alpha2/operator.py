@@ -35,13 +35,14 @@ from typing import Any, Iterable, Mapping
 
 import yaml
 
+from scheduling.engine.api.validation import crd
+
 API_VERSION = "operator.openshift.io/v1"
 KIND = "KubeDescheduler"
-NAME = "cluster"
+NAME = crd.KUBE_DESCHEDULER_NAME
 NAMESPACE = "openshift-kube-descheduler-operator"
 DEFAULT_INTERVAL = 3600  # what the page proposes (the CRD has no default)
-PREDICTIVE = "Predictive"
-AUTOMATIC = "Automatic"
+AUTOMATIC, PREDICTIVE = crd.KUBE_DESCHEDULER_MODES
 
 PROFILES = ("AffinityAndTaints", "TopologyAndDuplicates", "SoftTopologyAndDuplicates", "LifecycleAndUtilization",
             "EvictPodsWithLocalStorage", "EvictPodsWithPVC", "DevPreviewLongLifecycle", "LongLifecycle",
@@ -54,54 +55,13 @@ class OperatorError(ValueError):
     """What the operator reports instead of rendering (its sync error)."""
 
 
-CRD_PROFILES = ("AffinityAndTaints", "TopologyAndDuplicates", "LifecycleAndUtilization", "DevPreviewLongLifecycle", "LongLifecycle",
-                "SoftTopologyAndDuplicates", "EvictPodsWithLocalStorage", "EvictPodsWithPVC", "CompactAndScale",
-                "DevKubeVirtRelieveAndMigrate", "KubeVirtRelieveAndMigrate")
-# the CRD's x-kubernetes-validations on spec.profiles: (a, b) may not be declared together
-EXCLUSIVE = (("DevPreviewLongLifecycle", "LifecycleAndUtilization"), ("LongLifecycle", "LifecycleAndUtilization"),
-             ("DevPreviewLongLifecycle", "DevKubeVirtRelieveAndMigrate"), ("LongLifecycle", "DevKubeVirtRelieveAndMigrate"),
-             ("LifecycleAndUtilization", "DevKubeVirtRelieveAndMigrate"), ("KubeVirtRelieveAndMigrate", "DevKubeVirtRelieveAndMigrate"),
-             ("DevPreviewLongLifecycle", "KubeVirtRelieveAndMigrate"), ("LongLifecycle", "KubeVirtRelieveAndMigrate"),
-             ("LifecycleAndUtilization", "KubeVirtRelieveAndMigrate"), ("SoftTopologyAndDuplicates", "TopologyAndDuplicates"),
-             ("CompactAndScale", "LifecycleAndUtilization"), ("CompactAndScale", "LongLifecycle"),
-             ("CompactAndScale", "DevPreviewLongLifecycle"), ("CompactAndScale", "DevKubeVirtRelieveAndMigrate"),
-             ("CompactAndScale", "KubeVirtRelieveAndMigrate"), ("CompactAndScale", "TopologyAndDuplicates"))
-
-
-def _quote_all(values) -> str:
-    return ", ".join(f'"{v}"' for v in values)
-
-
 def validate(kd: Mapping[str, Any]) -> list[str]:
-    """The CRD schema's checks (kube-descheduler-operator.crd.yaml), as the API server words
-    them (field path: message); empty when the object is valid."""
-    errs = []
-    name = (kd.get("metadata") or {}).get("name")
-    if name != NAME:
-        errs.append("metadata: Invalid value: \"object\": kubedescheduler is a singleton, .metadata.name must be 'cluster'")
-    spec = kd.get("spec")
-    if not isinstance(spec, Mapping):
-        return errs + ['spec: Required value']
-    mode = spec.get("mode")
-    if mode is not None and mode not in (AUTOMATIC, PREDICTIVE):
-        errs.append(f'spec.mode: Unsupported value: "{mode}": supported values: "Automatic", "Predictive"')
-    interval = spec.get("deschedulingIntervalSeconds")
-    if interval is not None and (isinstance(interval, bool) or not isinstance(interval, int) or interval < 1):
-        errs.append(f"spec.deschedulingIntervalSeconds: Invalid value: {interval}: spec.deschedulingIntervalSeconds in body should be greater than or equal to 1")
-    profiles = spec.get("profiles") or []
-    if not isinstance(profiles, list):
-        return errs + [f'spec.profiles: Invalid value: "{type(profiles).__name__}": spec.profiles in body must be of type array']
-    for i, p in enumerate(profiles):
-        if p not in CRD_PROFILES:
-            errs.append(f'spec.profiles[{i}]: Unsupported value: "{p}": supported values: {_quote_all(CRD_PROFILES)}')
-    if len(profiles) > 11:
-        errs.append(f"spec.profiles: Too many: {len(profiles)}: must have at most 11 items")
-    if len(set(profiles)) != len(profiles):
-        errs.append('spec.profiles: Invalid value: "array": duplicate profiles are not allowed')
-    for a, b in EXCLUSIVE:
-        if a in profiles and b in profiles:
-            errs.append(f'spec.profiles: Invalid value: "array": cannot declare {a} and {b} profiles simultaneously')
-    return errs
+    """The CRD schema's checks (engine.api.validation.crd: its types, then
+    kube_descheduler_rules), as the API server words them (field path: message); empty when
+    the object is valid."""
+    errs: list = []
+    crd.check_custom_resource({**kd, "kind": KIND}, errs)
+    return [str(e) for e in errs]
 
 
 def check(kd: Mapping[str, Any]) -> None:
@@ -256,6 +216,18 @@ def _compact_and_scale(custom, inc, exc, ignore_pvc, local) -> dict:
             "plugins": _plugins(balance=["HighNodeUtilization"])}
 
 
+DEFAULT_SCHEDULER_PROFILE = "LowNodeUtilization"  # the cluster Scheduler's spec.profile when none is set
+
+
+def scheduler_profile(configs: Iterable[Mapping[str, Any] | None]) -> str:
+    """The profile of the cluster's OpenShift `Scheduler` (config.openshift.io/v1) among the
+    scheduler configuration documents, which the operator checks its profiles against."""
+    for doc in configs:
+        if isinstance(doc, Mapping) and doc.get("kind") == "Scheduler":
+            return ((doc.get("spec") or {}).get("profile")) or DEFAULT_SCHEDULER_PROFILE
+    return DEFAULT_SCHEDULER_PROFILE
+
+
 def render_policy(kd: Mapping[str, Any], namespaces: Iterable[str] = (), scheduler_profile: str = "LowNodeUtilization") -> dict:
     """manageConfigMap's policy for the KubeDescheduler document `kd`; raises OperatorError."""
     spec = kd.get("spec") or {}
@@ -353,6 +325,8 @@ def mode_of(kd: Mapping[str, Any]) -> str:
     return ((kd.get("spec") or {}).get("mode")) or PREDICTIVE
 
 
+# the status condition the operator's target config reconciler sets
+DEGRADED = "TargetConfigControllerDegraded"
 NO_INTERVAL = "descheduler should have an interval set and it should be greater than 0"
 
 
