@@ -48,12 +48,19 @@ def _nodes(cache: SchedulerCache, nodes) -> list:
 
 def _form(plugin, name: str):
     """The plugin's own fast form `name`, else the one engine.framework.vector has for it
-    (both called with the same arguments, the plugin first)."""
+    (both called with the same arguments, the plugin first); looked up once per plugin."""
+    forms = plugin.__dict__.get("fast_forms")
+    if forms is None:
+        forms = plugin.__dict__["fast_forms"] = {}
+    if name in forms:
+        return forms[name]
     own = getattr(plugin, name, None)
     if own is not None:
-        return lambda _plugin, *args: own(*args)
-    forms = vector.FORMS.get(plugin.name)
-    return getattr(forms, name, None) if forms is not None else None
+        form = forms[name] = lambda _plugin, *args: own(*args)
+        return form
+    known = vector.FORMS.get(plugin.name)
+    form = forms[name] = getattr(known, name, None) if known is not None else None
+    return form
 
 
 def plugin_mask(plugin, cs: CycleState, pod: Pod, cache: SchedulerCache) -> np.ndarray | None:

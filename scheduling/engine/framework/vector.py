@@ -148,7 +148,10 @@ def extras(framework, cache: SchedulerCache) -> np.ndarray:
     if known is None:
         known = framework.extra_nodes = {i for i, info in enumerate(cache.infos)
                                          if any(p.init_containers or p.overhead for p in info.pods)}
-    return np.fromiter(known, dtype=np.int64, count=len(known))
+    array = getattr(framework, "extra_nodes_array", None)
+    if array is None or len(array) != len(known):  # the set only grows
+        array = framework.extra_nodes_array = np.fromiter(known, dtype=np.int64, count=len(known))
+    return array
 
 
 def _fit_mask(plugin, cs, pod: Pod, cache: SchedulerCache):
