@@ -156,7 +156,7 @@ def object_uid(doc: dict) -> str:
     meta = doc.setdefault("metadata", {})
     if not meta.get("uid"):
         identity = "/".join(str(part) for part in (doc.get("kind"), meta.get("namespace") or "", meta.get("name") or "",
-                                                   meta.get("creationTimestamp") or ""))
+                                                   meta.get("creationTimestamp", "")))
         meta["uid"] = str(uuid.uuid5(uuid.NAMESPACE_URL, "clusterui.io/" + identity))
     return meta["uid"]
 

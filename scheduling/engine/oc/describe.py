@@ -401,6 +401,8 @@ DESCRIBERS = {
     "Namespace": "scheduling.engine.oc.describe_kinds:describe_namespace",
     "Deployment": "scheduling.engine.oc.describe_kinds:describe_deployment",
     "PriorityClass": "scheduling.engine.oc.describe_kinds:describe_priority_class",
+    "Job": "scheduling.engine.oc.describe_kinds:describe_job",
+    "CronJob": "scheduling.engine.oc.describe_kinds:describe_cron_job",
 }
 
 
