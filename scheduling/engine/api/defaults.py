@@ -211,11 +211,11 @@ def _default_batch(doc: dict) -> None:
     _default_job_spec(spec)
     template = spec.setdefault("template", {})
     _default_pod_spec(template.setdefault("spec", {}))
+    if not spec.get("manualSelector"):
+        _generate_selector(doc)
+    # SetDefaults_Job runs on every read from storage too: a Job without labels shows its
+    # template's, the generated ones included
     meta = doc["metadata"]
     labels = (template.get("metadata") or {}).get("labels")
     if labels and not meta.get("labels"):
-        meta["labels"] = labels  # sic: the same map (Go), so the generated labels show on the Job too
-    if not spec.get("manualSelector"):
-        _generate_selector(doc)
-    if meta.get("labels") is labels and labels is not None:
         meta["labels"] = dict(labels)

@@ -84,7 +84,7 @@ def is_finished(job: Mapping[str, Any]) -> bool:
 def finished_at(job: Mapping[str, Any]) -> float | None:
     """When the Job finished (completionTime, or its Failed condition's transition)."""
     status = job.get("status") or {}
-    if status.get("completionTime"):
+    if status.get("completionTime") is not None:
         return sim_time(status["completionTime"])
     failed = condition(job, "Failed")
     return sim_time(failed.get("lastTransitionTime")) if failed is not None else None
@@ -178,7 +178,7 @@ def sync_job(ctx: WorkloadContext, job: Mapping[str, Any], counted: Mapping[str,
             conditions = _with_condition(conditions, "Suspended", "False", "JobResumed", "Job resumed", now)
             actions.append(_event(now, job, "Normal", "Resumed", "Job resumed"))
             fields["startTime"] = time_value(now)
-        elif not status.get("startTime"):
+        elif status.get("startTime") is None:
             fields["startTime"] = time_value(now)
     start = sim_time(fields.get("startTime") or status.get("startTime"))
     finished: tuple[str, str, str] | None = None  # (target condition, final condition, (reason, message))

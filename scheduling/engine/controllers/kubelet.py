@@ -110,7 +110,7 @@ def run_started(pod: Mapping[str, Any]) -> float | None:
     status = pod.get("status") or {}
     for c in status.get("containerStatuses") or ():
         started = ((c.get("state") or {}).get("running") or {}).get("startedAt")
-        if started:
+        if started is not None:
             return sim_time(started)
     return sim_time(status.get("startTime"))
 
