@@ -29,6 +29,12 @@ EXAMPLES["MachineHealthCheck"] = {"apiVersion": "machine.openshift.io/v1beta1", 
     "name": "mhc", "namespace": "openshift-machine-api", "creationTimestamp": 0}, "spec": {}}
 EXAMPLES["ConfigMap"] = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
     "name": "admin-acks", "namespace": "openshift-config", "creationTimestamp": 0}, "data": {"ack-4.18-kube-1.32-api-removals-in-4.19": "true"}}
+EXAMPLES["Job"] = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi", "namespace": "default", "creationTimestamp": 0},
+                   "spec": {"completions": 1, "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "pi", "image": "perl"}]}}},
+                   "status": {"succeeded": 1, "startTime": 0, "completionTime": 60}}
+EXAMPLES["CronJob"] = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "hello", "namespace": "default",
+                                                                              "creationTimestamp": 0},
+                       "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {}}}, "status": {"lastScheduleTime": 300}}
 STORE_DOCS = [EXAMPLES[kind] for kind in PRINTERS]
 
 

@@ -1,0 +1,105 @@
+"""Jobs and CronJobs on a stored cluster: the reconcile on the simulated clock ends where
+`simulate` ends with the same file (one truth: the same Jobs, pods, phases and events), `oc`
+on the stored cluster prints them, and a Job's pod page names its Job and CronJob."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from scheduling.engine.simulate import simulate
+from scheduling.models import Cluster, Event, Job
+from scheduling.models import Pod as StoredPod
+from scheduling.store import clock, kube, oc_cli, reconcile, services
+
+pytestmark = pytest.mark.django_db
+
+CLUSTER = """
+apiVersion: v1
+kind: Node
+metadata: {name: node1, labels: {kubernetes.io/hostname: node1}}
+status: {capacity: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: pi, namespace: default}
+spec:
+  completions: 3
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: pi, image: perl, command: [sh, -c, "sleep 40"]}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: bad, namespace: default}
+spec:
+  backoffLimit: 1
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: bad, image: busybox, command: [sh, -c, "sleep 5; exit 1"]}]
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: hello, namespace: default}
+spec:
+  schedule: "*/2 * * * *"
+  successfulJobsHistoryLimit: 2
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: hello, image: busybox, command: [sh, -c, "sleep 30"]}]
+"""
+UNTIL = 610
+
+
+def _advance(cluster: Cluster, steps: list[float]) -> None:
+    reconcile.reconcile(cluster.pk)
+    for step in steps:
+        clock.step(Cluster.objects.get(pk=cluster.pk), step)
+        reconcile.reconcile(cluster.pk)
+
+
+def _oc(cluster: Cluster, command: str) -> str:
+    out: list[str] = []
+    oc_cli.run_on_cluster(cluster, command.split(), lambda stream, text: out.append(text) if stream == "stdout" else None)
+    return "".join(out)
+
+
+def test_a_stored_cluster_runs_jobs_and_cronjobs_as_simulate_does(viewer_client):
+    cluster = services.create_cluster("batch", seed=5)
+    services.import_documents(cluster, CLUSTER)
+    _advance(cluster, [45.5, 100, 64.5, 200, 200])  # to 610 s, in uneven steps
+    assert Cluster.objects.get(pk=cluster.pk).reconciled_to == UNTIL
+
+    result = simulate(kube.load_documents(CLUSTER), seed=5, until=UNTIL, explain="none")
+    simulated_pods = {(p["pod"], p["phase"]) for p in result["pods"] if p["phase"] != "Deleted"}
+    stored_pods = {(f"{p.namespace}/{p.name}", p.phase) for p in StoredPod.objects.filter(cluster=cluster)}
+    assert stored_pods == simulated_pods
+    stored_events = sorted((e.first_time, e.reason, f"{e.involved_kind}/{e.involved_namespace}/{e.involved_name}", e.message)
+                           for e in Event.objects.filter(cluster=cluster))
+    simulated_events = sorted((e["time"], e["reason"], e["object"], e["message"]) for e in result["events"])
+    assert [e for e in stored_events if e[1] != "Scheduled"] == [e for e in simulated_events if e[1] != "Scheduled"]
+    names = set(Job.objects.filter(cluster=cluster).values_list("name", flat=True))
+    # the CronJob's runs at 2, 4, 6, 8 and 10 minutes, two successful ones kept with the one running
+    assert names == {"pi", "bad", "hello-29453766", "hello-29453768", "hello-29453770"}
+    reasons = {e[1] for e in stored_events}
+    assert {"Completed", "BackoffLimitExceeded", "SawCompletedJob", "SuccessfulDelete"} <= reasons
+
+    out = _oc(cluster, "oc get jobs")
+    assert out.splitlines()[0] == "NAME             STATUS     COMPLETIONS   DURATION   AGE"
+    assert re.search(r"^pi +Complete +3/3 +80s +10m$", out, re.M), out
+    assert re.search(r"^bad +Failed +0/1 +10m +10m$", out, re.M), out
+    assert re.search(r"^hello-29453770 +Running +0/1 +10s +10s$", out, re.M), out
+    cron = _oc(cluster, "oc get cronjobs")
+    assert cron.splitlines()[1] == "hello   */2 * * * *   <none>     False     1        10s             10m"
+
+    pod = StoredPod.objects.filter(cluster=cluster, name__startswith="hello-29453770-").get()
+    page = viewer_client.get(reverse("pod-detail", args=[cluster.pk, "default", pod.name])).content.decode()
+    assert "Controlled by Job hello-29453770 ← CronJob hello: it runs its pods to completion." in page
