@@ -644,10 +644,10 @@ CONTROLLER_STATE_KIND = "ControllerState"  # the ref a state change reports: (ki
 
 
 def _controller_state(store: Store, a: A.SetControllerState) -> list[Ref]:
+    if a.value is None and a.key not in store.controller_state.get(a.controller, {}):
+        return []  # (nothing to remove: no empty state left behind for the controller)
     state = store.controller_state.setdefault(a.controller, {})
     if a.value is None:
-        if a.key not in state:
-            return []
         del state[a.key]
     else:
         old = state.get(a.key)

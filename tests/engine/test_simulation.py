@@ -67,7 +67,8 @@ def test_the_controllers_run_in_the_order_of_the_literal_list():
         "scheduling.engine.openshift.hook_owners:ClusterAutoscaler",
     ]
     assert simulation.controller_names() == [
-        "scheduler", "node-lifecycle", "taint-manager", "kubelet", "workloads", "drain", "descheduler", "cvo",
+        "scheduler", "node-lifecycle", "taint-manager", "kubelet", "workloads", "job-controller", "cronjob-controller", "drain",
+        "descheduler", "cvo",
         "mco-node-controller", "mco-daemon",
         "machineset-controller", "control-plane-machine-set-controller", "machine-controller", "machine-drain-controller",
         "machinehealthcheck-controller", "etcd-quorum-guard", "machine-hook-owners", "cluster-autoscaler",

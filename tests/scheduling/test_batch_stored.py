@@ -103,3 +103,14 @@ def test_a_stored_cluster_runs_jobs_and_cronjobs_as_simulate_does(viewer_client)
     pod = StoredPod.objects.filter(cluster=cluster, name__startswith="hello-29453770-").get()
     page = viewer_client.get(reverse("pod-detail", args=[cluster.pk, "default", pod.name])).content.decode()
     assert "Controlled by Job hello-29453770 ← CronJob hello: it runs its pods to completion." in page
+
+
+def test_tab_completion_knows_jobs_and_cronjobs(viewer_client):
+    cluster = services.create_cluster("complete")
+    services.import_documents(cluster, CLUSTER)
+    data = viewer_client.get(reverse("console-complete", args=[cluster.pk])).json()
+    assert {"job", "cronjob", "cj"} <= set(data["sub"]["create"])
+    assert {"jobs", "job", "cronjobs", "cronjob", "cj"} <= set(data["kinds"])
+    assert data["names"]["jobs"] == ["bad", "pi"] and data["names"]["cj"] == ["hello"]
+    assert {"--image", "--from"} <= set(data["flags"]["create job"])
+    assert {"--image", "--schedule", "--restart"} <= set(data["flags"]["create cronjob"])

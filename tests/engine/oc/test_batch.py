@@ -282,3 +282,14 @@ def _cron(schedule, **spec):
 ])
 def test_cron_job_validation(doc, errors):
     assert [str(e) for e in validate(doc)] == errors
+
+
+def test_explain_job_and_cronjob_fields():
+    out = oc.run(Store([]), "oc explain cronjob.spec.concurrencyPolicy", 0).stdout
+    assert out.splitlines()[:5] == ["GROUP:      batch", "KIND:       CronJob", "VERSION:    v1", "",
+                                    "FIELD: concurrencyPolicy <string>"]
+    assert '    - "Allow" (default): allows CronJobs to run concurrently; - "Forbid":' in out.splitlines()
+    fields = oc.run(Store([]), "oc explain job.spec", 0).stdout
+    assert "  template\t<PodTemplateSpec> -required-" in fields.splitlines()
+    assert "  backoffLimit\t<integer>" in fields.splitlines()
+    assert oc.run(Store([]), "oc explain jobs.status.conditions.type", 0).exit_code == 0
