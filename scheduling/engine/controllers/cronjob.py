@@ -57,21 +57,34 @@ def job_name(cronjob_name: str, scheduled: float) -> str:
 
 
 def schedule_times(schedule: cron.Schedule, zone: datetime.tzinfo, after: float, now: float) -> tuple[float | None, int, float | None]:
-    """(the most recent schedule time in (after, now], how many there were, the first one after now)."""
+    """(the most recent schedule time in (after, now], how many there were (counted up to
+    MAX_MISSED + 1), the first one after now)."""
     latest, missed = None, 0
     t = schedule.next(_moment(after, zone))
-    while t is not None and _seconds(t) <= now + 1e-9:
+    while t is not None and _seconds(t) <= now + 1e-9 and missed <= MAX_MISSED:
         latest, missed = _seconds(t), missed + 1
-        if missed > MAX_MISSED:
-            # mostRecentScheduleTime: jump to the last one before now
-            t = schedule.next(_moment(now - 60 * 60 * 24 * 366, zone)) if schedule.every is None else None
+        t = schedule.next(t)
+    if missed > MAX_MISSED:
+        latest = _latest_before(schedule, zone, now)
+    following = schedule.next(_moment(now, zone))
+    return latest, missed, None if following is None else _seconds(following)
+
+
+def _latest_before(schedule: cron.Schedule, zone: datetime.tzinfo, now: float) -> float | None:
+    """The last schedule time not after now: looked for in a window before now that doubles
+    until it holds one (a few activations at most are stepped through)."""
+    window = 60.0
+    while window < 10 * 366 * 86400:
+        t = schedule.next(_moment(now - window, zone))
+        if t is not None and _seconds(t) <= now + 1e-9:
+            latest = _seconds(t)
+            t = schedule.next(t)
             while t is not None and _seconds(t) <= now + 1e-9:
                 latest = _seconds(t)
                 t = schedule.next(t)
-            break
-        t = schedule.next(t)
-    following = schedule.next(_moment(now, zone))
-    return latest, missed, None if following is None else _seconds(following)
+            return latest
+        window *= 2
+    return None
 
 
 def _event(now: float, cj: Mapping[str, Any], kind: str, reason: str, message: str) -> A.RecordEvent:
@@ -145,11 +158,13 @@ def sync_cron_job(store, cj: Mapping[str, Any], now: float) -> tuple[list, float
             schedule = None
         if schedule is not None:
             after = last_schedule if last_schedule is not None else (sim_time(meta(cj).get("creationTimestamp")) or 0.0)
+            deadline = spec.get("startingDeadlineSeconds")
+            if deadline is not None:  # mostRecentScheduleTime: no earlier than the deadline allows
+                after = max(after, now - float(deadline))
             scheduled, missed, due = schedule_times(schedule, zone, after, now)
             if missed > MAX_MISSED:
                 actions.append(_event(now, cj, "Warning", "TooManyMissedTimes", "too many missed start times. Set or decrease "
                                       ".spec.startingDeadlineSeconds or check clock skew"))
-            deadline = spec.get("startingDeadlineSeconds")
             wanted = job_name(name, scheduled) if scheduled is not None else None
             if scheduled is None or any(r.get("name") == wanted for r in active) or last_schedule == scheduled:
                 pass

@@ -14,6 +14,7 @@ from scheduling.engine.api.defaults import apply_defaults
 from scheduling.engine.api.objects import DEFAULT_SCHEDULER
 from scheduling.engine.scheduler.policy import default_policy
 from scheduling.engine.simulation import Simulation
+from scheduling.engine.timeline import load_timeline
 from tests.engine.builders import node_doc, pod_doc
 
 SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]{5}"
@@ -173,3 +174,24 @@ def test_cron_job_time_zone_and_suspend():
     assert job_doc["metadata"]["annotations"]["batch.kubernetes.io/cronjob-scheduled-timestamp"] == "2026-01-02T01:00:00+05:30"
     sim = simulation(cron_job("off", suspend=True), until=3600)
     assert sim.store.list("Job") == []
+
+
+def test_cron_job_resumed_after_many_missed_times_starts_the_latest_and_says_so():
+    suspended = cron_job("late", schedule="*/1 * * * *", suspend=True)
+    resumed = {**suspended, "spec": {**suspended["spec"], "suspend": False}}
+    timeline = load_timeline({"apiVersion": "clusterui.io/v1alpha1", "kind": "Timeline", "metadata": {"name": "t"},
+                              "steps": [{"at": 7230, "apply": resumed}]})
+    sim = Simulation([node_doc("node1"), suspended], schedulers=[(DEFAULT_SCHEDULER, default_policy())], timelines=[timeline])
+    sim.run_until(7235)
+    assert events(sim, "TooManyMissedTimes") == [(7230, "TooManyMissedTimes", "CronJob/default/late",
+                                                  "too many missed start times. Set or decrease .spec.startingDeadlineSeconds "
+                                                  "or check clock skew")]
+    assert [m for _, _, obj, m in events(sim, "SuccessfulCreate") if obj.startswith("CronJob/")] == [
+        f"Created job late-{MINUTES_AT_EPOCH + 120}"]
+    assert status(sim, "CronJob", "late")["lastScheduleTime"] == 7200
+
+
+def test_cron_job_starting_deadline_skips_a_run_it_is_too_late_for():
+    sim = simulation(cron_job("strict", command="sleep 400", concurrencyPolicy="Forbid", startingDeadlineSeconds=30), until=1000)
+    # the 600 s run waits for the one of 300 s (done at 700 s): by then it is past its deadline
+    assert [t for t, _, obj, _ in events(sim, "SuccessfulCreate") if obj.startswith("CronJob/")] == [300, 900]
