@@ -114,3 +114,19 @@ def test_tab_completion_knows_jobs_and_cronjobs(viewer_client):
     assert data["names"]["jobs"] == ["bad", "pi"] and data["names"]["cj"] == ["hello"]
     assert {"--image", "--from"} <= set(data["flags"]["create job"])
     assert {"--image", "--schedule", "--restart"} <= set(data["flags"]["create cronjob"])
+
+
+def test_oc_create_job_on_a_stored_cluster_runs_to_completion():
+    cluster = services.create_cluster("create")
+    services.import_documents(cluster, CLUSTER.split("---")[0])
+    reconcile.reconcile(cluster.pk)
+    assert _oc(cluster, "oc create job once --image=busybox -- sleep 20") == "job.batch/once created\n"
+    reconcile.reconcile(cluster.pk)
+    job = Job.objects.get(cluster=cluster, name="once")
+    assert job.document["spec"]["template"]["spec"]["containers"][0]["command"] == ["sleep", "20"]
+    clock.step(Cluster.objects.get(pk=cluster.pk), 25)
+    reconcile.reconcile(cluster.pk)
+    assert re.fullmatch(r"NAME   STATUS     COMPLETIONS   DURATION   AGE\nonce   Complete   1/1           20s        25s\n",
+                        _oc(cluster, "oc get jobs"))
+    pods = _oc(cluster, "oc get pods").splitlines()
+    assert len(pods) == 2 and re.fullmatch(r"once-[a-z0-9]{5} +0/1 +Completed +0 +25s", pods[1])

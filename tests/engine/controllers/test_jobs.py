@@ -195,3 +195,32 @@ def test_cron_job_starting_deadline_skips_a_run_it_is_too_late_for():
     sim = simulation(cron_job("strict", command="sleep 400", concurrencyPolicy="Forbid", startingDeadlineSeconds=30), until=1000)
     # the 600 s run waits for the one of 300 s (done at 700 s): by then it is past its deadline
     assert [t for t, _, obj, _ in events(sim, "SuccessfulCreate") if obj.startswith("CronJob/")] == [300, 900]
+
+
+def test_a_suspended_job_creates_no_pods_until_resumed():
+    held = job("held", suspend=True)
+    held["metadata"]["uid"] = "held-uid"
+    resumed = {**held, "spec": {**held["spec"], "suspend": False}}
+    timeline = load_timeline({"apiVersion": "clusterui.io/v1alpha1", "kind": "Timeline", "metadata": {"name": "t"},
+                              "steps": [{"at": 50, "apply": resumed}]})
+    sim = Simulation([node_doc("node1"), held], schedulers=[(DEFAULT_SCHEDULER, default_policy())], timelines=[timeline])
+    sim.run_until(40)
+    assert sim.store.list("Pod") == [] and "startTime" not in status(sim, "Job", "held")
+    assert conditions(sim, "held") == [("Suspended", "True", "JobSuspended", "Job suspended", 0)]
+    assert oc.run(sim.store, "oc get job held", 40).stdout.splitlines()[1].split()[:3] == ["held", "Suspended", "0/1"]
+    sim.run_until(100)
+    assert conditions(sim, "held")[0] == ("Suspended", "False", "JobResumed", "Job resumed", 50)
+    assert [(t, r) for t, r, _, _ in events(sim, "Suspended", "Resumed", "Completed")] == [
+        (0, "Suspended"), (50, "Resumed"), (80, "Completed")]
+    assert status(sim, "Job", "held")["startTime"] == 50
+
+
+def test_deleting_a_cronjob_deletes_its_jobs_and_their_pods():
+    timeline = load_timeline({"apiVersion": "clusterui.io/v1alpha1", "kind": "Timeline", "metadata": {"name": "t"},
+                              "steps": [{"at": 320, "run": "oc delete cronjob hello"}]})
+    sim = Simulation([node_doc("node1"), cron_job("hello")], schedulers=[(DEFAULT_SCHEDULER, default_policy())],
+                     timelines=[timeline])
+    sim.run_until(310)
+    assert len(sim.store.list("Job")) == 1 and len(sim.store.list("Pod")) == 1
+    sim.run_until(400)
+    assert sim.store.list("CronJob") == [] and sim.store.list("Job") == [] and sim.store.list("Pod") == []
