@@ -282,6 +282,8 @@ def chip_html(chip: PodChip) -> str:
     Django's escape does, without its lazy-string wrapper: ten times faster here). A
     button, keyboard-reachable, that opens the pod's explainer (static/js/clusterui.js)."""
     css = f"pod c{chip.ns_color} o{chip.owner_color} p{chip.priority_band}" + (" terminating" if chip.terminating else "")
+    if chip.phase in ("Succeeded", "Failed"):  # a Job's pod that ran to its end
+        css += f" finished {chip.phase.lower()}"
     return mark_safe(
         f'<button type="button" class="{css}" id="{_esc(chip.dom_id)}" data-pod="{_esc(chip.key)}" '
         f'title="{_esc(chip.title)}">{_esc(chip.name)}</button>'

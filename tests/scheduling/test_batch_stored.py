@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 
 from scheduling.engine.simulate import simulate
+from scheduling.pages.board import make_chip
 from scheduling.models import Cluster, Event, Job
 from scheduling.models import Pod as StoredPod
 from scheduling.store import clock, kube, oc_cli, reconcile, services
@@ -130,3 +131,13 @@ def test_oc_create_job_on_a_stored_cluster_runs_to_completion():
                         _oc(cluster, "oc get jobs"))
     pods = _oc(cluster, "oc get pods").splitlines()
     assert len(pods) == 2 and re.fullmatch(r"once-[a-z0-9]{5} +0/1 +Completed +0 +25s", pods[1])
+
+
+def test_a_finished_job_pod_shows_as_finished_on_the_board():
+    meta = {"ownerReferences": [{"kind": "Job", "name": "pi", "controller": True}]}
+    done = make_chip("default", "pi-abcde", "node1", "Succeeded", meta, {"containers": []})
+    assert 'class="pod c' in done.html and " finished succeeded" in done.html
+    assert done.title.startswith("Succeeded · Job pi · ")
+    failed = make_chip("default", "pi-fghij", "node1", "Failed", meta, {"containers": []})
+    assert " finished failed" in failed.html
+    assert "finished" not in make_chip("default", "web", "node1", "Running", {}, {"containers": []}).html
