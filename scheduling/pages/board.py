@@ -571,12 +571,13 @@ def _read_node_card(name: str, metadata: Mapping, spec: Mapping, status: Mapping
     alloc = Resource()
     _add(alloc, allocatable)
     alloc_cpu, alloc_mem, alloc_pods = alloc.milli_cpu, alloc.memory, alloc.allowed_pods
-    used_cpu = sum(c.request_cpu for c in chips)
-    used_mem = sum(c.request_memory for c in chips)
+    counted = [c for c in chips if c.phase not in ("Succeeded", "Failed")]  # as the scheduler counts them
+    used_cpu = sum(c.request_cpu for c in counted)
+    used_mem = sum(c.request_memory for c in counted)
     bars = [
         Bar("cpu", used_cpu, alloc_cpu, f"{format_cpu(used_cpu)} / {format_cpu(alloc_cpu)}"),
         Bar("memory", used_mem, alloc_mem, f"{format_bytes(used_mem)} / {format_bytes(alloc_mem)}"),
-        Bar("pods", len(chips), alloc_pods, f"{len(chips)} / {alloc_pods}"),
+        Bar("pods", len(counted), alloc_pods, f"{len(counted)} / {alloc_pods}"),
     ]
     taints = [TaintChip(t.get("key") or "", t.get("value") or "", t.get("effect") or "") for t in spec.get("taints") or ()]
     ready = conditions.get("Ready", "True") if conditions else "True"

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from scheduling.engine.simulate import simulate
-from scheduling.pages.board import make_chip
+from scheduling.pages.board import make_chip, node_cards
 from scheduling.models import Cluster, Event, Job
 from scheduling.models import Pod as StoredPod
 from scheduling.store import clock, kube, oc_cli, reconcile, services
@@ -141,3 +141,26 @@ def test_a_finished_job_pod_shows_as_finished_on_the_board():
     failed = make_chip("default", "pi-fghij", "node1", "Failed", meta, {"containers": []})
     assert " finished failed" in failed.html
     assert "finished" not in make_chip("default", "web", "node1", "Running", {}, {"containers": []}).html
+
+
+FINISHING = CLUSTER.split("---")[0] + """---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: quick, namespace: default}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: q, image: busybox, command: [sh, -c, "sleep 10"], resources: {requests: {cpu: "1"}}}]
+"""
+
+
+def test_the_board_counts_a_finished_pod_on_no_node():
+    cluster = services.create_cluster("finishing")
+    services.import_documents(cluster, FINISHING)
+    reconcile.reconcile(cluster.pk)
+    assert [(b.label, b.text) for b in node_cards(cluster, ["node1"])["node1"].bars][:1] == [("cpu", "1 / 4")]
+    clock.step(Cluster.objects.get(pk=cluster.pk), 15)
+    reconcile.reconcile(cluster.pk)
+    card = node_cards(cluster, ["node1"])["node1"]
+    assert [(b.label, b.text) for b in card.bars][0::2] == [("cpu", "0 / 4"), ("pods", "0 / 110")]

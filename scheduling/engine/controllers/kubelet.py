@@ -130,7 +130,8 @@ def _finish(pod: Mapping[str, Any], end: float, now: float) -> A.PatchStatus:
     code = model[1] if model is not None else 0
     spec, status = pod.get("spec") or {}, pod.get("status") or {}
     restarts = {c.get("name"): int(c.get("restartCount") or 0) for c in status.get("containerStatuses") or ()}
-    started = time_value(run_started(pod) or end)
+    began = run_started(pod)
+    started = time_value(end if began is None else began)
     terminated = {"exitCode": code, "reason": "Completed" if code == 0 else "Error", "startedAt": started,
                   "finishedAt": time_value(end)}
     restart = code != 0 and spec.get("restartPolicy") == "OnFailure"

@@ -224,3 +224,31 @@ def test_deleting_a_cronjob_deletes_its_jobs_and_their_pods():
     assert len(sim.store.list("Job")) == 1 and len(sim.store.list("Pod")) == 1
     sim.run_until(400)
     assert sim.store.list("CronJob") == [] and sim.store.list("Job") == [] and sim.store.list("Pod") == []
+
+
+def test_pods_that_ran_to_their_end_free_their_node_for_the_scheduler():
+    """The scheduler's pod informer leaves Succeeded and Failed pods out: a node full of a
+    Job's finished pods takes new ones (node1 has 4 cpu: four 1-cpu pods at a time)."""
+    big = job("big", command="sleep 10", completions=8, parallelism=8)
+    big["spec"]["template"]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "1"}}
+    sim = simulation(big, until=5)
+    assert sum(1 for p in sim.store.list("Pod") if (p.get("spec") or {}).get("nodeName")) == 4
+    sim.run_until(100)
+    assert status(sim, "Job", "big")["succeeded"] == 8
+    assert [c[0] for c in conditions(sim, "big")] == ["SuccessCriteriaMet", "Complete"]
+
+
+def test_describe_pod_shows_how_its_containers_ended_and_restarted():
+    sim = simulation(job("flaky", command="sleep 30; exit 2", restart="OnFailure", backoffLimit=3), until=45)
+    name = sim.store.list("Pod")[0]["metadata"]["name"]
+    out = oc.run(sim.store, f"oc describe pod {name}", sim.now).stdout
+    assert ("    Command:\n      sh\n      -c\n      sleep 30; exit 2\n"
+            "    State:          Running\n"
+            "      Started:      Thu, 01 Jan 2026 00:00:30 +0000\n"
+            "    Last State:     Terminated\n"
+            "      Reason:       Error\n"
+            "      Exit Code:    2\n"
+            "      Started:      Thu, 01 Jan 2026 00:00:00 +0000\n"
+            "      Finished:     Thu, 01 Jan 2026 00:00:30 +0000\n"
+            "    Ready:          True\n"
+            "    Restart Count:  1\n") in out
