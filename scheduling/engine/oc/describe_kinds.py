@@ -234,6 +234,14 @@ def _go_bool(value: Any) -> str:
     return "true" if value else "false"
 
 
+def _cap_indexes(indexes: str, soft_limit: int) -> str:
+    """capIndexesListOrNone: the list up to the first comma past `soft_limit` characters, then `...`."""
+    if not indexes:
+        return NONE
+    cut = indexes.find(",", soft_limit)
+    return indexes if cut < 0 or len(indexes) <= soft_limit else indexes[:cut + 1] + "..."
+
+
 def describe_job(store: Store, job: Doc, now: float) -> str:
     """describeJob."""
     w = _W()
@@ -271,7 +279,7 @@ def describe_job(store: Store, job: Doc, now: float) -> str:
     else:
         w.write(0, f"Pods Statuses:\t{counts[0]} Active ({int(status['ready'])} Ready) / {counts[1]} Succeeded / {counts[2]} Failed\n")
     if spec.get("completionMode") == "Indexed":
-        w.write(0, f"Completed Indexes:\t{status.get('completedIndexes') or NONE}\n")
+        w.write(0, f"Completed Indexes:\t{_cap_indexes(status.get('completedIndexes') or '', 50)}\n")
     describe_pod_template(w, spec.get("template"))
     _events(w, store, "Job", m.get("namespace") or "default", m.get("name") or "", now)
     return w.render()

@@ -293,3 +293,52 @@ def test_explain_job_and_cronjob_fields():
     assert "  template\t<PodTemplateSpec> -required-" in fields.splitlines()
     assert "  backoffLimit\t<integer>" in fields.splitlines()
     assert oc.run(Store([]), "oc explain jobs.status.conditions.type", 0).exit_code == 0
+
+
+def _describe(doc, command):
+    return oc.run(Store([doc]), command, 0).stdout
+
+
+def _bare_job(**spec):
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "bar", "namespace": "foo"}, "spec": spec}
+
+
+@pytest.mark.parametrize("spec, status, want, dont_want", [
+    pytest.param({}, {}, [], ["Completed Indexes:", "Suspend:", "Backoff Limit:", "TTL Seconds After Finished:"], id="empty job"),
+    pytest.param({"completionMode": "Indexed"}, {}, ["Completed Indexes:  <none>"], [], id="no completed indexes"),
+    pytest.param({"completionMode": "Indexed"}, {"completedIndexes": "0-5,7,9,10,12,13,15,16,18,20,21,23,24,26,27,29,30,32"},
+                 ["Completed Indexes:  0-5,7,9,10,12,13,15,16,18,20,21,23,24,26,27,29,30,32"], [], id="few completed indexes"),
+    pytest.param({"completionMode": "Indexed"},
+                 {"completedIndexes": "0-5,7,9,10,12,13,15,16,18,20,21,23,24,26,27,29,30,32-34,36,37"},
+                 ["Completed Indexes:  0-5,7,9,10,12,13,15,16,18,20,21,23,24,26,27,29,30,32-34,..."], [],
+                 id="too many completed indexes"),
+    pytest.param({"suspend": True, "ttlSecondsAfterFinished": 123, "backoffLimit": 1}, {},
+                 ["Suspend:                     true", "TTL Seconds After Finished:  123", "Backoff Limit:               1"], [],
+                 id="suspend set to true"),
+    pytest.param({"suspend": False}, {}, ["Suspend:        false"], [], id="suspend set to false"),
+])
+def test_describe_job_upstream_cases(spec, status, want, dont_want):
+    """kubectl pkg/describe TestDescribeJob."""
+    doc = {**_bare_job(**spec), "status": status}
+    out = _describe(doc, "oc describe job bar -n foo")
+    assert all(w in out for w in want), out
+    assert not any(d in out for d in dont_want), out
+
+
+def test_describe_cron_job_upstream_case():
+    """kubectl pkg/describe TestDescribeCronJob ("standard cronjob")."""
+    doc = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "bar", "namespace": "foo"},
+           "spec": {"schedule": "*/5 * * * *", "concurrencyPolicy": "Forbid", "suspend": False, "timeZone": "America/New_York",
+                    "successfulJobsHistoryLimit": 3, "failedJobsHistoryLimit": 1, "startingDeadlineSeconds": 200,
+                    "jobTemplate": {"spec": {"selector": {}, "parallelism": 4, "completions": 5, "activeDeadlineSeconds": 400,
+                                             "template": {"spec": {}}}}}}
+    out = _describe(doc, "oc describe cronjob bar -n foo")
+    for expect in ["Name:                          bar", "Namespace:                     foo",
+                   "Schedule:                      */5 * * * *", "Concurrency Policy:            Forbid",
+                   "Suspend:                       False", "Time Zone:                     America/New_York",
+                   "Starting Deadline Seconds:     200", "Successful Job History Limit:  3",
+                   "Failed Job History Limit:      1", "Starting Deadline Seconds:     200s",
+                   "Parallelism:                   4", "Completions:                   5",
+                   "Active Deadline Seconds:       400s", "Last Schedule Time:  <unset>", "Active Jobs:         <none>",
+                   "Events:              <none>"]:
+        assert expect in out, (expect, out)
