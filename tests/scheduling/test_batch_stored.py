@@ -14,6 +14,7 @@ from scheduling.pages.board import make_chip, node_cards
 from scheduling.models import Cluster, Event, Job
 from scheduling.models import Pod as StoredPod
 from scheduling.store import clock, kube, oc_cli, reconcile, services
+from tests.scheduling.test_console import run as console_run
 
 pytestmark = pytest.mark.django_db
 
@@ -164,3 +165,21 @@ def test_the_board_counts_a_finished_pod_on_no_node():
     reconcile.reconcile(cluster.pk)
     card = node_cards(cluster, ["node1"])["node1"]
     assert [(b.label, b.text) for b in card.bars][0::2] == [("cpu", "0 / 4"), ("pods", "0 / 110")]
+
+
+def test_the_console_previews_a_job_then_creates_it(editor_client):
+    """The server dry run goes before `--` (after it, `--dry-run=server` would be the container's
+    command, and the preview would create the Job)."""
+    cluster = services.create_cluster("console")
+    services.import_documents(cluster, CLUSTER.split("---")[0])
+    reconcile.reconcile(cluster.pk)
+    result = console_run(editor_client, cluster, "oc create job pi --image=perl -- sleep 20")
+    assert result["lines"] == [["stdout", "job.batch/pi created (server dry run)\n"]]
+    assert result["confirm"] == "oc create job pi --image=perl -- sleep 20"
+    # the loop on a copy: the Job's pod created, started, and the Job complete 20 s later
+    assert re.search(r'data-created="default/pi-[a-z0-9]{5}">created: .*by Job/default/pi', result["preview"])
+    assert '<td class="num">20s</td><td>Normal</td><td>Completed</td><td>Job/default/pi</td><td>Job completed</td>' in result["preview"]
+    assert not Job.objects.filter(cluster=cluster).exists()
+    result = console_run(editor_client, cluster, result["confirm"], confirm="1")
+    assert result == {"lines": [["stdout", "job.batch/pi created\n"]], "exit_code": 0}
+    assert Job.objects.filter(cluster=cluster, name="pi").exists()
