@@ -148,6 +148,16 @@ class DaemonSet(KubeObject):
     API_VERSION = "apps/v1"
 
 
+class CronJob(KubeObject):
+    KIND = "CronJob"
+    API_VERSION = "batch/v1"
+
+
+class Job(KubeObject):
+    KIND = "Job"
+    API_VERSION = "batch/v1"
+
+
 class PodDisruptionBudget(KubeObject):
     KIND = "PodDisruptionBudget"
     API_VERSION = "policy/v1beta1"
@@ -233,6 +243,8 @@ KIND_MODELS: dict[str, type[KubeObject]] = {
         ReplicationController,
         StatefulSet,
         DaemonSet,
+        CronJob,
+        Job,
         Pod,
         ConfigMap,
         ClusterVersion,

@@ -95,6 +95,11 @@ def _output(request: HttpRequest, cluster: Cluster, echo: str, lines: list, exit
 
 
 def _dry_run(argv: list[str]) -> list[str]:
+    """The command as a server dry run: the flag goes before a `--` (what follows it is a
+    container's command: `oc create job pi --image=perl -- sleep 20`)."""
+    if "--" in argv:
+        dash = argv.index("--")
+        return [*argv[:dash], "--dry-run=server", *argv[dash:]]
     return [*argv, "--dry-run=server"]
 
 

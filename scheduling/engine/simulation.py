@@ -60,6 +60,8 @@ CONTROLLERS: list[str] = [
     "scheduling.engine.controllers.taint_manager:TaintManager",
     "scheduling.engine.controllers.kubelet:Kubelet",
     "scheduling.engine.controllers.workloads:WorkloadControllers",
+    "scheduling.engine.controllers.job:JobController",
+    "scheduling.engine.controllers.cronjob:CronJobController",
     "scheduling.engine.oc.drain:DrainController",
     "scheduling.engine.controllers.descheduler:Descheduler",
     "scheduling.engine.openshift.cvo:ClusterVersionOperator",

@@ -282,6 +282,8 @@ def chip_html(chip: PodChip) -> str:
     Django's escape does, without its lazy-string wrapper: ten times faster here). A
     button, keyboard-reachable, that opens the pod's explainer (static/js/clusterui.js)."""
     css = f"pod c{chip.ns_color} o{chip.owner_color} p{chip.priority_band}" + (" terminating" if chip.terminating else "")
+    if chip.phase in ("Succeeded", "Failed"):  # a Job's pod that ran to its end
+        css += f" finished {chip.phase.lower()}"
     return mark_safe(
         f'<button type="button" class="{css}" id="{_esc(chip.dom_id)}" data-pod="{_esc(chip.key)}" '
         f'title="{_esc(chip.title)}">{_esc(chip.name)}</button>'
@@ -569,12 +571,13 @@ def _read_node_card(name: str, metadata: Mapping, spec: Mapping, status: Mapping
     alloc = Resource()
     _add(alloc, allocatable)
     alloc_cpu, alloc_mem, alloc_pods = alloc.milli_cpu, alloc.memory, alloc.allowed_pods
-    used_cpu = sum(c.request_cpu for c in chips)
-    used_mem = sum(c.request_memory for c in chips)
+    counted = [c for c in chips if c.phase not in ("Succeeded", "Failed")]  # as the scheduler counts them
+    used_cpu = sum(c.request_cpu for c in counted)
+    used_mem = sum(c.request_memory for c in counted)
     bars = [
         Bar("cpu", used_cpu, alloc_cpu, f"{format_cpu(used_cpu)} / {format_cpu(alloc_cpu)}"),
         Bar("memory", used_mem, alloc_mem, f"{format_bytes(used_mem)} / {format_bytes(alloc_mem)}"),
-        Bar("pods", len(chips), alloc_pods, f"{len(chips)} / {alloc_pods}"),
+        Bar("pods", len(counted), alloc_pods, f"{len(counted)} / {alloc_pods}"),
     ]
     taints = [TaintChip(t.get("key") or "", t.get("value") or "", t.get("effect") or "") for t in spec.get("taints") or ()]
     ready = conditions.get("Ready", "True") if conditions else "True"

@@ -501,7 +501,8 @@ def is_mutating(argv: Sequence[str]) -> bool:
     path, args = commands.resolve(argv[0], argv[1:])
     if path is None:
         return False
-    if any(a in ("--dry-run", "--dry-run=client", "--dry-run=true") for a in args):
+    flags = args[:list(args).index("--")] if "--" in args else args  # (after `--`: a container's command)
+    if any(a in ("--dry-run", "--dry-run=client", "--dry-run=true") for a in flags):
         return False
     try:
         writes = getattr(commands.load(commands.COMMANDS[path]), "writes", None)

@@ -50,6 +50,8 @@ def test_the_controllers_run_in_the_order_of_the_literal_list():
         "scheduling.engine.controllers.taint_manager:TaintManager",
         "scheduling.engine.controllers.kubelet:Kubelet",
         "scheduling.engine.controllers.workloads:WorkloadControllers",
+        "scheduling.engine.controllers.job:JobController",
+        "scheduling.engine.controllers.cronjob:CronJobController",
         "scheduling.engine.oc.drain:DrainController",
         "scheduling.engine.controllers.descheduler:Descheduler",
         "scheduling.engine.openshift.cvo:ClusterVersionOperator",
@@ -65,7 +67,8 @@ def test_the_controllers_run_in_the_order_of_the_literal_list():
         "scheduling.engine.openshift.hook_owners:ClusterAutoscaler",
     ]
     assert simulation.controller_names() == [
-        "scheduler", "node-lifecycle", "taint-manager", "kubelet", "workloads", "drain", "descheduler", "cvo",
+        "scheduler", "node-lifecycle", "taint-manager", "kubelet", "workloads", "job-controller", "cronjob-controller", "drain",
+        "descheduler", "cvo",
         "mco-node-controller", "mco-daemon",
         "machineset-controller", "control-plane-machine-set-controller", "machine-controller", "machine-drain-controller",
         "machinehealthcheck-controller", "etcd-quorum-guard", "machine-hook-owners", "cluster-autoscaler",
@@ -99,7 +102,7 @@ def test_an_unknown_controller_name_lists_the_valid_ones():
         simulate([node_doc("node1")], controllers=["scheduler", "no-such-controller"])
     assert str(exc.value) == (
         '--controllers: unknown controller(s) "no-such-controller": valid names are '
-        "scheduler, node-lifecycle, taint-manager, kubelet, workloads, drain, descheduler, cvo, mco-node-controller, mco-daemon, machineset-controller, control-plane-machine-set-controller, machine-controller, machine-drain-controller, machinehealthcheck-controller, etcd-quorum-guard, machine-hook-owners, cluster-autoscaler"
+        "scheduler, node-lifecycle, taint-manager, kubelet, workloads, job-controller, cronjob-controller, drain, descheduler, cvo, mco-node-controller, mco-daemon, machineset-controller, control-plane-machine-set-controller, machine-controller, machine-drain-controller, machinehealthcheck-controller, etcd-quorum-guard, machine-hook-owners, cluster-autoscaler"
     )
 
 

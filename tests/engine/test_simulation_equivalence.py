@@ -265,3 +265,45 @@ def test_the_reference_run_recomputes_and_scans():
     assert {NODE_CONTROLLER, DAEMON, "workloads", "kubelet", "cvo", "taint-manager", "node-lifecycle"} <= ran
     assert all(changed is None for name, changed in sim.handed if name != SCHEDULER)
     assert any(changed for name, changed in sim.handed if name == SCHEDULER)
+
+
+def _batch_template(command: str, restart: str = "Never") -> dict:
+    return {"spec": {"restartPolicy": restart, "containers": [
+        {"name": "c", "image": "busybox", "command": ["sh", "-c", command], "resources": {"requests": {"cpu": "500m"}}}]}}
+
+
+BATCH = [
+    *[_node(f"node{i}", f"zone-{'ab'[i % 2]}") for i in range(1, 4)],
+    {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "work", "namespace": "default"},
+     "spec": {"completions": 5, "parallelism": 2, "template": _batch_template("sleep 30")}},
+    {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "bad", "namespace": "default"},
+     "spec": {"backoffLimit": 3, "template": _batch_template("sleep 5; exit 1")}},
+    {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "flaky", "namespace": "default"},
+     "spec": {"backoffLimit": 4, "ttlSecondsAfterFinished": 100, "template": _batch_template("sleep 7; exit 3", "OnFailure")}},
+    {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "tick", "namespace": "default"},
+     "spec": {"schedule": "*/2 * * * *", "concurrencyPolicy": "Replace", "successfulJobsHistoryLimit": 1,
+              "jobTemplate": {"spec": {"template": _batch_template("sleep 100", "OnFailure")}}}},
+    {"apiVersion": "clusterui.io/v1alpha1", "kind": "Timeline", "metadata": {"name": "batch"}, "steps": [
+        {"at": 45, "run": "oc adm drain node1 --ignore-daemonsets --delete-emptydir-data --force"},
+        {"at": 400, "run": "oc create job manual --from=cronjob/tick"},
+        {"at": 500, "run": "oc adm uncordon node1"},
+    ]},
+]
+
+
+def test_jobs_and_cronjobs_equal_full_recomputation():
+    """Jobs running their pods to an end (completions, back-off, restarts, TTL), a CronJob
+    replacing its runs, a drain evicting Job pods and a Job made from the CronJob."""
+    timelines = [load_timeline(d) for d in BATCH if d["kind"] == "Timeline"]
+    docs = simulate_module.admit([d for d in BATCH if d["kind"] != "Timeline"])
+
+    def make(cls):
+        sim = cls(docs, schedulers=[("default-scheduler", default_policy())], timelines=timelines, seed=3)
+        sim.run_until(1300)
+        return sim
+
+    inc, ref = both(make)
+    reasons = {e.reason for e in inc.events}
+    assert {"Completed", "BackoffLimitExceeded", "SawCompletedJob", "SuccessfulDelete", "CommandOutput"} <= reasons, reasons
+    assert "CommandFailed" not in reasons
+    assert_same(inc, ref)

@@ -50,8 +50,8 @@ def timeline(*steps, name: str = "t", api_version: str = "clusterui.io/v1alpha1"
                      'Timeline "t" is invalid: steps[0].apply.kind: Required value', id="an object without kind"),
         pytest.param(timeline({"at": 0, "apply": {"kind": "Secret", "metadata": {"name": "x"}}}),
                      'Timeline "t" is invalid: steps[0].apply.kind: Unsupported value: "Secret": supported values: "ClusterOperator", '
-                     '"ClusterVersion", "ConfigMap", "DaemonSet", "Deployment", "KubeDescheduler", "Machine", "MachineConfig", "MachineConfigPool", '
-                     '"MachineHealthCheck", "MachineSet", "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "Pod", '
+                     '"ClusterVersion", "ConfigMap", "CronJob", "DaemonSet", "Deployment", "Job", "KubeDescheduler", "Machine", "MachineConfig", '
+                     '"MachineConfigPool", "MachineHealthCheck", "MachineSet", "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "Pod", '
                      '"PodDisruptionBudget", "PriorityClass", "ReplicaSet", "ReplicationController", "Service", "StatefulSet", '
                      '"StorageClass"',
                      id="a kind the simulator does not know"),

@@ -225,6 +225,25 @@ def clusters(draw) -> Generated:
                               "profiles": draw(st.sampled_from([["TopologyAndDuplicates"], ["AffinityAndTaints"],
                                                                 ["SoftTopologyAndDuplicates", "AffinityAndTaints"],
                                                                 ["LifecycleAndUtilization"], ["CompactAndScale"]]))}})
+    for i in range(draw(st.integers(0, 2))):  # Jobs run their pods to an end (the kubelet's run model)
+        app, ns = f"batch{i}", draw(st.sampled_from(NAMESPACES))
+        spec = draw(pod_spec(app, apps, zones, classes))
+        spec["restartPolicy"] = draw(st.sampled_from(["Never", "OnFailure"]))
+        run = f"sleep {draw(st.sampled_from([5, 30, 90]))}" + draw(st.sampled_from(["", "", "; exit 1"]))
+        spec["containers"][0]["command"] = ["sh", "-c", run]
+        docs.append({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": app, "namespace": ns},
+                     "spec": {"completions": draw(st.integers(1, 3)), "parallelism": draw(st.integers(1, 2)),
+                              "backoffLimit": draw(st.integers(0, 2)),
+                              "template": {"metadata": {"labels": {"app": app}}, "spec": spec}}})
+    if draw(st.integers(0, 2)) == 0:  # a CronJob on the simulated clock
+        spec = draw(pod_spec("cron", apps, zones, classes))
+        spec["restartPolicy"] = "OnFailure"
+        spec["containers"][0]["command"] = ["sh", "-c", f"sleep {draw(st.sampled_from([20, 150]))}"]
+        docs.append({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "cron", "namespace": "default"},
+                     "spec": {"schedule": draw(st.sampled_from(["*/1 * * * *", "*/2 * * * *"])),
+                              "concurrencyPolicy": draw(st.sampled_from(["Allow", "Forbid", "Replace"])),
+                              "successfulJobsHistoryLimit": draw(st.integers(0, 2)),
+                              "jobTemplate": {"spec": {"template": {"metadata": {"labels": {"app": "cron"}}, "spec": spec}}}}})
     return Generated(docs, nodes, deployments, bare)
 
 

@@ -244,7 +244,7 @@ def test_an_unknown_controller_exits_with_status_2_listing_the_valid_names(clust
     assert run.returncode == 2
     assert run.stderr.strip() == (
         '--controllers: unknown controller(s) "no-such-controller": valid names are '
-        "scheduler, node-lifecycle, taint-manager, kubelet, workloads, drain, descheduler, cvo, mco-node-controller, mco-daemon, machineset-controller, control-plane-machine-set-controller, machine-controller, machine-drain-controller, machinehealthcheck-controller, etcd-quorum-guard, machine-hook-owners, cluster-autoscaler"
+        "scheduler, node-lifecycle, taint-manager, kubelet, workloads, job-controller, cronjob-controller, drain, descheduler, cvo, mco-node-controller, mco-daemon, machineset-controller, control-plane-machine-set-controller, machine-controller, machine-drain-controller, machinehealthcheck-controller, etcd-quorum-guard, machine-hook-owners, cluster-autoscaler"
     )
     assert run.stdout == ""
 

@@ -8,6 +8,8 @@ scheduling/store/kube.py can call this one instead of keeping its own copy.
 
 from __future__ import annotations
 
+import uuid
+
 from scheduling.engine.api.documents import document_copy
 from scheduling.engine.api.kinds import BY_KIND, TABLE, Kind
 from scheduling.engine.api.objects import pod_qos_class
@@ -54,6 +56,8 @@ def apply_defaults(doc: dict, *, in_place: bool = False) -> dict:
         status = doc.setdefault("status", {})
         if "capacity" in status and "allocatable" not in status:
             status["allocatable"] = dict(status["capacity"])
+    elif kind in ("Job", "CronJob"):
+        _default_batch(doc)
     elif kind in WORKLOAD_KINDS:
         spec = doc.setdefault("spec", {})
         template = spec.setdefault("template", {})
@@ -135,3 +139,83 @@ def _default_pod_spec(spec: dict) -> None:
             requests = resources.setdefault("requests", {})
             for name, amount in resources["limits"].items():
                 requests.setdefault(name, amount)
+
+
+# --- batch/v1 (pkg/apis/batch/v1/defaults.go, pkg/registry/batch/job/strategy.go) -------------------------
+
+# The labels the API server puts on a Job's pod template (and selects by) when it generates the selector.
+JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
+CONTROLLER_UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
+CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
+
+
+def object_uid(doc: dict) -> str:
+    """The uid a document gets where the API server would draw one: its own, or one derived
+    from its kind, namespace, name and creation time (the simulator's uids are deterministic,
+    so a stored cluster and `simulate` give its pods the same `controller-uid` labels)."""
+    meta = doc.setdefault("metadata", {})
+    if not meta.get("uid"):
+        identity = "/".join(str(part) for part in (doc.get("kind"), meta.get("namespace") or "", meta.get("name") or "",
+                                                   meta.get("creationTimestamp", "")))
+        meta["uid"] = str(uuid.uuid5(uuid.NAMESPACE_URL, "clusterui.io/" + identity))
+    return meta["uid"]
+
+
+def _default_job_spec(spec: dict) -> None:
+    """SetDefaults_Job's part of the spec (a CronJob's jobTemplate gets the pod template's only)."""
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+        spec["parallelism"] = 1
+    spec.setdefault("parallelism", 1)
+    if spec.get("backoffLimit") is None:
+        spec["backoffLimit"] = 2147483647 if spec.get("backoffLimitPerIndex") is not None else 6
+    spec.setdefault("completionMode", "NonIndexed")
+    spec.setdefault("suspend", False)
+    if spec.get("podReplacementPolicy") is None:
+        spec["podReplacementPolicy"] = "Failed" if spec.get("podFailurePolicy") is not None else "TerminatingOrFailed"
+
+
+def _generate_selector(doc: dict) -> None:
+    """job strategy's generateSelector (PrepareForCreate, unless spec.manualSelector): the
+    job-name and controller-uid labels on the template, the selector on the uid."""
+    uid = object_uid(doc)
+    name = doc["metadata"].get("name") or ""
+    spec = doc["spec"]
+    template_meta = spec["template"].setdefault("metadata", {})
+    labels = template_meta.get("labels")
+    if labels is None:
+        labels = template_meta["labels"] = {}
+    for key in JOB_NAME_LABELS:
+        labels.setdefault(key, name)
+    for key in CONTROLLER_UID_LABELS:
+        labels.setdefault(key, uid)
+    selector = spec.get("selector")
+    if selector is None:
+        selector = spec["selector"] = {}
+    match = selector.get("matchLabels")
+    if match is None:
+        match = selector["matchLabels"] = {}
+    match.setdefault(CONTROLLER_UID_LABEL, uid)
+
+
+def _default_batch(doc: dict) -> None:
+    spec = doc.setdefault("spec", {})
+    if doc["kind"] == "CronJob":
+        spec.setdefault("concurrencyPolicy", "Allow")
+        spec.setdefault("suspend", False)
+        spec.setdefault("successfulJobsHistoryLimit", 3)
+        spec.setdefault("failedJobsHistoryLimit", 1)
+        job_spec = spec.setdefault("jobTemplate", {}).setdefault("spec", {})
+        _default_pod_spec(job_spec.setdefault("template", {}).setdefault("spec", {}))
+        return
+    _default_job_spec(spec)
+    template = spec.setdefault("template", {})
+    _default_pod_spec(template.setdefault("spec", {}))
+    if not spec.get("manualSelector"):
+        _generate_selector(doc)
+    # SetDefaults_Job runs on every read from storage too: a Job without labels shows its
+    # template's, the generated ones included
+    meta = doc["metadata"]
+    labels = (template.get("metadata") or {}).get("labels")
+    if labels and not meta.get("labels"):
+        meta["labels"] = dict(labels)

@@ -28,6 +28,7 @@ _OPENSHIFT_PRINTERS = "scheduling.engine.openshift.printers:"
 _MACHINE_PRINTERS = "scheduling.engine.openshift.machine_printers:"
 _CORE = "scheduling.engine.api.validation.core:"
 _APPS = "scheduling.engine.api.validation.apps:"
+_BATCH = "scheduling.engine.api.validation.batch:"
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,9 @@ TABLE: tuple[Kind, ...] = (
        _APPS + "validate_stateful_set", workload=True),
     _k("DaemonSet", ("apps/v1", "apps/v1beta2", "extensions/v1beta1"), "daemonsets", ("ds",), True, _PRINTERS + "daemon_sets",
        _APPS + "validate_daemon_set", workload=True),
+    # batch/v1: run to completion (engine.controllers.job, engine.controllers.cronjob)
+    _k("Job", ("batch/v1",), "jobs", (), True, _PRINTERS + "jobs", _BATCH + "validate_job"),
+    _k("CronJob", ("batch/v1",), "cronjobs", ("cj",), True, _PRINTERS + "cron_jobs", _BATCH + "validate_cron_job"),
     _k("PodDisruptionBudget", ("policy/v1beta1", "policy/v1"), "poddisruptionbudgets", ("pdb",), True, _PRINTERS + "pdbs",
        "scheduling.engine.api.validation.policy:validate_pod_disruption_budget"),
     _k("PersistentVolume", ("v1",), "persistentvolumes", ("pv",), False, _PRINTERS + "persistent_volumes",

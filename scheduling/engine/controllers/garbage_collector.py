@@ -1,7 +1,7 @@
 """Deletion with dependents (the garbage collector's background propagation).
 
 `cascade_delete(store, kind, namespace, name, now)`: the actions that delete an object;
-a workload's pods (and a Deployment's ReplicaSets) go with it: the owner at once, the
+a workload's pods (and a Deployment's ReplicaSets, a CronJob's Jobs) go with it: the owner at once, the
 pods gracefully (their terminationGracePeriodSeconds). A Pod alone is deleted gracefully.
 An object with finalizers is only marked for deletion (metadata.deletionTimestamp).
 """
@@ -36,10 +36,12 @@ def cascade_delete(store: Store, kind: str, namespace: str, name: str, now: floa
         return [A.ReplaceObject(marked)]
     actions: list = [A.DeleteObject(kind, namespace, name)]
     dependents: list[Mapping[str, Any]] = [owner]
-    if kind == "Deployment":
-        for rs in store.list("ReplicaSet"):
+    for owner_kind, dependent_kind in (("Deployment", "ReplicaSet"), ("CronJob", "Job")):
+        if kind != owner_kind:
+            continue
+        for rs in store.list(dependent_kind):
             if is_controlled_by(rs, owner):
-                actions.append(A.DeleteObject("ReplicaSet", object_namespace(rs), name_of(rs)))
+                actions.append(A.DeleteObject(dependent_kind, object_namespace(rs), name_of(rs)))
                 dependents.append(rs)
     for pod in store.list("Pod"):
         if any(is_controlled_by(pod, d) for d in dependents) and not is_terminating(pod):

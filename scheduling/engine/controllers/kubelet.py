@@ -16,6 +16,16 @@
   False, with the kubelet's events (`NodeReady` `Node <name> status is now: NodeReady`,
   `NodeHasSufficientMemory`, ...).
 
+* A pod whose containers run to an end (restartPolicy Never or OnFailure: a Job's pods, or a
+  pod that asks for it) is finished by its kubelet on the simulated clock (`run_model`):
+  its containers run `clusterui.io/run-seconds` seconds (the pod's annotation), else the
+  N of a `sleep N` in their command or args, else RUN_SECONDS for a pod a Job controls;
+  they exit with `clusterui.io/exit-code` (annotation), else the N of an `exit N` in their
+  command or args, else 0. Exit 0: phase Succeeded, each container terminated `Completed`;
+  another code: with Never, phase Failed, terminated `Error`; with OnFailure the containers
+  are restarted at once (restartCount + 1, lastState terminated `Error`) and run again. A
+  pod with restartPolicy Always runs until it is deleted.
+
 `set_condition` is how a user (the dashboard) changes a condition "as the kubelet": the
 condition with the kubelet's reason and message, and the kubelet's event;
 `normalize_node_status` does the same for a whole Node document a Timeline applies.
@@ -26,6 +36,7 @@ from __future__ import annotations
 import bisect
 import copy
 import itertools
+import re
 from typing import Any, Iterable, Mapping
 
 from scheduling.engine import actions as A
@@ -56,6 +67,90 @@ KUBELET_CONDITIONS: dict[tuple[str, str], tuple[str, str, str | None]] = {
 IMPLICIT_STATUS = {"Ready": "True", "MemoryPressure": "False", "DiskPressure": "False", "PIDPressure": "False",
                    "OutOfDisk": "False", "NetworkUnavailable": "False"}
 HEALTHY = {"Ready": "True", "MemoryPressure": "False", "DiskPressure": "False", "PIDPressure": "False", "OutOfDisk": "False"}
+
+
+RUN_SECONDS_ANNOTATION = "clusterui.io/run-seconds"
+EXIT_CODE_ANNOTATION = "clusterui.io/exit-code"
+RUN_SECONDS = 10.0  # how long a Job's pod runs when nothing says
+_SLEEP = re.compile(r"\bsleep\s+(\d+(?:\.\d+)?)\b")
+_EXIT = re.compile(r"\bexit\s+(\d+)\b")
+
+
+def _words(pod: Mapping[str, Any]) -> str:
+    return " ".join(str(w) for c in (pod.get("spec") or {}).get("containers") or ()
+                    for w in [*(c.get("command") or ()), *(c.get("args") or ())])
+
+
+def run_model(pod: Mapping[str, Any]) -> tuple[float, int] | None:
+    """(how long the pod's containers run, their exit code), or None: they run until stopped."""
+    if ((pod.get("spec") or {}).get("restartPolicy") or "Always") == "Always":
+        return None
+    annotations = meta(pod).get("annotations") or {}
+    words = _words(pod)
+    try:
+        seconds = float(annotations[RUN_SECONDS_ANNOTATION])
+    except (KeyError, TypeError, ValueError):
+        sleep = _SLEEP.search(words)
+        if sleep is not None:
+            seconds = float(sleep.group(1))
+        elif any(r.get("kind") == "Job" and r.get("controller") for r in meta(pod).get("ownerReferences") or ()):
+            seconds = RUN_SECONDS
+        else:
+            return None
+    try:
+        code = int(annotations[EXIT_CODE_ANNOTATION])
+    except (KeyError, TypeError, ValueError):
+        exits = _EXIT.findall(words)
+        code = int(exits[-1]) if exits else 0
+    return max(seconds, 0.0), code
+
+
+def run_started(pod: Mapping[str, Any]) -> float | None:
+    """When the pod's containers last started (a restart's startedAt, else status.startTime)."""
+    status = pod.get("status") or {}
+    for c in status.get("containerStatuses") or ():
+        started = ((c.get("state") or {}).get("running") or {}).get("startedAt")
+        if started is not None:
+            return sim_time(started)
+    return sim_time(status.get("startTime"))
+
+
+def run_end(pod: Mapping[str, Any]) -> float | None:
+    """When a running pod's containers exit (None: they do not, or it is not running)."""
+    if (pod.get("status") or {}).get("phase") != "Running" or is_terminating(pod):
+        return None
+    model = run_model(pod)
+    start = run_started(pod) if model is not None else None
+    return None if start is None else start + model[0]
+
+
+def _finish(pod: Mapping[str, Any], end: float, now: float) -> A.PatchStatus:
+    """The containers exited at `end`: the pod's new status (see the module's docstring)."""
+    model = run_model(pod)
+    code = model[1] if model is not None else 0
+    spec, status = pod.get("spec") or {}, pod.get("status") or {}
+    restarts = {c.get("name"): int(c.get("restartCount") or 0) for c in status.get("containerStatuses") or ()}
+    began = run_started(pod)
+    started = time_value(end if began is None else began)
+    terminated = {"exitCode": code, "reason": "Completed" if code == 0 else "Error", "startedAt": started,
+                  "finishedAt": time_value(end)}
+    restart = code != 0 and spec.get("restartPolicy") == "OnFailure"
+    statuses = []
+    for c in spec.get("containers") or ():
+        name = c.get("name") or ""
+        entry = {"name": name, "image": c.get("image") or "", "imageID": "", "ready": restart, "started": restart,
+                 "restartCount": restarts.get(name, 0) + (1 if restart else 0)}
+        if restart:
+            entry["lastState"] = {"terminated": terminated}
+            entry["state"] = {"running": {"startedAt": time_value(now)}}
+        else:
+            entry["lastState"] = {}
+            entry["state"] = {"terminated": terminated}
+        statuses.append(entry)
+    fields: dict = {"containerStatuses": statuses}
+    if not restart:
+        fields["phase"] = "Succeeded" if code == 0 else "Failed"
+    return A.PatchStatus("Pod", namespace_of(pod), name_of(pod), fields)
 
 
 def killing_message(container: str) -> str:
@@ -189,6 +284,16 @@ def reconcile(store: Store, now: float, *, nodes: Iterable[str] | None = None,
             continue
         if node is not None and is_reporting(node) and (pod.get("status") or {}).get("phase", "Pending") == "Pending":
             result.actions.append(A.PatchStatus("Pod", ns, name, {"phase": "Running", "startTime": time_value(now)}))
+            model = run_model(pod)
+            if model is not None:
+                result.due(now + model[0])
+            continue
+        end = run_end(pod) if node is not None and is_reporting(node) else None
+        if end is not None:
+            if now + 1e-9 >= end:
+                result.actions.append(_finish(pod, end, now))
+            else:
+                result.due(end)
     return result
 
 
@@ -205,6 +310,7 @@ class Kubelet:
         # the terminating pods, as of the last run: (namespace, name) -> (node, end of grace)
         self._terminating: dict[tuple[str, str], tuple[str, float]] | None = None
         self._deadlines: list[tuple[float, tuple[str, str]]] = []  # (end of grace, pod) of those, sorted
+        self._ends: dict[tuple[str, str], float] = {}  # running pods whose containers exit: when (run_end)
 
     def _set(self, key: tuple[str, str], doc: Mapping[str, Any] | None) -> None:
         assert self._terminating is not None
@@ -214,6 +320,11 @@ class Kubelet:
         if doc is not None and is_terminating(doc):
             self._terminating[key] = ((doc.get("spec") or {}).get("nodeName") or "", _grace_done(doc))
             bisect.insort(self._deadlines, (self._terminating[key][1], key))
+        end = None if doc is None else run_end(doc)
+        if end is None:
+            self._ends.pop(key, None)
+        else:
+            self._ends[key] = end
 
     def reconcile(self, ctx: Context) -> A.Result:
         store, now = ctx.store, ctx.now
@@ -221,6 +332,7 @@ class Kubelet:
             self._terminating = {(namespace_of(p), name_of(p)): ((p.get("spec") or {}).get("nodeName") or "", _grace_done(p))
                                  for p in store.list("Pod") if is_terminating(p)}
             self._deadlines = sorted((deadline, key) for key, (_, deadline) in self._terminating.items())
+            self._ends = {(namespace_of(p), name_of(p)): end for p in store.list("Pod") for end in (run_end(p),) if end is not None}
             return reconcile(store, now)
         nodes: set[str] = set()
         pods: set[tuple[str, str]] = set()
@@ -234,8 +346,12 @@ class Kubelet:
             pods.update(store.pods_on_node(node))
         up = bisect.bisect_right(self._deadlines, now + 1e-9, key=_first)  # the pods whose time is up
         pods.update(key for _, key in self._deadlines[:up])
+        pods.update(key for key, end in self._ends.items() if end <= now + 1e-9)  # and whose containers exit
         result = reconcile(store, now, nodes=nodes, pods=pods)
         self._due_at_the_next_end_of_grace(store, result, up, pods)
+        later = [end for key, end in self._ends.items() if key not in pods and end > now + 1e-9]
+        if later:
+            result.due(min(later))  # (on a node that does not report, that run finds nothing to do)
         return result
 
     def _due_at_the_next_end_of_grace(self, store, result: A.Result, up: int, pods: set[tuple[str, str]]) -> None:

@@ -4,7 +4,7 @@ in queue order, preempting when allowed (engine.scheduler.scheduler.run_queue), 
 binds them.
 
 It re-runs pending pods the way the 1.11 scheduling queue does: a pod that did not fit
-waits in the unschedulable queue until a node changes, a bound pod is removed, or a
+waits in the unschedulable queue until a node changes, a bound pod is removed (or finishes), or a
 volume/service object changes (MoveAllToActiveQueue), or a pod is bound that matches one
 of its required pod-affinity terms (AssignedPodAdded: only the pods it matches move,
 whether the pod was bound by this scheduler or came bound); new pods are tried at once. A
@@ -44,7 +44,7 @@ from scheduling.engine.api.objects import (
 )
 from scheduling.engine.controller import Context, rng_for
 from scheduling.engine.scheduler.cache import SchedulerCache
-from scheduling.engine.scheduler.cluster import ClusterState, NodeInfo
+from scheduling.engine.scheduler.cluster import TERMINAL_PHASES, ClusterState, NodeInfo, assigned_node
 from scheduling.engine.scheduler.predicates.inter_pod_affinity import pod_matches_term, required_affinity_terms
 from scheduling.engine.scheduler.scheduler import ScheduleResult, replace_status, run_queue
 from scheduling.engine.framework import runtime as framework
@@ -187,9 +187,16 @@ def is_pod_updated(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> boo
     return strip(old) != strip(new)
 
 
+def _counts_on_node(doc: Mapping[str, Any] | None) -> bool:
+    """Bound to a node and not finished (the pod informer leaves Succeeded and Failed pods
+    out: a pod that finishes is, to the scheduler, a bound pod removed)."""
+    return (doc is not None and bool((doc.get("spec") or {}).get("nodeName"))
+            and (doc.get("status") or {}).get("phase") not in TERMINAL_PHASES)
+
+
 def _bound_keys(store: Store) -> set[str]:
-    """The keys of the pods bound to a node."""
-    return {_key(*_ns_name(p)) for p in store.list("Pod") if (p.get("spec") or {}).get("nodeName")}
+    """The keys of the pods bound to a node (and not finished)."""
+    return {_key(*_ns_name(p)) for p in store.list("Pod") if _counts_on_node(p)}
 
 
 def _pending(doc: Mapping[str, Any] | None) -> bool:
@@ -253,7 +260,7 @@ class SchedulerController:
             elif kind == "Pod":
                 key = _key(ns, name)
                 doc = store.get("Pod", ns, name)
-                bound = doc is not None and bool((doc.get("spec") or {}).get("nodeName"))
+                bound = _counts_on_node(doc)
                 if key in self._bound and not bound:
                     move_all = needed = True  # a bound pod was removed
                 if bound:
@@ -617,7 +624,7 @@ class Snapshot:
         self.built = seen
         if self.infos is None:
             self.infos = state.node_infos()
-            self.on = {pod.key: (pod.node_name, self.order[pod.key]) for pod in state.pods if pod.node_name in self.infos}
+            self.on = {pod.key: (assigned_node(pod), self.order[pod.key]) for pod in state.pods if assigned_node(pod) in self.infos}
         else:
             before = {key: self.on.get(key) for key in self.dirty_pods}
             for name in self.dirty_nodes:
@@ -626,7 +633,7 @@ class Snapshot:
             moving: list[NodeInfo] = []
             if cache is not None:  # it follows what the pods' moves change in the NodeInfos it has
                 names = {b[0] for b in before.values() if b is not None}
-                names.update(self.pod(key).node_name for key in self.dirty_pods if key in self.pods)
+                names.update(assigned_node(self.pod(key)) for key in self.dirty_pods if key in self.pods)
                 moving = [self.infos[name] for name in names if name in self.infos]
                 cache.attach(moving)
             try:
@@ -667,6 +674,9 @@ class Snapshot:
         info = NodeInfo(node)
         for doc in store.in_order("Pod", store.pods_on_node(name)):
             key = _key(*_ns_name(doc))
+            if not assigned_node(self.pod(key)):
+                self.on.pop(key, None)
+                continue  # (ran to its end: counts on no node)
             info.add_pod(self.pod(key))
             self.on[key] = (name, self.order[key])
         self.infos[name] = info
@@ -677,7 +687,7 @@ class Snapshot:
         when it stayed in place; whether it is still to be put where it is now (_put_in)."""
         assert self.infos is not None
         pod = self.pod(key) if key in self.pods else None
-        node = pod.node_name if pod is not None and pod.node_name in self.infos else None
+        node = assigned_node(pod) if pod is not None and assigned_node(pod) in self.infos else None
         now = None if node is None else (node, self.order[key])
         if now is None:
             self.on.pop(key, None)

@@ -46,6 +46,9 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("create", "deploy"): "scheduling.engine.oc.create_kinds:deployment",
     ("create", "priorityclass"): "scheduling.engine.oc.create_kinds:priority_class",
     ("create", "pc"): "scheduling.engine.oc.create_kinds:priority_class",
+    ("create", "job"): "scheduling.engine.oc.create_kinds:job",
+    ("create", "cronjob"): "scheduling.engine.oc.create_kinds:cron_job",
+    ("create", "cj"): "scheduling.engine.oc.create_kinds:cron_job",
     ("explain",): "scheduling.engine.oc.explain:run",
     ("whoami",): "scheduling.engine.oc.session:whoami",
     ("version",): "scheduling.engine.oc.session:version",
@@ -81,7 +84,8 @@ KUBECTL_NAMES = {"taint": ("adm", "taint"), "cordon": ("adm", "cordon"), "uncord
 MUTATING = frozenset({("edit",), ("label",), ("annotate",), ("scale",), ("patch",), ("delete",), ("create",), ("apply",), ("replace",), ("adm", "taint"),
                       ("adm", "cordon"), ("adm", "uncordon"), ("adm", "drain"), ("adm", "upgrade"), ("adm", "upgrade", "channel"),
                       ("adm", "upgrade", "rollback"), ("create", "namespace"), ("create", "ns"), ("create", "deployment"),
-                      ("create", "deploy"), ("create", "priorityclass"), ("create", "pc"), ("rollout", "restart"), ("rollout", "pause"), ("rollout", "resume"),
+                      ("create", "deploy"), ("create", "priorityclass"), ("create", "pc"), ("create", "job"), ("create", "cronjob"), ("create", "cj"),
+                      ("rollout", "restart"), ("rollout", "pause"), ("rollout", "resume"),
                       ("rollout", "undo")})
 
 

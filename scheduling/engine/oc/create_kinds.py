@@ -45,9 +45,9 @@ def _create(store: Store, doc: dict, flags, now: float, files) -> OcResult:
                     else store.get(r.kind, ns, name))
         if existing is not None:
             raise OcError(f'Error from server (AlreadyExists): {r.resource_string} "{name}" already exists', raw=True)
-    shown = doc if dry_run == "client" else apply_defaults(doc)
     if dry_run != "client":
-        shown.setdefault("metadata", {}).setdefault("creationTimestamp", time_value(now))
+        doc["metadata"].setdefault("creationTimestamp", time_value(now))
+    shown = doc if dry_run == "client" else apply_defaults(doc)
     action = A.CreateObject(shown)
     if flags.output in ("yaml", "json"):
         text = yaml_text(api_document(shown)) if flags.output == "yaml" else json_text(api_document(shown))
@@ -116,5 +116,80 @@ def priority_class(store: Store, args: Sequence[str], now: float = 0.0, *, files
 
 
 for _f, _flags in ((namespace, NAMESPACE_FLAGS), (deployment, DEPLOYMENT_FLAGS), (priority_class, PRIORITY_CLASS_FLAGS)):
+    _f.uses_files = True
+    _f.flags = _flags
+
+
+# --- batch/v1: kubectl create job / cronjob (create_job.go, create_cronjob.go) ---------------------------------
+
+JOB_FLAGS = (*COMMON, Flag("image", "string", "", ""), Flag("from", "string", "", ""))
+CRON_JOB_FLAGS = (*COMMON, Flag("image", "string", "", ""), Flag("schedule", "string", "", ""),
+                  Flag("restart", "string", "", "OnFailure"))
+
+
+def _name_and_command(args: Sequence[str], positional: Sequence[str]) -> tuple[str, list[str]]:
+    """The NAME before `--` and the command after it (cobra's ArgsLenAtDash)."""
+    before = len(positional) - (len(args) - args.index("--") - 1) if "--" in args else len(positional)
+    return _name(positional[:before]), list(positional[before:])
+
+
+def job(store: Store, args: Sequence[str], now: float = 0.0, *, files=None) -> OcResult:
+    """create job NAME --image=IMAGE [-- COMMAND...] | --from=cronjob/NAME."""
+    positional, flags = parse_flags(args, JOB_FLAGS)
+    name, command = _name_and_command(args, positional)
+    source_ref = flags["from"]
+    if not flags.image and not source_ref:
+        raise OcError("either --image or --from must be specified")
+    if flags.image and source_ref:
+        raise OcError("either --image or --from must be specified")
+    if command and source_ref:
+        raise OcError("cannot specify --from and command")
+    if source_ref:
+        kind, _, source = source_ref.partition("/")
+        if kind not in ("cronjob", "cronjobs", "cj", "cronjob.batch", "cronjobs.batch") or not source:
+            raise OcError(f"from must be an existing cronjob: unknown object type {source_ref}")
+        ns = flags.namespace or "default"
+        cj = store.get("CronJob", ns, source)
+        if cj is None:
+            raise OcError(f'from must be an existing cronjob: cronjobs.batch "{source}" not found')
+        template = (cj.get("spec") or {}).get("jobTemplate") or {}
+        tmeta = template.get("metadata") or {}
+        meta: dict[str, Any] = {"name": name, "annotations": {"cronjob.kubernetes.io/instantiate": "manual",
+                                                              **(tmeta.get("annotations") or {})}}
+        if tmeta.get("labels"):
+            meta["labels"] = dict(tmeta["labels"])
+        ref = {"apiVersion": "batch/v1", "kind": "CronJob", "name": source, "controller": True}
+        if (cj.get("metadata") or {}).get("uid"):
+            ref["uid"] = cj["metadata"]["uid"]
+        meta["ownerReferences"] = [ref]
+        doc = {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": dict(template.get("spec") or {}), "status": {}}
+    else:
+        container: dict[str, Any] = {"name": name, "image": flags.image, "resources": {}}
+        if command:
+            container["command"] = command
+        doc = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name},
+               "spec": {"template": {"metadata": {}, "spec": {"containers": [container], "restartPolicy": "Never"}}},
+               "status": {}}
+    return _create(store, doc, flags, now, files)
+
+
+def cron_job(store: Store, args: Sequence[str], now: float = 0.0, *, files=None) -> OcResult:
+    """create cronjob NAME --image=IMAGE --schedule='0/5 * * * ?' [--restart=OnFailure] [-- COMMAND...]."""
+    positional, flags = parse_flags(args, CRON_JOB_FLAGS)
+    name, command = _name_and_command(args, positional)
+    missing = [f'"{f}"' for f, v in (("image", flags.image), ("schedule", flags.schedule)) if not v]
+    if missing:
+        raise OcError(f"required flag(s) {', '.join(missing)} not set")
+    container: dict[str, Any] = {"name": name, "image": flags.image, "resources": {}}
+    if command:
+        container["command"] = command
+    doc = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": name},
+           "spec": {"schedule": flags.schedule, "jobTemplate": {"metadata": {"name": name}, "spec": {
+               "template": {"metadata": {}, "spec": {"containers": [container], "restartPolicy": flags.restart}}}}},
+           "status": {}}
+    return _create(store, doc, flags, now, files)
+
+
+for _f, _flags in ((job, JOB_FLAGS), (cron_job, CRON_JOB_FLAGS)):
     _f.uses_files = True
     _f.flags = _flags

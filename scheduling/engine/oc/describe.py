@@ -154,11 +154,17 @@ def _containers(w: "_W", containers: Sequence[Mapping[str, Any]], container_stat
                 w.write(2, f"{title}s:\t{text}\n")
             else:
                 w.write(2, f"{title}:\t{text or '<none>'}\n")
+        for key, title in (("command", "Command"), ("args", "Args")):  # describeContainerCommand
+            if c.get(key):
+                w.write(2, f"{title}:\n")
+                for item in c[key]:
+                    for line in str(item).split("\n"):
+                        w.write(3, f"{line}\n")
         cs = statuses.get(c.get("name"))
-        if cs is not None:
-            state = cs.get("state") or {}
-            name = next(iter(state), "waiting")
-            w.write(2, f"State:\t{name.capitalize()}\n")
+        if cs is not None:  # describeContainerState
+            _container_state(w, "State", cs.get("state") or {})
+            if ((cs.get("lastState") or {}).get("terminated")) is not None:
+                _container_state(w, "Last State", cs["lastState"])
             w.write(2, f"Ready:\t{'True' if cs.get('ready') else 'False'}\n")
             w.write(2, f"Restart Count:\t{cs.get('restartCount') or 0}\n")
         resources = c.get("resources") or {}
@@ -170,6 +176,31 @@ def _containers(w: "_W", containers: Sequence[Mapping[str, Any]], container_stat
                     w.write(3, f"{k}:\t{values[k]}\n")
         w.write(2, "Environment:\t<none>\n")
         w.write(2, "Mounts:\t<none>\n")
+
+
+def _container_state(w: "_W", title: str, state: Mapping[str, Any]) -> None:
+    """describeStatus: Running with its start, Waiting with its reason, Terminated with its
+    reason, message, exit code, start and finish."""
+    if state.get("running") is not None:
+        w.write(2, f"{title}:\tRunning\n")
+        w.write(3, f"Started:\t{rfc1123z((state['running'] or {}).get('startedAt'))}\n")
+    elif state.get("terminated") is not None:
+        t = state["terminated"] or {}
+        w.write(2, f"{title}:\tTerminated\n")
+        if t.get("reason"):
+            w.write(3, f"Reason:\t{t['reason']}\n")
+        if t.get("message"):
+            w.write(3, f"Message:\t{t['message']}\n")
+        w.write(3, f"Exit Code:\t{int(t.get('exitCode') or 0)}\n")
+        if int(t.get("signal") or 0) > 0:
+            w.write(3, f"Signal:\t{int(t['signal'])}\n")
+        w.write(3, f"Started:\t{rfc1123z(t.get('startedAt'))}\n")
+        w.write(3, f"Finished:\t{rfc1123z(t.get('finishedAt'))}\n")
+    else:
+        w.write(2, f"{title}:\tWaiting\n")
+        reason = (state.get("waiting") or {}).get("reason")
+        if reason:
+            w.write(3, f"Reason:\t{reason}\n")
 
 
 def _volumes(w: "_W", volumes: Sequence[Mapping[str, Any]]) -> None:
@@ -407,6 +438,8 @@ DESCRIBERS = {
         ("DaemonSet", "describe_daemon_set"), ("PodDisruptionBudget", "describe_pod_disruption_budget"),
         ("PersistentVolume", "describe_persistent_volume"), ("PersistentVolumeClaim", "describe_persistent_volume_claim"),
         ("StorageClass", "describe_storage_class"), ("ConfigMap", "describe_config_map"))},
+    "Job": "scheduling.engine.oc.describe_kinds:describe_job",
+    "CronJob": "scheduling.engine.oc.describe_kinds:describe_cron_job",
 }
 
 

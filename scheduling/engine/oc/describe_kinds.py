@@ -12,7 +12,7 @@ from scheduling.engine.store import Store
 
 from .describe import PrefixWriter as _W, describe_events as _events, map_lines as _map_lines, toleration_text
 from .describe_volumes import describe_volumes
-from .output import rfc1123z
+from .output import human_duration, rfc1123z, seconds
 
 Doc = Mapping[str, Any]
 NONE = "<none>"
@@ -206,4 +206,108 @@ def describe_priority_class(store: Store, pc: Doc, now: float) -> str:
     annotations = ",".join(f"{k}={v}" for k, v in sorted((m.get("annotations") or {}).items())) or NONE
     w.write(0, f"Annotations:\t{annotations}\n")
     _events(w, store, "PriorityClass", "", m.get("name") or "", now)
+    return w.render()
+
+
+# --- batch/v1: describeJob, describeCronJob (kubectl pkg/describe) ------------------------------------------
+
+
+def _label_selector(selector: Mapping[str, Any] | None) -> str:
+    """LabelSelectorAsSelector(...).String() (empty for none)."""
+    if not selector:
+        return ""
+    return selectors.format_label_selector(selector.get("matchLabels"), selectors.expressions_of(selector.get("matchExpressions")))
+
+
+def _controlled_by(d: Doc) -> str:
+    """printController: `<Kind>/<name>` of the controller reference."""
+    ref = next((r for r in _meta(d).get("ownerReferences") or () if r.get("controller")), None)
+    return "" if ref is None else f"{ref.get('kind')}/{ref.get('name')}"
+
+
+def _go_bool(value: Any) -> str:
+    return "true" if value else "false"
+
+
+def _cap_indexes(indexes: str, soft_limit: int) -> str:
+    """capIndexesListOrNone: the list up to the first comma past `soft_limit` characters, then `...`."""
+    if not indexes:
+        return NONE
+    cut = indexes.find(",", soft_limit)
+    return indexes if cut < 0 or len(indexes) <= soft_limit else indexes[:cut + 1] + "..."
+
+
+def describe_job(store: Store, job: Doc, now: float) -> str:
+    """describeJob."""
+    w = _W()
+    m, spec, status = _meta(job), job.get("spec") or {}, job.get("status") or {}
+    w.write(0, f"Name:\t{m.get('name') or ''}\n")
+    w.write(0, f"Namespace:\t{m.get('namespace') or ''}\n")
+    w.write(0, f"Selector:\t{_label_selector(spec.get('selector'))}\n")
+    _map_lines(w, "Labels", m.get("labels"))
+    _map_lines(w, "Annotations", m.get("annotations"))
+    if _controlled_by(job):
+        w.write(0, f"Controlled By:\t{_controlled_by(job)}\n")
+    if spec.get("parallelism") is not None:
+        w.write(0, f"Parallelism:\t{int(spec['parallelism'])}\n")
+    w.write(0, f"Completions:\t{'<unset>' if spec.get('completions') is None else int(spec['completions'])}\n")
+    if spec.get("completionMode") is not None:
+        w.write(0, f"Completion Mode:\t{spec['completionMode']}\n")
+    if spec.get("suspend") is not None:
+        w.write(0, f"Suspend:\t{_go_bool(spec['suspend'])}\n")
+    if spec.get("backoffLimit") is not None:
+        w.write(0, f"Backoff Limit:\t{int(spec['backoffLimit'])}\n")
+    if spec.get("ttlSecondsAfterFinished") is not None:
+        w.write(0, f"TTL Seconds After Finished:\t{int(spec['ttlSecondsAfterFinished'])}\n")
+    start, end = status.get("startTime"), status.get("completionTime")
+    if start is not None:
+        w.write(0, f"Start Time:\t{rfc1123z(start)}\n")
+    if end is not None:
+        w.write(0, f"Completed At:\t{rfc1123z(end)}\n")
+    if start is not None and end is not None:
+        w.write(0, f"Duration:\t{human_duration((seconds(end) or 0) - (seconds(start) or 0))}\n")
+    if spec.get("activeDeadlineSeconds") is not None:
+        w.write(0, f"Active Deadline Seconds:\t{int(spec['activeDeadlineSeconds'])}s\n")
+    counts = [int(status.get(k) or 0) for k in ("active", "succeeded", "failed")]
+    if status.get("ready") is None:
+        w.write(0, f"Pods Statuses:\t{counts[0]} Active / {counts[1]} Succeeded / {counts[2]} Failed\n")
+    else:
+        w.write(0, f"Pods Statuses:\t{counts[0]} Active ({int(status['ready'])} Ready) / {counts[1]} Succeeded / {counts[2]} Failed\n")
+    if spec.get("completionMode") == "Indexed":
+        w.write(0, f"Completed Indexes:\t{_cap_indexes(status.get('completedIndexes') or '', 50)}\n")
+    describe_pod_template(w, spec.get("template"))
+    _events(w, store, "Job", m.get("namespace") or "default", m.get("name") or "", now)
+    return w.render()
+
+
+def describe_cron_job(store: Store, cj: Doc, now: float) -> str:
+    """describeCronJob, with describeJobTemplate and printActiveJobs."""
+    w = _W()
+    m, spec, status = _meta(cj), cj.get("spec") or {}, cj.get("status") or {}
+    w.write(0, f"Name:\t{m.get('name') or ''}\n")
+    w.write(0, f"Namespace:\t{m.get('namespace') or ''}\n")
+    _map_lines(w, "Labels", m.get("labels"))
+    _map_lines(w, "Annotations", m.get("annotations"))
+    w.write(0, f"Schedule:\t{spec.get('schedule') or ''}\n")
+    w.write(0, f"Concurrency Policy:\t{spec.get('concurrencyPolicy') or ''}\n")
+    suspend = spec.get("suspend")
+    w.write(0, f"Suspend:\t{'<unset>' if suspend is None else ('True' if suspend else 'False')}\n")
+    w.write(0, f"Time Zone:\t{'<unset>' if spec.get('timeZone') is None else spec['timeZone']}\n")
+    for key, title in (("successfulJobsHistoryLimit", "Successful Job History Limit"),
+                       ("failedJobsHistoryLimit", "Failed Job History Limit")):
+        w.write(0, f"{title}:\t{'<unset>' if spec.get(key) is None else int(spec[key])}\n")
+    deadline = spec.get("startingDeadlineSeconds")
+    w.write(0, f"Starting Deadline Seconds:\t{'<unset>' if deadline is None else f'{int(deadline)}s'}\n")
+    job_spec = (spec.get("jobTemplate") or {}).get("spec") or {}
+    w.write(0, f"Selector:\t{'<unset>' if job_spec.get('selector') is None else _label_selector(job_spec['selector'])}\n")
+    for key, title in (("parallelism", "Parallelism"), ("completions", "Completions")):
+        w.write(0, f"{title}:\t{'<unset>' if job_spec.get(key) is None else int(job_spec[key])}\n")
+    if job_spec.get("activeDeadlineSeconds") is not None:
+        w.write(0, f"Active Deadline Seconds:\t{int(job_spec['activeDeadlineSeconds'])}s\n")
+    describe_pod_template(w, job_spec.get("template"))
+    last = status.get("lastScheduleTime")
+    w.write(0, f"Last Schedule Time:\t{'<unset>' if last is None else rfc1123z(last)}\n")
+    active = status.get("active") or []
+    w.write(0, "Active Jobs:\t" + (", ".join(r.get("name") or "" for r in active) if active else NONE) + "\n")
+    _events(w, store, "CronJob", m.get("namespace") or "default", m.get("name") or "", now)
     return w.render()

@@ -8,7 +8,9 @@ testdata/openapi/v3 api/v1 and apis/apps/v1), cut to the schemas the simulated c
 kinds reach and to the keys the template reads: data/openapi-v3-subset.json. A simulated kind
 outside it (the OpenShift custom resources, PodDisruptionBudget, StorageClass) gets kubectl's
 answer for a GVR its OpenAPI document lacks. PriorityClass (group scheduling.k8s.io, v1) comes from
-kubernetes' api/openapi-spec/v3."""
+kubernetes' api/openapi-spec/v3; Job and CronJob (batch/v1) from kubernetes/api batch/v1 (the
+fields of types.go with the descriptions of types_swagger_doc_generated.go, as the OpenAPI
+document is generated from them)."""
 
 from __future__ import annotations
 

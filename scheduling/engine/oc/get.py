@@ -36,7 +36,7 @@ FLAGS = (
     Flag("watch-only", "bool", "", False),
 )
 WATCH_STEP = 1.0  # simulated seconds between two looks of `oc get -w`
-ALL_TYPES = ("Pod", "Service", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
+ALL_TYPES = ("Pod", "Service", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet", "CronJob", "Job", "ReplicationController")
 OUTPUTS = ("custom-columns", "custom-columns-file", "go-template", "go-template-file", "json", "jsonpath", "jsonpath-as-json",
            "jsonpath-file", "name", "template", "templatefile", "wide", "yaml")
 

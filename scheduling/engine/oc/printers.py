@@ -482,3 +482,81 @@ def priority_classes(docs: Sequence[Doc], now: float, wide: bool) -> Table:
 def generic(docs: Sequence[Doc], now: float, wide: bool) -> Table:
     """A custom resource without printer columns: NAME AGE."""
     return ["NAME", "AGE"], [[_m(d).get("name") or "", _age(d, now)] for d in docs]
+
+
+# --- batch/v1 -----------------------------------------------------------------------------------------------------
+
+
+def _condition_is_true(d: Doc, ctype: str) -> bool:
+    """hasJobCondition: the condition is there and True."""
+    return any(c.get("type") == ctype and c.get("status") == "True" for c in _status(d).get("conditions") or ())
+
+
+def job_status(d: Doc) -> str:
+    """printJob's STATUS: Complete, Failed, Terminating, Suspended, FailureTarget,
+    SuccessCriteriaMet, else Running."""
+    for ctype in ("Complete", "Failed"):
+        if _condition_is_true(d, ctype):
+            return ctype
+    if _m(d).get("deletionTimestamp"):
+        return "Terminating"
+    for ctype in ("Suspended", "FailureTarget", "SuccessCriteriaMet"):
+        if _condition_is_true(d, ctype):
+            return ctype
+    return "Running"
+
+
+def job_completions(d: Doc) -> str:
+    """printJob's COMPLETIONS: succeeded/completions; without completions `n/1`, or
+    `n/1 of <parallelism>` when more than one pod runs at a time."""
+    spec, succeeded = _spec(d), _int(_status(d).get("succeeded"))
+    if spec.get("completions") is not None:
+        return f"{succeeded}/{_int(spec.get('completions'))}"
+    parallelism = int(spec.get("parallelism") or 0)
+    return f"{succeeded}/1 of {parallelism}" if parallelism > 1 else f"{succeeded}/1"
+
+
+def job_duration(d: Doc, now: float) -> str:
+    """printJob's DURATION: from startTime to completionTime (or now); empty before it started."""
+    start, end = seconds(_status(d).get("startTime")), seconds(_status(d).get("completionTime"))
+    if start is None:
+        return ""
+    return human_duration((now if end is None else end) - start)
+
+
+def jobs(docs: Sequence[Doc], now: float, wide: bool) -> Table:
+    """printJob: NAME STATUS COMPLETIONS DURATION AGE (wide: CONTAINERS IMAGES SELECTOR)."""
+    headers = ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"] + (["CONTAINERS", "IMAGES", "SELECTOR"] if wide else [])
+    rows = []
+    for d in docs:
+        row = [_m(d).get("name") or "", job_status(d), job_completions(d), job_duration(d, now), _age(d, now)]
+        if wide:
+            names, images = _containers_images(((_spec(d).get("template") or {}).get("spec") or {}))
+            row += [names, images, _selector_text(_spec(d).get("selector"))]
+        rows.append(row)
+    return headers, rows
+
+
+def _bool_ptr(value: Any) -> str:
+    """printBoolPtr."""
+    return "<unset>" if value is None else ("True" if value else "False")
+
+
+def cron_jobs(docs: Sequence[Doc], now: float, wide: bool) -> Table:
+    """printCronJob: NAME SCHEDULE TIMEZONE SUSPEND ACTIVE LAST SCHEDULE AGE (wide:
+    CONTAINERS IMAGES SELECTOR, of the job template)."""
+    headers = ["NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE"]
+    headers += ["CONTAINERS", "IMAGES", "SELECTOR"] if wide else []
+    rows = []
+    for d in docs:
+        spec, status = _spec(d), _status(d)
+        last = status.get("lastScheduleTime")
+        row = [_m(d).get("name") or "", spec.get("schedule") or "",
+               NONE if spec.get("timeZone") is None else spec["timeZone"], _bool_ptr(spec.get("suspend")), str(len(status.get("active") or ())),
+               NONE if last is None else age(last, now), _age(d, now)]
+        if wide:
+            job_spec = (spec.get("jobTemplate") or {}).get("spec") or {}
+            names, images = _containers_images(((job_spec.get("template") or {}).get("spec") or {}))
+            row += [names, images, _selector_text(job_spec.get("selector"))]
+        rows.append(row)
+    return headers, rows

@@ -160,13 +160,22 @@ class NodeInfo:
         return f"NodeInfo({self.name!r}, pods={len(self.pods)})"
 
 
+TERMINAL_PHASES = ("Succeeded", "Failed")
+
+
+def assigned_node(pod: Pod) -> str:
+    """The node a pod counts on for the scheduler ("" for none): its node, unless it ran to
+    its end (the scheduler's pod informer leaves out Succeeded and Failed pods)."""
+    return "" if pod.phase in TERMINAL_PHASES else pod.node_name
+
+
 def infos_with(nodes: list[Node], pods: list[Pod], without: set[str] | frozenset[str] = frozenset()) -> dict[str, NodeInfo]:
-    """NodeInfo per node name, in node order, with the pods bound to them (in `pods` order),
-    but for the pods whose key is in `without`."""
+    """NodeInfo per node name, in node order, with the pods bound to them (in `pods` order)
+    that have not finished, but for the pods whose key is in `without`."""
     infos = {n.name: NodeInfo(n) for n in nodes}
     bound: dict[str, list[Pod]] = {}
     for pod in pods:
-        name = pod.node_name
+        name = assigned_node(pod)
         if name and name in infos and (not without or pod.key not in without):
             bound.setdefault(name, []).append(pod)
     for name, on_node in bound.items():

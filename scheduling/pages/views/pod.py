@@ -18,20 +18,25 @@ from scheduling.store.state import cluster_schedulers, cluster_state, eviction_t
 from scheduling.pages.views.common import applied, object_or_404, page_urls, panel
 
 
-def _controllers_of(cluster: Cluster, doc: dict) -> list[tuple[str, str, str]]:
-    """(kind, namespace, name) of the pod's controller chain, nearest first, that exist."""
+# Owners a pod's chain may pass through besides the workloads (shown, without a template editor).
+RUN_TO_COMPLETION_KINDS = ("Job", "CronJob")
+
+
+def _controllers_of(cluster: Cluster, doc: dict) -> list[tuple[str, str, str, bool]]:
+    """(kind, namespace, name, whether its template has an editor) of the pod's controller
+    chain, nearest first, that exist."""
     out = []
     current = doc
     for _ in range(3):
         refs = [r for r in (current.get("metadata") or {}).get("ownerReferences") or () if r.get("controller")]
-        if not refs or refs[0].get("kind") not in WORKLOAD_KINDS:
+        if not refs or refs[0].get("kind") not in WORKLOAD_KINDS + RUN_TO_COMPLETION_KINDS:
             break
         ref = refs[0]
         namespace = (current.get("metadata") or {}).get("namespace") or "default"
         owner = KIND_MODELS[ref["kind"]].objects.filter(cluster=cluster, namespace=namespace, name=ref.get("name")).first()
         if owner is None:
             break
-        out.append((ref["kind"], namespace, owner.name))
+        out.append((ref["kind"], namespace, owner.name, ref["kind"] in WORKLOAD_KINDS))
         current = owner.document
     return out
 

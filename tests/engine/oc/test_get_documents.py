@@ -32,6 +32,12 @@ EXAMPLES["ConfigMap"] = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
 EXAMPLES["KubeDescheduler"] = {"apiVersion": "operator.openshift.io/v1", "kind": "KubeDescheduler", "metadata": {
     "name": "cluster", "namespace": "openshift-kube-descheduler-operator", "creationTimestamp": 0},
     "spec": {"mode": "Predictive", "profiles": ["AffinityAndTaints"], "deschedulingIntervalSeconds": 3600}}
+EXAMPLES["Job"] = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi", "namespace": "default", "creationTimestamp": 0},
+                   "spec": {"completions": 1, "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "pi", "image": "perl"}]}}},
+                   "status": {"succeeded": 1, "startTime": 0, "completionTime": 60}}
+EXAMPLES["CronJob"] = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "hello", "namespace": "default",
+                                                                              "creationTimestamp": 0},
+                       "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {}}}, "status": {"lastScheduleTime": 300}}
 STORE_DOCS = [EXAMPLES[kind] for kind in PRINTERS]
 
 

@@ -472,6 +472,8 @@ def schema_for(kind: str, pkg: str) -> tuple:
             allowVolumeExpansion=_BOOL,
             volumeBindingMode=_scalar("str", f"{pkg}.VolumeBindingMode"),
         )
+    if kind in ("Job", "CronJob"):
+        return _batch_schema(kind, pkg)
     if kind == "Event":  # core/v1 Event: the fields `oc describe` reads
         return _top(
             "v1.Event",
@@ -491,6 +493,32 @@ def schema_for(kind: str, pkg: str) -> tuple:
             reportingInstance=_STR,
         )
     raise KeyError(kind)
+
+
+def _batch_schema(kind: str, pkg: str) -> tuple:
+    """batch/v1 Job and CronJob: the fields the simulator reads."""
+    job_spec = _struct(
+        f"{pkg}.JobSpec", parallelism=_INT32, completions=_INT32, activeDeadlineSeconds=_INT64, backoffLimit=_INT32,
+        ttlSecondsAfterFinished=_INT32, completionMode=_scalar("str", f"{pkg}.CompletionMode"), suspend=_BOOL,
+        manualSelector=_BOOL, selector=_LABEL_SELECTOR, template=_POD_TEMPLATE,
+        podReplacementPolicy=_scalar("str", f"{pkg}.PodReplacementPolicy"),
+    )
+    if kind == "Job":
+        status = _struct(
+            f"{pkg}.JobStatus", active=_INT32, succeeded=_INT32, failed=_INT32, ready=_INT32, terminating=_INT32,
+            startTime=_TIME, completionTime=_TIME,
+            conditions=_list(_struct(f"{pkg}.JobCondition", type=_scalar("str", f"{pkg}.JobConditionType"),
+                                     lastProbeTime=_TIME, **_CONDITION_FIELDS), f"[]{pkg}.JobCondition"),
+        )
+        return _top(f"{pkg}.Job", spec=job_spec, status=status)
+    spec = _struct(
+        f"{pkg}.CronJobSpec", schedule=_STR, timeZone=_STR, startingDeadlineSeconds=_INT64,
+        concurrencyPolicy=_scalar("str", f"{pkg}.ConcurrencyPolicy"), suspend=_BOOL,
+        successfulJobsHistoryLimit=_INT32, failedJobsHistoryLimit=_INT32,
+        jobTemplate=_struct(f"{pkg}.JobTemplateSpec", metadata=_META, spec=job_spec),
+    )
+    status = _struct(f"{pkg}.CronJobStatus", lastScheduleTime=_TIME, lastSuccessfulTime=_TIME)
+    return _top(f"{pkg}.CronJob", spec=spec, status=status)
 
 
 def _json_kind(value: object) -> str:
