@@ -9,11 +9,9 @@ class UpdatesConfig(AppConfig):
 
     def ready(self):
         # The live update progress fragment, pushed with the scheduling app's fragments
-        # (which never import this app). Imported here, once the app registry is ready.
+        # (which never import this app), named by path: imported when first pushed.
         from scheduling.pages.views import fragments
 
-        from . import views, views_machines
-
-        fragments.register("update-progress", views.progress_fragment)  # (cluster); "" without a ClusterVersion
+        fragments.register("update-progress", "updates.views.progress_fragment")  # (cluster); "" without a ClusterVersion
         # (cluster, kinds, deleted machines); "" without Machine API objects
-        fragments.register("machines", views_machines.machine_fragments)
+        fragments.register("machines", "updates.views_machines.machine_fragments")

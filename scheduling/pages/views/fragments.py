@@ -9,19 +9,34 @@ from __future__ import annotations
 
 from typing import Callable
 
-from scheduling.pages.views import board, clock
-
-FRAGMENTS = {
-    "cluster-summary": board.summary_fragment,  # (cluster)
-    "clock": clock.clock_fragment,  # (cluster)
-    "node-cards": board.node_card_fragments,  # (cluster, names, gone)
-    "node-tiles": board.node_tile_fragments,  # (cluster, names)
-    "overview-meta": board.overview_meta_fragment,  # (cluster)
-    "pending": board.pending_fragment,  # (cluster)
-    "events": board.events_fragment,  # (cluster)
-}
+from django.utils.module_loading import import_string
 
 
-def register(name: str, render: Callable) -> None:
-    """Add a fragment rendered by another app's page function (its AppConfig.ready())."""
+class _Renderers(dict):
+    """name -> the page function that renders the fragment, named by its dotted path and
+    imported at its first use: a process that never pushes (`manage.py oc`, `simulate`)
+    starts without loading the pages (about half a CPU second)."""
+
+    def __getitem__(self, name: str) -> Callable:
+        render = super().__getitem__(name)
+        if isinstance(render, str):
+            render = import_string(render)
+            self[name] = render
+        return render
+
+
+FRAGMENTS = _Renderers({
+    "cluster-summary": "scheduling.pages.views.board.summary_fragment",  # (cluster)
+    "clock": "scheduling.pages.views.clock.clock_fragment",  # (cluster)
+    "node-cards": "scheduling.pages.views.board.node_card_fragments",  # (cluster, names, gone)
+    "node-tiles": "scheduling.pages.views.board.node_tile_fragments",  # (cluster, names)
+    "overview-meta": "scheduling.pages.views.board.overview_meta_fragment",  # (cluster)
+    "pending": "scheduling.pages.views.board.pending_fragment",  # (cluster)
+    "events": "scheduling.pages.views.board.events_fragment",  # (cluster)
+})
+
+
+def register(name: str, render: Callable | str) -> None:
+    """Add a fragment rendered by another app's page function, or its dotted path (its
+    AppConfig.ready())."""
     FRAGMENTS[name] = render
