@@ -101,7 +101,9 @@ def pod_status_for_controller(store: Store, owner: Doc, selector: selectors.Sele
         if selector.requirements and not selector.matches(_meta(pod).get("labels") or {}):
             continue
         ref = next((r for r in _meta(pod).get("ownerReferences") or () if r.get("controller")), None)
-        if ref is None or (ref.get("uid") != uid if uid else ref.get("name") != name):
+        # by UID as upstream; a reference written without one (a controller's pod made in
+        # the same step as its owner, a hand-written file) by name
+        if ref is None or (ref.get("uid") != uid if uid and ref.get("uid") else ref.get("name") != name):
             continue
         phase = (pod.get("status") or {}).get("phase")
         if phase in counts:

@@ -531,3 +531,17 @@ def test_a_pod_templates_volumes_are_described_by_their_source():
             "    ClaimName:     db-data\n"
             "    ReadOnly:      false\n"
             "  Node-Selectors:  <none>\n") in out
+
+
+def test_a_pod_whose_owner_reference_has_no_uid_counts_for_its_owner_by_name():
+    """A ReplicaSet's pods made in the same step as the ReplicaSet (or written by hand) carry
+    an ownerReference without a uid: they are its pods all the same (Pods Status)."""
+    rc = {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "bar", "namespace": "foo", "uid": "test-uid"},
+          "spec": {"replicas": 2, "selector": {"app": "bar"}, "template": {
+              "metadata": {"labels": {"app": "bar"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}},
+          "status": {"replicas": 2}}
+    pods = [owned_pod(f"bar-{i}", "Running") for i in range(2)]
+    for pod in pods:
+        pod["metadata"]["labels"] = {"app": "bar"}
+    pods[1]["metadata"]["ownerReferences"] = [{"kind": "ReplicationController", "name": "bar", "controller": True}]
+    assert "Pods Status:  2 Running / 0 Waiting / 0 Succeeded / 0 Failed\n" in describe([rc, *pods], "oc describe rc bar -n foo")
