@@ -13,7 +13,8 @@ running at 60x, and then:
 
 * --viewers websockets (in a process of their own, as anonymous pages of the board) stay
   connected to /ws/clusters/<id>/ and note when each pushed node card first shows each
-  taint;
+  taint; beside them --leavers pages keep connecting and dropping their connection without
+  a close handshake (pushes then meet sockets that are gone);
 * --editors logged-in editors each make --edits edits through the page's console (POST
   clusters/<id>/console/run with confirm=1, what the console's Apply posts): `oc label node
   <node> e<editor>-<n>=v`, every fifth an `oc adm taint nodes <node> t<editor>-<n>=v:
@@ -29,7 +30,8 @@ It prints, per mode:
 * ack -> every viewer: from an acknowledged taint's answer to the moment each viewer's
   socket had the card showing it, p50 / p95 / max over every (taint, viewer) pair, and how
   many pairs never arrived (must be 0); target p95 < 2 s;
-* server tracebacks: lines of the servers' logs that start a traceback (must be 0).
+* server tracebacks: lines of the servers' logs that start a traceback (must be 0: a push
+  to a socket that is gone is dropped quietly).
 
 Everything is bounded: each phase has a deadline (--timeout for the whole mode), the
 servers are stopped at the end whatever happens, and only 127.0.0.1 is contacted. Figures,
@@ -46,6 +48,7 @@ import html
 import http.cookiejar
 import json
 import os
+import random
 import re
 import select
 import signal
@@ -131,14 +134,14 @@ def _child(step: list[str], env: dict, timeout: float) -> dict:
 
 # --- the viewers (a process of their own) ------------------------------------------------------
 
-async def _viewers(url: str, origin: str, count: int) -> None:
+async def _viewers(url: str, origin: str, count: int, leavers: int) -> None:
     """Connect `count` sockets, say "ready", note when each first sees each taint; on a
     "wait <json markers> <seconds>" line from stdin, wait until every socket has seen every
     marker (or the seconds passed), print the first-seen times as JSON and return."""
     import websockets
 
     seen: list[dict[str, float]] = [{} for _ in range(count)]
-    stats = {"messages": 0, "bytes": 0, "closed": 0, "refused": 0}
+    stats = {"messages": 0, "bytes": 0, "closed": 0, "refused": 0, "left": 0}
 
     async def viewer(i: int, ready: asyncio.Event, connected: list) -> None:
         try:
@@ -161,9 +164,24 @@ async def _viewers(url: str, origin: str, count: int) -> None:
             if len(connected) == count:
                 ready.set()
 
+    async def leaver(i: int) -> None:
+        """A page that keeps leaving: connects, stays a moment, drops its connection without
+        a close handshake (a closed laptop), and comes back; pushes meet it closed."""
+        rng = random.Random(i)
+        while True:
+            try:
+                ws = await websockets.connect(url, origin=origin, max_size=None, open_timeout=30)
+                await asyncio.sleep(rng.uniform(0.2, 2.0))
+                ws.transport.abort()
+                stats["left"] += 1
+            except (OSError, websockets.InvalidHandshake, asyncio.TimeoutError):
+                pass
+            await asyncio.sleep(rng.uniform(0.0, 0.5))
+
     ready, connected = asyncio.Event(), []
     tasks = [asyncio.create_task(viewer(i, ready, connected)) for i in range(count)]
     await asyncio.wait_for(ready.wait(), 120)
+    tasks += [asyncio.create_task(leaver(i)) for i in range(leavers)]
     print("ready", flush=True)
     loop = asyncio.get_running_loop()
     line = await loop.run_in_executor(None, sys.stdin.readline)
@@ -226,8 +244,6 @@ def _edit(i: int, n: int, nodes: int, rng) -> tuple[str, tuple[str, str, str] | 
 
 
 def run_editors(base: str, cluster_id: int, editors: int, edits: int, nodes: int, deadline: float) -> dict:
-    import random
-
     latencies: list[float] = []
     acked: list[tuple[str, str, str]] = []
     acked_at: dict[str, float] = {}  # taint key -> monotonic time of the answer
@@ -381,7 +397,7 @@ def run_mode(mode: str, args) -> list[str]:
             _wait(lambda: _answers(base + "/"), 60, f"the {mode} server to answer")
             viewers = subprocess.Popen(
                 [sys.executable, "-m", "scheduling.bench.live", "--viewers-at", f"ws://127.0.0.1:{port}/ws/clusters/{cluster_id}/",
-                 "--origin", base, "--viewers", str(args.viewers)],
+                 "--origin", base, "--viewers", str(args.viewers), "--leavers", str(args.leavers)],
                 cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             ready, _, _ = select.select([viewers.stdout], [], [], 120)
             if not ready or viewers.stdout.readline().strip() != "ready":
@@ -421,6 +437,7 @@ def run_mode(mode: str, args) -> list[str]:
         f"  ack -> every viewer: {_percentiles(delays)} ({len(markers)} taints x {args.viewers} viewers; "
         f"missed: {missed}; {seen['messages']} messages, {seen['bytes'] / 1e6:.1f} MB; sockets closed: {seen['closed']}, "
         f"refused: {seen['refused']})",
+        f"  pages that left: {args.leavers} kept dropping their socket without a close, {seen['left']} times",
         f"  server tracebacks: {tracebacks}",
     ]
     lines += [f"  refused: {text}" for text in load["refused"][:3]] + [f"  {e}" for e in load["errors"][:3]]
@@ -437,6 +454,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--viewers", type=int, default=100)
     parser.add_argument("--edits", type=int, default=50)
     parser.add_argument("--nodes", type=int, default=20)
+    parser.add_argument("--leavers", type=int, default=10, help="pages that keep dropping their socket and coming back")
     parser.add_argument("--timeout", type=float, default=600.0, help="the longest one mode may take, in seconds")
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/12"),
                         help="distributed mode's Redis (its database is flushed first)")
@@ -456,10 +474,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(check(args.check)))
         return 0
     if args.viewers_at:
-        asyncio.run(_viewers(args.viewers_at, args.origin, args.viewers))
+        asyncio.run(_viewers(args.viewers_at, args.origin, args.viewers, args.leavers))
         return 0
     if args.quick:
-        args.editors, args.viewers, args.edits, args.nodes = 3, 10, 10, 3
+        args.editors, args.viewers, args.edits, args.nodes, args.leavers = 3, 10, 10, 3, 3
     for mode in (("embedded", "distributed") if args.mode == "both" else (args.mode,)):
         for line in run_mode(mode, args):
             print(line, flush=True)

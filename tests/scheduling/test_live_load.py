@@ -1,7 +1,8 @@
 """A small live load against a real server on loopback (scheduling.bench.live: 3 editors
 making 10 edits each through the console, 10 viewers on the board's socket, the clock at
-60x): no acknowledged edit is lost, none is refused, every viewer receives every
-acknowledged taint, no socket is closed on a viewer and the servers log no traceback. In
+60x, 3 more pages dropping their sockets without a close and coming back): no
+acknowledged edit is lost, none is refused, every viewer receives every acknowledged
+taint, no socket is closed on a viewer and the servers log no traceback. In
 embedded mode (`manage.py serve`) and in distributed mode (daphne, a Celery worker and beat,
 Redis and PostgreSQL: run where REDIS_URL and a postgres:// DATABASE_URL are set, as CI
 sets them)."""
@@ -18,14 +19,14 @@ import pytest
 
 from tests.conftest import ROOT, need
 
-EDITORS, EDITS, VIEWERS, NODES = 3, 10, 10, 3
+EDITORS, EDITS, VIEWERS, NODES, LEAVERS = 3, 10, 10, 3, 3
 TAINTS = EDITORS * 2  # every fifth edit of each editor taints a node (scheduling.bench.live._edit)
 
 
 def run_load(*args: str) -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
     done = subprocess.run([sys.executable, "-m", "scheduling.bench.live", "--editors", str(EDITORS), "--edits", str(EDITS),
-                           "--viewers", str(VIEWERS), "--nodes", str(NODES), "--timeout", "240", *args],
+                           "--viewers", str(VIEWERS), "--nodes", str(NODES), "--leavers", str(LEAVERS), "--timeout", "240", *args],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=290)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
@@ -40,6 +41,7 @@ def assert_nothing_lost(out: str, mode: str) -> None:
                         r"missed: (\d+); \d+ messages, [\d.]+ MB; sockets closed: (\d+), refused: (\d+)\)", out)
     assert viewers, out
     assert viewers.groups() == (str(TAINTS), str(VIEWERS), "0", "0", "0"), out
+    assert re.search(rf"  pages that left: {LEAVERS} kept dropping their socket without a close, [1-9]\d* times\n", out), out
     assert "  server tracebacks: 0\n" in out, out
 
 
