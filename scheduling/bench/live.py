@@ -13,7 +13,8 @@ running at 60x, and then:
 
 * --viewers websockets (in a process of their own, as anonymous pages of the board) stay
   connected to /ws/clusters/<id>/ and note when each pushed node card first shows each
-  taint; beside them --leavers pages keep connecting and dropping their connection without
+  taint (a socket closed with a code the page reconnects on reconnects and fetches the
+  board again, as the page does); beside them --leavers pages keep connecting and dropping their connection without
   a close handshake (pushes then meet sockets that are gone);
 * --editors logged-in editors each make --edits edits through the page's console (POST
   clusters/<id>/console/run with confirm=1, what the console's Apply posts): `oc label node
@@ -141,28 +142,55 @@ async def _viewers(url: str, origin: str, count: int, leavers: int) -> None:
     import websockets
 
     seen: list[dict[str, float]] = [{} for _ in range(count)]
-    stats = {"messages": 0, "bytes": 0, "closed": 0, "refused": 0, "left": 0}
+    stats = {"messages": 0, "bytes": 0, "closed": 0, "refused": 0, "left": 0, "resyncs": 0, "close_codes": {}}
+
+    board = origin + urllib.parse.urlparse(url).path.removeprefix("/ws")  # /ws/clusters/<id>/ -> the board
+
+    def note(i: int, text: str) -> None:
+        now = time.monotonic()
+        for mark in TAINT_MARK.findall(text):
+            seen[i].setdefault(mark, now)
+
+    def fetch_board() -> str:
+        with urllib.request.urlopen(board, timeout=30) as r:
+            return r.read().decode()
 
     async def viewer(i: int, ready: asyncio.Event, connected: list) -> None:
-        try:
-            async with websockets.connect(url, origin=origin, max_size=None, open_timeout=30) as ws:
-                connected.append(i)
-                if len(connected) == count:
-                    ready.set()
-                async for message in ws:
-                    now = time.monotonic()
-                    stats["messages"] += 1
-                    stats["bytes"] += len(message)
-                    mine = seen[i]
-                    for mark in TAINT_MARK.findall(message):
-                        mine.setdefault(mark, now)
-        except websockets.ConnectionClosed:
-            stats["closed"] += 1
-        except (OSError, websockets.InvalidHandshake, asyncio.TimeoutError):
-            stats["refused"] += 1
-            connected.append(i)
-            if len(connected) == count:
-                ready.set()
+        """A page: its socket, and as the page does, after a close the htmx ws extension
+        reconnects on (1006, 1011, 1012, 1013) a reconnect and a resync (the board fetched
+        again); any other close ends it."""
+        first = True
+        while True:
+            try:
+                async with websockets.connect(url, origin=origin, max_size=None, open_timeout=30) as ws:
+                    if first:
+                        first = False
+                        connected.append(i)
+                        if len(connected) == count:
+                            ready.set()
+                    else:
+                        stats["resyncs"] += 1
+                        note(i, await asyncio.get_running_loop().run_in_executor(None, fetch_board))
+                    async for message in ws:
+                        stats["messages"] += 1
+                        stats["bytes"] += len(message)
+                        note(i, message)
+            except websockets.ConnectionClosed as exc:
+                stats["closed"] += 1
+                code = exc.rcvd.code if exc.rcvd else 1006
+                how = f"received {exc.rcvd.code}" if exc.rcvd else f"sent {exc.sent.code}" if exc.sent else "no close frame"
+                stats["close_codes"][how] = stats["close_codes"].get(how, 0) + 1
+                if code not in (1006, 1011, 1012, 1013):
+                    return
+                await asyncio.sleep(random.uniform(0, 1))
+            except (OSError, websockets.InvalidHandshake, asyncio.TimeoutError):
+                stats["refused"] += 1
+                if first:
+                    first = False
+                    connected.append(i)
+                    if len(connected) == count:
+                        ready.set()
+                await asyncio.sleep(random.uniform(0, 2))
 
     async def leaver(i: int) -> None:
         """A page that keeps leaving: connects, stays a moment, drops its connection without
@@ -415,6 +443,8 @@ def run_mode(mode: str, args) -> list[str]:
             _stop(servers)
         stored = _child(["--check", str(cluster_id)], env, 120)
         tracebacks = sum(p.read_text(errors="replace").count(TRACEBACK) for p in tmp.glob("*.log"))
+        warnings = [line for p in tmp.glob("*.log") for line in p.read_text(errors="replace").splitlines()
+                    if "websocket /ws/" in line][:3]
         first_trace = next((p.read_text(errors="replace") for p in tmp.glob("*.log") if TRACEBACK in p.read_text(errors="replace")), "")
     lost = 0
     for node, label, taint in load["acked"]:
@@ -436,11 +466,13 @@ def run_mode(mode: str, args) -> list[str]:
         f"  edit latency: {_percentiles(load['latencies'])}",
         f"  ack -> every viewer: {_percentiles(delays)} ({len(markers)} taints x {args.viewers} viewers; "
         f"missed: {missed}; {seen['messages']} messages, {seen['bytes'] / 1e6:.1f} MB; sockets closed: {seen['closed']}, "
-        f"refused: {seen['refused']})",
+        f"refused: {seen['refused']}, resynchronised: {seen['resyncs']}"
+        f"{'; closes: ' + json.dumps(seen['close_codes']) if seen['close_codes'] else ''})",
         f"  pages that left: {args.leavers} kept dropping their socket without a close, {seen['left']} times",
         f"  server tracebacks: {tracebacks}",
     ]
     lines += [f"  refused: {text}" for text in load["refused"][:3]] + [f"  {e}" for e in load["errors"][:3]]
+    lines += [f"  server: {line}" for line in warnings]
     if first_trace:
         at = first_trace.index(TRACEBACK)
         lines.append("  first traceback: " + first_trace[at:at + 1500].replace("\n", "\n    "))

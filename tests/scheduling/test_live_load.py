@@ -38,7 +38,7 @@ def assert_nothing_lost(out: str, mode: str) -> None:
     assert "  lost edits: 0\n" in out, out
     assert "  refused edits: 0 (0 conflicts)\n" in out, out
     viewers = re.search(r"ack -> every viewer: p50 \d+ ms, p95 \d+ ms, max \d+ ms \((\d+) taints x (\d+) viewers; "
-                        r"missed: (\d+); \d+ messages, [\d.]+ MB; sockets closed: (\d+), refused: (\d+)\)", out)
+                        r"missed: (\d+); \d+ messages, [\d.]+ MB; sockets closed: (\d+), refused: (\d+), resynchronised: \d+\)", out)
     assert viewers, out
     assert viewers.groups() == (str(TAINTS), str(VIEWERS), "0", "0", "0"), out
     assert re.search(rf"  pages that left: {LEAVERS} kept dropping their socket without a close, [1-9]\d* times\n", out), out
