@@ -44,6 +44,11 @@ FUZZ_EXAMPLES ?= 200
 fuzz: venv
 	CLUSTERUI_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(TEST_ENV) $(PY) -m pytest -q tests/scheduling/test_one_truth.py --hypothesis-show-statistics $(PYTEST_ARGS)
 
+# The live load (scheduling/bench/live.py) runs embedded mode and distributed mode: the latter on
+# this PostgreSQL database and Redis database (flushed first), both on loopback.
+BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/clusterui_bench
+BENCH_REDIS_URL    ?= redis://127.0.0.1:6379/12
+
 bench: venv
 	$(PY) -m scheduling.bench.scale --nodes 500 --pods 10000
 	$(PY) -m scheduling.bench.scheduler
@@ -55,6 +60,7 @@ bench: venv
 	$(PY) -m scheduling.bench.preview
 	$(PY) -m scheduling.bench.rewind
 	$(PY) -m scheduling.bench.editors
+	$(PY) -m scheduling.bench.live --database-url $(BENCH_DATABASE_URL) --redis-url $(BENCH_REDIS_URL)
 
 # `manage.py check --deploy` with production settings.
 check-deploy: venv

@@ -12,12 +12,14 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from .daphne_close import install as close_with_registered_codes  # noqa: E402
 from .daphne_limits import install as bound_daphne_requests  # noqa: E402
 from .memory import return_large_blocks  # noqa: E402
 from .middleware import StreamSizeLimit  # noqa: E402
 from .routing import websocket_urlpatterns  # noqa: E402
 
 bound_daphne_requests()  # daphne itself refuses a body past the limit and parses no form
+close_with_registered_codes()  # a consumer's 1013 Try Again Later reaches the page
 return_large_blocks()  # a freed 20 MiB string leaves the resident set
 
 application = ProtocolTypeRouter(

@@ -46,9 +46,15 @@ class ThreadSafeInMemoryChannelLayer(InMemoryChannelLayer):
 # still noticed by the connect timeout and the health check.
 REDIS_SOCKET_TIMEOUT = 30
 REDIS_CONNECT_TIMEOUT = 5
+# redis-py 8's asyncio pools hold at most 100 connections and refuse the 101st at once
+# (MaxConnectionsError) instead of waiting: a room of 100 pages connecting, joining their
+# group and receiving at the same moment took more, and sockets were closed (1013) for it.
+# Redis itself takes 10,000 clients.
+REDIS_MAX_CONNECTIONS = 2000
 
 
 def redis_channel_layer(url: str, **config) -> dict:
     """The CHANNEL_LAYERS entry for a RedisChannelLayer at `url`."""
-    host = {"address": url, "socket_timeout": REDIS_SOCKET_TIMEOUT, "socket_connect_timeout": REDIS_CONNECT_TIMEOUT}
+    host = {"address": url, "socket_timeout": REDIS_SOCKET_TIMEOUT, "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+            "max_connections": REDIS_MAX_CONNECTIONS}
     return {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [host], **config}}

@@ -138,8 +138,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 21 * 1024 * 1024
 
 # What one stored cluster may hold (README.md "Limits"): past them a create is
 # refused as a ResourceQuota refuses it (`exceeded quota`), the controllers' creates too.
-# 4,000 pods keep a server whose Deployment is scaled to 2147483647 under 300 MB (260 MB
-# measured); the benchmarks, with 10,000-pod clusters, raise both (scheduling/bench).
+# 4,000 pods keep a server whose Deployment is scaled to 2147483647 under 300 MB (278 MiB
+# measured with the hostile imports before it; README.md "Memory"); the benchmarks, with 10,000-pod clusters, raise both (scheduling/bench).
 CLUSTER_MAX_PODS = env_int("CLUSTER_MAX_PODS", 4000, minimum=1)
 CLUSTER_MAX_OBJECTS = env_int("CLUSTER_MAX_OBJECTS", 10000, minimum=1)
 # A reconcile that fails this many times in a row (or dies) marks the cluster and stops.

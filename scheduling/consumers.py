@@ -5,7 +5,8 @@ Neither fails noisily on what the network does: a push to a socket that closed m
 is dropped (a viewer who left is not an error), and a socket that cannot join its group
 because the channel layer's broker is down is accepted and closed at once with 1013 Try
 Again Later, so the page reconnects (and resyncs) when the broker is back, instead of the
-handshake failing with HTTP 500."""
+handshake failing with HTTP 500; an open socket whose broker goes away is closed the same
+way, with a line in the log instead of daphne's traceback (BrokerTolerantConsumer)."""
 
 import json
 import logging
@@ -52,7 +53,24 @@ async def join_groups(consumer: AsyncWebsocketConsumer, groups: list[str]) -> bo
     return True
 
 
-class ClusterConsumer(AsyncWebsocketConsumer):
+class BrokerTolerantConsumer(AsyncWebsocketConsumer):
+    """A socket whose channel layer's broker goes away while it is open (the consumer's
+    receive loop raises): one line in the log, no traceback, and the socket closed with
+    1013 Try Again Later, so the page reconnects (and resyncs) once the broker is back."""
+
+    async def __call__(self, scope, receive, send):
+        try:
+            await super().__call__(scope, receive, send)
+        except BROKER_ERRORS as exc:
+            logger.warning("websocket %s: the channel layer went away (%s); closed with %s",
+                           scope.get("path", ""), type(exc).__name__, TRY_AGAIN_LATER)
+            try:
+                await send({"type": "websocket.close", "code": TRY_AGAIN_LATER})
+            except Exception:  # the socket is already gone: nothing to tell
+                pass
+
+
+class ClusterConsumer(BrokerTolerantConsumer):
     async def connect(self):
         self.cluster_id = self.scope["url_route"]["kwargs"]["cluster_id"]
         if not await self._cluster_exists():
@@ -87,7 +105,7 @@ class ClusterConsumer(AsyncWebsocketConsumer):
         return Cluster.objects.filter(pk=self.cluster_id).exists()
 
 
-class TrainingConsumer(AsyncWebsocketConsumer):
+class TrainingConsumer(BrokerTolerantConsumer):
     """The socket of a page in a training session (the htmx ws extension of its training
     bar): relays the session's partials pushed by training.broadcast, and on connecting
     sends the current ones for this page's role, so a page that (re)connects is up to date

@@ -181,6 +181,7 @@ LAZY_IMPORTS = {
     "scheduling.bench.rewind": "a benchmark script: configures Django before importing it",
     "scheduling.bench.machineset": "a benchmark script: configures Django before importing it",
     "scheduling.bench.editors": "a benchmark script: configures Django before importing it",
+    "scheduling.bench.live": "a benchmark script: its child steps configure Django before importing it",
     "scheduling.bench.scale": "a benchmark script: configures Django before importing it",
 }
 

@@ -367,6 +367,17 @@ class NodeCard:
     def roles_text(self) -> str:
         return ",".join(self.roles) or "<none>"
 
+    @property
+    def zone_group(self) -> str:
+        """Its group when the board is grouped by zone: a page compares it (data-zone) to
+        notice a node that moved to another group, without refetching for other labels."""
+        return group_value(self.labels, "zone")
+
+    @property
+    def role_group(self) -> str:
+        """Its group when the board is grouped by role (data-roles)."""
+        return group_value(self.labels, "role")
+
 
 @dataclass
 class Group:
@@ -701,6 +712,8 @@ class Tile:
     labels_hash: str
     visible: bool = True
     html: str = ""
+    zone: str = ""  # its group by zone (data-zone), by role (data-roles): see NodeCard.zone_group
+    role: str = ""
 
     @property
     def dom_id(self) -> str:
@@ -726,7 +739,7 @@ def tile_html(tile: Tile, node_base: str) -> str:
     return mark_safe(
         f'<a class="tile s-{tile.state}" id="{_esc(tile.dom_id)}" data-tile="{_esc(tile.name)}" '
         f'data-labels="{tile.labels_hash}" href="{_esc(url)}" hx-get="{_esc(url)}" hx-target="#tile-detail" '
-        f'hx-swap="innerHTML" title="{_esc(title)}" aria-label="{_esc(title)}"{hidden}>'
+        f'hx-swap="innerHTML" title="{_esc(title)}" aria-label="{_esc(title)}" data-zone="{_esc(tile.zone)}" data-roles="{_esc(tile.role)}"{hidden}>'
         f'<span class="fill" style="height:{fill}%"></span></a>'
     )
 
@@ -765,7 +778,7 @@ def _tile(name: str, metadata: Mapping, spec: Mapping, status: Mapping, pods: in
         status=("Ready" if ready == "True" else "NotReady") + (",SchedulingDisabled" if unschedulable else ""),
         pods=pods, allowed_pods=allowed, taints=taints, pressures=pressures,
         labels_hash=f"{zlib.crc32(json.dumps(labels, sort_keys=True, separators=(',', ':')).encode()):08x}",
-        visible=visible,
+        visible=visible, zone=group_value(labels, "zone"), role=group_value(labels, "role"),
     )
     return dataclasses.replace(tile, html=tile_html(tile, node_base))
 

@@ -868,7 +868,10 @@ def request_reconcile(cluster_id: int) -> None:
     def enqueue():
         if cluster_id in pending:
             pending.discard(cluster_id)
-            celery_app.signature(RECONCILE_TASK, args=(cluster_id,)).delay()
+            # Sent by name (the web process need not import the tasks), so say that nobody
+            # reads its result: else the Redis result backend subscribes to each task's
+            # result channel, a connection and a subscription per edit in the web process.
+            celery_app.signature(RECONCILE_TASK, args=(cluster_id,)).apply_async(ignore_result=True)
 
     transaction.on_commit(enqueue)
 

@@ -5,8 +5,9 @@
  *    once for every open page, with the default display options; here:
  *    - a fragment whose target element is missing (a node created since this page loaded)
  *      makes the page resynchronise (refetch the live region with its own filters);
- *    - a node card whose labels changed while the board is grouped resynchronises too (the
- *      card may belong to another group now);
+ *    - a node card whose group changed (data-zone, data-roles; any label for a grouping by
+ *      another label) while the board is grouped resynchronises too (the card belongs to
+ *      another group now); any other label change is swapped in place;
  *    - a fragment whose target was rendered for a filtered view (data-filtered) is not
  *      swapped: that element is refetched from its data-src with this page's filters;
  *    - a "refresh this section" partial (data-refresh: the server's stand-in for a fragment
@@ -50,6 +51,16 @@
     htmx.ajax("GET", src + window.location.search, { target: "#" + CSS.escape(target.id), swap: "outerHTML" });
   }
 
+  // What puts a card or tile in its group on this page: its zone or roles for the built-in
+  // groupings (data-zone, data-roles), the fingerprint of all its labels for a grouping by
+  // another label. A label that does not decide the group is swapped in place: no refetch.
+  function groupOf(el) {
+    var group = new URLSearchParams(window.location.search).get("group") || DEFAULTS.group;
+    if (group === "zone") return el.getAttribute("data-zone");
+    if (group === "role") return el.getAttribute("data-roles");
+    return el.getAttribute("data-labels");
+  }
+
   function groupingActive() {
     var params = new URLSearchParams(window.location.search);
     return (params.get("group") || DEFAULTS.group) !== "none";
@@ -82,7 +93,7 @@
         }
         if (oob !== "delete" && (target.hasAttribute("data-node") || target.hasAttribute("data-tile")) &&
             groupingActive() && !target.closest("#tile-detail") &&
-            target.getAttribute("data-labels") !== el.getAttribute("data-labels")) {
+            groupOf(target) !== groupOf(el)) {
           needResync = true;
           return;
         }
