@@ -13,6 +13,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -48,6 +49,17 @@ def read_story(server, pk: int) -> dict:
     out = subprocess.run([sys.executable, "manage.py", "shell", "-c", READ.format(pk=pk, commands=STORY)], cwd=ROOT,
                          env=server_env(server.var_dir), check=True, capture_output=True, text=True).stdout
     return json.loads(out[out.index("STORY") + len("STORY"):])
+
+
+def story_when(server, pk: int, ready, timeout: float = 60.0) -> dict:
+    """read_story once `ready(story)` holds, else the last read after `timeout` seconds: with a
+    separate worker (distributed mode) the controllers' first sync may still be on its way."""
+    deadline = time.monotonic() + timeout
+    while True:
+        out = read_story(server, pk)
+        if ready(out) or time.monotonic() > deadline:
+            return out
+        time.sleep(1)
 
 
 def table(text: str) -> dict[str, dict[str, str]]:
@@ -133,7 +145,8 @@ def test_eus_4_16_to_4_18_by_hand_on_nine_nodes(browser, clusterui_server, conso
     page.wait_for_selector("#live-status.on")
     pk = int(page.url.rstrip("/").rsplit("/", 1)[1])
     all_updated = {"infra": ("True", "False"), "master": ("True", "False"), "worker": ("True", "False")}
-    nodes = check_story(read_story(server, pk), version="4.16.60", target=None, pools=all_updated, co_versions={"4.16.60"})
+    first = story_when(server, pk, lambda out: out["oc adm upgrade"].startswith("Cluster version is"))
+    nodes = check_story(first, version="4.16.60", target=None, pools=all_updated, co_versions={"4.16.60"})
     assert len(nodes) == 9 and {minor(r["VERSION"]) for r in nodes.values()} == {"1.29"}
     assert all(re.fullmatch(r"v1\.29\.\d+\+[0-9a-f]{7}", r["VERSION"]) for r in nodes.values())  # OpenShift's form
 
