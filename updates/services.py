@@ -55,13 +55,26 @@ def _apply(cluster: Cluster, cv: dict, result) -> str:
     return (result.stdout + result.stderr).strip()
 
 
+CONFLICT_RETRIES = 5  # client-go's retry.DefaultRetry steps
+
+
 def _run(cluster: Cluster, function, args: list[str]) -> str:
-    cv, store = _cluster_version(cluster)
-    try:
-        result = function(store, args, cluster.now)
-    except OcError as exc:
-        raise UpdateError(f"error: {exc.message}".strip()) from exc
-    return _apply(cluster, cv, result)
+    """`oc adm upgrade …` on the stored ClusterVersion. The CVO writes its status all the time
+    (in distributed mode from the worker, while the user's request runs): a conflict is
+    retried on a fresh read, as oc's writes retry through client-go's RetryOnConflict; one that
+    keeps coming is the API server's message."""
+    for _ in range(CONFLICT_RETRIES):
+        cv, store = _cluster_version(cluster)
+        try:
+            result = function(store, args, cluster.now)
+        except OcError as exc:
+            raise UpdateError(f"error: {exc.message}".strip()) from exc
+        try:
+            return _apply(cluster, cv, result)
+        except services.Conflict as exc:
+            conflict = exc
+            cluster.refresh_from_db()
+    raise UpdateError(f"Error from server (Conflict): {conflict}")
 
 
 def request_update(cluster: Cluster, version: str, *, allow_not_recommended: bool = False,

@@ -123,3 +123,34 @@ def test_a_pool_paused_from_the_page_does_not_update_until_resumed(editor_client
     assert 'name="action" value="resume"' in body
     editor_client.post(reverse("update-pool", args=[cluster.pk]), {"pool": "worker", "action": "resume"})
     assert MachineConfigPool.objects.get(cluster=cluster, name="worker").document["spec"]["paused"] is False
+
+
+def test_a_channel_set_while_the_cvo_writes_the_status_is_retried_on_a_fresh_read(client, cluster, monkeypatch):
+    """The CVO rewrites the ClusterVersion's status while a user's request runs (a separate
+    worker does, in distributed mode): the user's change is made again on a fresh read, as
+    oc's RetryOnConflict does, instead of failing the page."""
+    from updates import services as update_services
+
+    real, conflicts = services.replace_object, []
+
+    def busy_cvo(c, doc, **kwargs):
+        if not conflicts:
+            conflicts.append(doc["metadata"]["name"])
+            raise services.Conflict("ClusterVersion", "version")
+        return real(c, doc, **kwargs)
+
+    monkeypatch.setattr(services, "replace_object", busy_cvo)
+    update_services.set_channel(cluster, "fast-4.14")
+    assert conflicts == ["version"] and cv(cluster)["spec"]["channel"] == "fast-4.14"
+
+
+def test_a_conflict_that_keeps_coming_is_the_api_server_s_message(cluster, monkeypatch):
+    from updates import services as update_services
+
+    def always(c, doc, **kwargs):
+        raise services.Conflict("ClusterVersion", "version")
+
+    monkeypatch.setattr(services, "replace_object", always)
+    with pytest.raises(update_services.UpdateError, match=r"^Error from server \(Conflict\): Operation cannot be fulfilled on "
+                                                          r"clusterversions.config.openshift.io \"version\""):
+        update_services.set_channel(cluster, "fast-4.14")
