@@ -236,7 +236,7 @@ class _Loader(_BaseLoader):
         self._aliased += size
         if self._aliased > max(ALIAS_BUDGET_MIN, self._nodes):
             raise _Refused(EXCESSIVE_ALIASING, event.start_mark)
-        return _copy(value, _keys(path)), size
+        return _plain(value, _keys(path)), size  # a fresh copy, within MAX_DEPTH where it lands
 
     def _scalar(self, event, path, key: bool = False):
         """A scalar's value as PyYAML constructs it, checked as a JSON value (a key's text is
@@ -404,13 +404,8 @@ def _string_keys(raw: dict, path) -> dict:
     sigs.k8s.io/yaml does), anything else refused, as are two keys that then collide."""
     out: dict = {}
     for key, value in raw.items():
-        if isinstance(key, bool):
-            name = "true" if key else "false"
-        elif isinstance(key, int):
-            name = str(key)
-        elif isinstance(key, str):
-            name = key
-        else:
+        name = _key_name(key)
+        if name is None:
             raise _Refused(f"{_path(_keys(path))}: Invalid value: {excerpt(str(key))}: a mapping key must be a string")
         if name in out:
             raise _Refused(f"{_path(_keys(path))}: Duplicate value: {excerpt(name)}: the key appears twice")
@@ -418,26 +413,14 @@ def _string_keys(raw: dict, path) -> dict:
     return out
 
 
-def _copy(value, stack: list):
-    """A fresh copy of an anchored value for its alias, within MAX_DEPTH where it lands."""
-    kind = type(value)
-    if kind is not dict and kind is not list:
-        return value
-    if len(stack) >= MAX_DEPTH:
-        raise _Refused(f"{_path(stack)}: exceeded max depth of {MAX_DEPTH} nested mappings and sequences")
-    if kind is list:
-        out_list = []
-        for i, item in enumerate(value):
-            stack.append(i)
-            out_list.append(_copy(item, stack))
-            stack.pop()
-        return out_list
-    out = {}
-    for key, item in value.items():
-        stack.append(key)
-        out[key] = _copy(item, stack)
-        stack.pop()
-    return out
+def _key_name(key) -> str | None:
+    """A mapping key as sigs.k8s.io/yaml writes it: booleans and integers as text; None for
+    a key that is not a string (refused)."""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(key)
+    return key if isinstance(key, str) else None
 
 
 def _plain(value, stack: list):
@@ -463,13 +446,8 @@ def _plain(value, stack: list):
     if isinstance(value, dict):
         out: dict = {}
         for key, item in value.items():
-            if isinstance(key, bool):
-                name = "true" if key else "false"
-            elif isinstance(key, int):
-                name = str(key)
-            elif isinstance(key, str):
-                name = key
-            else:
+            name = _key_name(key)
+            if name is None:
                 raise _Refused(f"{_path(stack)}: Invalid value: {excerpt(str(key))}: a mapping key must be a string")
             stack.append(name)
             if name is key:
