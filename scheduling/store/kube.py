@@ -143,11 +143,12 @@ class _Loader(_BaseLoader):
     are built. A plain scalar of up to `_CACHED_CHARS` characters is resolved once per text
     (the same words come back thousands of times: `name`, `Equal`, `NoSchedule`).
 
-    Two differences from PyYAML's tree, both refusals of what it would let through: a merged
+    Three differences from PyYAML's tree, all refusals of what it would let through: a merged
     mapping's keys are already strings, so a merged `1:` and the mapping's own `1:` are two
     keys `"1"` (a duplicate) where PyYAML overrides one with the other; and a merge value
     with the wrong explicit tag (`<<: !!map []`) is refused as any such value is, where
-    PyYAML never constructs it."""
+    PyYAML never constructs it. And a value is checked where it stands, so a bad value
+    under a key that a duplicate key later overrides is refused, where PyYAML drops it first."""
 
     def __init__(self, stream, progress: Progress | None = None):
         # libyaml reads a str whole as a UTF-8 copy; a reader it reads in chunks
