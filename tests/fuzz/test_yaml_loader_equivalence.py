@@ -6,7 +6,8 @@ the same documents, the same keys in the same order, or a refusal where that ref
 Texts are generated from a small YAML grammar with what makes the difference: anchors,
 aliases and `<<` merges, explicit tags, YAML 1.1 scalars (`yes`, `0x1f`, `1:30`, `.inf`,
 `~`, `=`), quoted scalars with escapes (`\\0`, `\\ud800`), non-string keys, duplicate keys,
-block and flow styles, several documents."""
+block and flow styles, several documents. Derandomized, as the one-truth properties are: CI
+sees the same examples every run; CLUSTERUI_FUZZ_EXAMPLES explores further."""
 
 from __future__ import annotations
 
@@ -115,7 +116,7 @@ def same_as_pyyaml(text: str) -> None:
     assert json.dumps(got) == json.dumps(expected), text  # the same key order, not only equal mappings
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(st.lists(FLOW, min_size=1, max_size=3))
 def test_flow_documents_read_as_pyyaml_reads_them(values):
     same_as_pyyaml("\n".join(f"--- {v}" for v in values) + "\n")
@@ -131,7 +132,7 @@ JSONISH = st.recursive(
 )
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(st.lists(JSONISH, min_size=1, max_size=3), st.booleans(), st.sampled_from([None, '"', "'"]))
 def test_dumped_documents_read_as_pyyaml_reads_them(values, flow_style, quote):
     same_as_pyyaml(yaml.safe_dump_all(values, default_flow_style=flow_style, default_style=quote, allow_unicode=True))
